@@ -1,0 +1,106 @@
+"""The public entry points: validate or score a submission and get a :class:`Report`.
+
+The pipeline (STYLE.md): data root → ground truth → CSV → parsed submission + problems → per-graph
+metrics → collection and overall values → report. The CLI is a thin layer over :func:`evaluate`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .csvfile import SubmissionSource
+from .dataroot import DataRoot, resolve_data_root
+from .errors import UsageError
+from .evalindices import load_eval_indices
+from .groundtruth import GroundTruth, SplitCatalog, load_ground_truth, scan_catalog
+from .options import Options
+from .report import Report, provenance
+from .scoring import score_parsed
+from .validation import Validation, validate_submission
+
+
+def _report(validation: Validation, catalog: SplitCatalog, options: Options) -> Report:
+    return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
+                  options=options, problems=validation.problems, missing_ids=validation.missing_ids,
+                  n_rows=validation.n_rows, missing_collections=catalog.missing_collections,
+                  provenance=provenance(validation.sha256, None))
+
+
+def validation_report(source: SubmissionSource, catalog: SplitCatalog, options: Options = Options()) -> Report:
+    """Validate only (no runtimes needed): a report with every problem and no scores."""
+    return _report(validate_submission(source, catalog, mode=options.mode), catalog, options)
+
+
+def score_submission(source: SubmissionSource, truth: GroundTruth, options: Options = Options(), *,
+                     eval_indices_dir: str | os.PathLike[str] | None = None) -> Report:
+    """Validate, then score when valid.
+
+    Args:
+        source: path, bytes or binary file object of the CSV.
+        truth: the split's ground truth (:func:`groundtruth.load_ground_truth`); its ``tile_runtime``
+            must match ``options.tile_runtime``.
+        options: mode, tile runtime, config protocol.
+        eval_indices_dir: folder of the official ``{xla,nlp}_{default,random}.json`` lists; needed for
+            ``configs="official"`` (default for the demo: its own lists).
+
+    Returns:
+        A :class:`Report`: scored when the submission is valid under ``options.mode``, else with
+        problems only.
+
+    Raises:
+        UsageError: inconsistent options (official configs outside the valid split, no indices folder,
+            tile runtime differing from the ground truth's).
+        DataError: unusable eval-indices files.
+    """
+    catalog = truth.catalog
+    if options.tile_runtime != truth.tile_runtime:
+        raise UsageError(f"the ground truth was loaded with tile runtime {truth.tile_runtime!r}, "
+                         f"the options ask for {options.tile_runtime!r}")
+    indices = digest = None
+    if options.configs == "official":
+        indices, digest = load_eval_indices(_eval_indices_dir(eval_indices_dir, catalog), catalog)
+    validation = validate_submission(source, catalog, mode=options.mode)
+    report = _report(validation, catalog, options)
+    report.provenance = provenance(validation.sha256, truth.sha256, digest)
+    if validation.valid:
+        report.collections = score_parsed(validation.submission, truth, indices)
+    return report
+
+
+def _eval_indices_dir(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> Path:
+    if catalog.split != "valid":
+        raise UsageError(f"--configs official is the paper's protocol for the valid split; the {catalog.split} "
+                         "split is scored on all configs (--configs all)")
+    if given is not None:
+        return Path(given)
+    if catalog.root.synthetic:
+        return catalog.root.path / "eval_indices"
+    raise UsageError("--configs official needs --eval-indices DIR: the folder of the official xla_default.json, "
+                     "xla_random.json, nlp_default.json, nlp_random.json (tpu_graphs/baselines/layout/eval_indices)")
+
+
+def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLike[str] | DataRoot | None = None,
+             options: Options = Options(), eval_indices_dir: str | os.PathLike[str] | None = None,
+             validate_only: bool = False, progress: bool = False) -> Report:
+    """The whole pipeline from a data root: what ``tpugraphs-eval`` runs.
+
+    Args:
+        source: the submission (path, bytes or binary file object).
+        split: ``train``, ``valid`` or ``test``.
+        data_root: a path, ``"demo"``, a :class:`DataRoot`, or None for ``$TPUGRAPHS_DATA`` /
+            ``~/data/tpugraphs``.
+        options: see :class:`Options`.
+        eval_indices_dir: see :func:`score_submission`.
+        validate_only: check the file against the split's config counts; runtimes are not read.
+        progress: draw a progress bar on stderr while reading many graph files.
+
+    Raises:
+        DataError: data root or ground truth unusable (including public test files when scoring).
+        UsageError: bad options or unreadable submission path.
+    """
+    root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
+    if validate_only:
+        return validation_report(source, scan_catalog(root, split, progress=progress), options)
+    truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
+    return score_submission(source, truth, options, eval_indices_dir=eval_indices_dir)

@@ -1,0 +1,76 @@
+"""The five TpuGraphs collections, the three splits, and how submission IDs name graphs.
+
+Source: the TpuGraphs paper (arXiv 2308.13490, section 3) and the official dataset layout
+(google-research-datasets/tpu_graphs README): ``npz/tile/xla/{split}/`` and
+``npz/layout/{xla,nlp}/{default,random}/{split}/``. A submission ID is
+``<collection>:<graph id>``, the graph ID being the ``.npz`` file name without its suffix
+(Kaggle competition "Google - Fast or Slow? Predict AI Model Runtime", 2023).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+Kind = Literal["tile", "layout"]
+
+SPLITS: tuple[str, ...] = ("train", "valid", "test")
+
+#: Kaggle's K for the tile score: a tile row lists the top min(K, c) configurations.
+TILE_TOP_K = 5
+
+
+@dataclass(frozen=True)
+class Collection:
+    """One of the five collections.
+
+    Attributes:
+        name: the ID prefix, e.g. ``"layout:xla:default"``.
+        kind: ``"tile"`` (Kaggle score, top-K error) or ``"layout"`` (Kendall's tau, slowdown).
+        directory: the folder under the data root, without the split, e.g. ``npz/layout/xla/default``.
+    """
+
+    name: str
+    kind: Kind
+    directory: PurePosixPath
+
+    def split_dir(self, split: str) -> PurePosixPath:
+        """The folder holding this collection's ``.npz`` files for ``split``."""
+        return self.directory / split
+
+    @property
+    def eval_indices_name(self) -> str | None:
+        """File stem of the official 1000-config validation indices (``xla_default``), or None for tile."""
+        if self.kind != "layout":
+            return None
+        _, source, search = self.name.split(":")
+        return f"{source}_{search}"
+
+
+COLLECTIONS: tuple[Collection, ...] = (
+    Collection("tile:xla", "tile", PurePosixPath("npz/tile/xla")),
+    Collection("layout:xla:default", "layout", PurePosixPath("npz/layout/xla/default")),
+    Collection("layout:xla:random", "layout", PurePosixPath("npz/layout/xla/random")),
+    Collection("layout:nlp:default", "layout", PurePosixPath("npz/layout/nlp/default")),
+    Collection("layout:nlp:random", "layout", PurePosixPath("npz/layout/nlp/random")),
+)
+
+BY_NAME: dict[str, Collection] = {c.name: c for c in COLLECTIONS}
+
+
+def split_submission_id(submission_id: str) -> tuple[Collection, str] | None:
+    """Split ``"layout:xla:default:abc"`` into (collection, ``"abc"``); None if no collection prefix matches.
+
+    Graph IDs never contain ``:``, so the collection is everything before the last colon.
+    """
+    prefix, sep, graph = submission_id.rpartition(":")
+    if not sep:
+        return None
+    collection = BY_NAME.get(prefix)
+    return None if collection is None else (collection, graph)
+
+
+def submission_id(collection: Collection, graph: str) -> str:
+    """The submission ID of ``graph`` in ``collection``: ``"<collection>:<graph>"``."""
+    return f"{collection.name}:{graph}"

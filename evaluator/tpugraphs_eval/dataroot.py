@@ -1,0 +1,110 @@
+"""Where the ground truth lives: a data root in the official layout, or the bundled synthetic demo.
+
+A data root is the folder holding ``npz/`` (the official download untars to
+``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README). It is chosen by, in order:
+an explicit path, the word ``demo`` (the synthetic demo dataset of :mod:`tpugraphs_eval.demo`),
+``$TPUGRAPHS_DATA``, ``~/data/tpugraphs``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .catalog import COLLECTIONS, SPLITS, Collection
+from .errors import DataError, UsageError
+
+ENV_VAR = "TPUGRAPHS_DATA"
+DEFAULT_ROOT = "~/data/tpugraphs"
+DEMO = "demo"
+
+
+@dataclass(frozen=True)
+class DataRoot:
+    """A resolved data root.
+
+    Attributes:
+        path: the folder holding ``npz/``.
+        synthetic: True for the bundled demo dataset (its numbers are not TpuGraphs measurements).
+    """
+
+    path: Path
+    synthetic: bool = False
+
+    @property
+    def label(self) -> str:
+        """How reports name this data root; the demo is always labelled synthetic."""
+        return f"demo (SYNTHETIC data) at {self.path}" if self.synthetic else str(self.path)
+
+    def graph_files(self, collection: Collection, split: str) -> list[Path] | None:
+        """The ``.npz`` files of ``collection`` in ``split``, sorted by name; None if the folder is absent.
+
+        Raises:
+            DataError: the folder exists but holds no ``.npz`` file.
+        """
+        folder = self.path / collection.split_dir(split)
+        if not folder.is_dir():
+            return None
+        files = sorted(p for p in folder.iterdir() if p.suffix == ".npz" and p.is_file())
+        if not files:
+            raise DataError(f"{folder} holds no .npz files: an empty {collection.name} {split} collection "
+                            "(an interrupted download or extraction?)")
+        return files
+
+    def graph_names(self, collection: Collection, split: str) -> list[str]:
+        """Graph IDs of ``collection`` in ``split`` (file names without ``.npz``); [] if absent."""
+        folder = self.path / collection.split_dir(split)
+        if not folder.is_dir():
+            return []
+        return sorted(p.stem for p in folder.iterdir() if p.suffix == ".npz")
+
+
+def resolve_data_root(arg: str | os.PathLike[str] | None = None) -> DataRoot:
+    """The data root named by ``arg`` (a path or ``"demo"``), else ``$TPUGRAPHS_DATA``, else ``~/data/tpugraphs``.
+
+    Raises:
+        DataError: the folder does not exist or does not hold ``npz/``.
+    """
+    if arg is None:
+        arg = os.environ.get(ENV_VAR) or DEFAULT_ROOT
+    if str(arg) == DEMO:
+        from .demo import demo_data_root
+
+        return DataRoot(demo_data_root(), synthetic=True)
+    path = Path(arg).expanduser()
+    if not path.exists():
+        raise DataError(f"data root {path} does not exist. Pass --data-root DIR (the folder holding npz/), "
+                        f"set ${ENV_VAR}, or use --data-root demo for the bundled synthetic demo data.")
+    if not path.is_dir():
+        raise DataError(f"data root {path} is not a folder")
+    if not (path / "npz").is_dir():
+        if path.name == "npz" or (path / "tile").is_dir() or (path / "layout").is_dir():
+            raise DataError(f"data root {path} looks like the npz/ folder itself; pass its parent {path.parent}")
+        raise DataError(f"data root {path} holds no npz/ folder (expected npz/tile/xla/{{split}}/*.npz and "
+                        "npz/layout/{xla,nlp}/{default,random}/{split}/*.npz)")
+    return DataRoot(path)
+
+
+def check_split(split: str) -> str:
+    """``split`` itself if it is train, valid or test. Raises :class:`UsageError` otherwise."""
+    if split not in SPLITS:
+        raise UsageError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    return split
+
+
+def present_collections(root: DataRoot, split: str) -> dict[Collection, list[Path]]:
+    """Collections of ``split`` that have a folder under ``root``, with their files.
+
+    Raises:
+        DataError: no collection of the split is present, or a present folder is empty.
+    """
+    found = {}
+    for collection in COLLECTIONS:
+        files = root.graph_files(collection, split)
+        if files is not None:
+            found[collection] = files
+    if not found:
+        raise DataError(f"{root.label} has no {split} graphs: none of npz/tile/xla/{split}/, "
+                        f"npz/layout/{{xla,nlp}}/{{default,random}}/{split}/ exists")
+    return found

@@ -1,0 +1,72 @@
+"""The paper's layout validation protocol: a fixed list of 1000 config indices per valid graph.
+
+Source: ``tpu_graphs/evals/README.md`` and ``tpu_graphs/baselines/layout/eval_indices/*.json`` of
+google-research-datasets/tpu_graphs: one JSON file per layout collection (``xla_default.json``, …),
+``{graph name: [1000 indices]}``. When a graph has fewer than 1000 configs its list repeats indices;
+duplicates are kept (SPEC §3.2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .errors import DataError
+from .groundtruth import SplitCatalog
+
+EvalIndices = dict[str, dict[int, np.ndarray]]
+"""Collection name → {graph position → (m,) int64 sampled config indices, duplicates included}."""
+
+
+def load_eval_indices(directory: Path, catalog: SplitCatalog) -> tuple[EvalIndices, str]:
+    """Read the official index lists for every present layout collection of ``catalog``.
+
+    Returns:
+        The lists, and a sha256 hex digest over the JSON files read (for the report's provenance).
+
+    Raises:
+        DataError: missing folder or file, invalid JSON, a graph of the split without a list, an
+            empty list, or an index that is not an integer in [0, c).
+    """
+    directory = Path(directory).expanduser()
+    if not directory.is_dir():
+        raise DataError(f"eval-indices folder {directory} does not exist (expected the official "
+                        "xla_default.json, xla_random.json, nlp_default.json, nlp_random.json)")
+    out: EvalIndices = {}
+    faults: list[str] = []
+    digest = hashlib.sha256()
+    for name, graphs in catalog.collections.items():
+        stem = graphs.collection.eval_indices_name
+        if stem is None:
+            continue
+        path = directory / f"{stem}.json"
+        try:
+            raw = path.read_bytes()
+            digest.update(raw)
+            lists = json.loads(raw.decode("utf-8"))
+        except FileNotFoundError:
+            faults.append(f"{path}: missing (needed for {name})")
+            continue
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            faults.append(f"{path}: not readable JSON ({err})")
+            continue
+        if not isinstance(lists, dict):
+            faults.append(f"{path}: expected an object {{graph name: [indices]}}")
+            continue
+        out[name] = {}
+        for position, (graph, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist())):
+            indices = lists.get(graph)
+            if not isinstance(indices, list) or not indices or not all(
+                    isinstance(i, int) and not isinstance(i, bool) for i in indices):
+                faults.append(f"{path}: no non-empty integer list for {catalog.split} graph {graph!r}")
+                continue
+            if min(indices) < 0 or max(indices) >= c:
+                faults.append(f"{path}: list of {graph!r} has indices outside 0..{c - 1}")
+                continue
+            out[name][position] = np.array(indices, dtype=np.int64)
+    if faults:
+        raise DataError("cannot use the eval indices:\n  " + "\n  ".join(faults))
+    return out, digest.hexdigest()

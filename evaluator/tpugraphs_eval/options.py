@@ -1,0 +1,46 @@
+"""The options that change a number, recorded in every report (SPEC §3.3)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from .catalog import TILE_TOP_K
+from .errors import UsageError
+from .groundtruth import TILE_RUNTIMES, TileRuntime
+from .problems import MODES, Mode
+
+ConfigProtocol = Literal["all", "official"]
+CONFIG_PROTOCOLS: tuple[ConfigProtocol, ...] = ("all", "official")
+
+TOP_K_ERRORS = (1, 5, 10)
+"""K of the paper's tile top-K error (official ``tiles_evaluate.py`` reports 1 and 5; the paper adds 10)."""
+SLOWDOWN_KS = (1, 10, 100)
+"""k of the layout slowdown@k (official ``layout_evaluate.py``)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a submission is validated and scored.
+
+    Attributes:
+        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible), SPEC §2.
+        tile_runtime: ``normalized`` (runtime / normalizer, default) or ``raw``, SPEC §3 **Decision**.
+        configs: ``all`` configs of each layout graph (Kaggle test protocol, default) or the
+            ``official`` 1000 sampled validation configs (paper protocol, valid split only).
+    """
+
+    mode: Mode = "strict"
+    tile_runtime: TileRuntime = "normalized"
+    configs: ConfigProtocol = "all"
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("mode", self.mode, MODES), ("tile_runtime", self.tile_runtime, TILE_RUNTIMES),
+                                     ("configs", self.configs, CONFIG_PROTOCOLS)):
+            if value not in allowed:
+                raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+
+    def to_dict(self) -> dict[str, object]:
+        """Every option plus the fixed K values, for the JSON report."""
+        return {**asdict(self), "tile_score_k": TILE_TOP_K, "top_k_errors": list(TOP_K_ERRORS),
+                "slowdown_ks": list(SLOWDOWN_KS), "kendall_tau_variant": "b"}

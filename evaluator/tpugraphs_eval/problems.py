@@ -1,0 +1,137 @@
+"""The problems a submission can have: stable codes, their severity per mode, and the log that collects them.
+
+The list follows SPEC §2 (``../shared/SPEC.md``). A code's severity depends on the validation mode:
+``strict`` (default) makes every problem an error except CRLF line endings, which are accepted;
+``lenient`` (Kaggle-compatible, SPEC §2 **Decision**) turns the problems Kaggle's scorer tolerated into
+warnings and scores what remains. Codes never change meaning once released: tools may match on them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+Mode = Literal["strict", "lenient"]
+MODES: tuple[Mode, ...] = ("strict", "lenient")
+
+
+class Severity(StrEnum):
+    """How much a problem matters: an error makes the submission invalid."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+@dataclass(frozen=True)
+class Code:
+    """A problem code: its name, its severity in strict and lenient mode, and what it means."""
+
+    name: str
+    strict: Severity
+    lenient: Severity
+    meaning: str
+
+    def severity(self, mode: Mode) -> Severity:
+        """The severity of this code under ``mode``."""
+        return self.strict if mode == "strict" else self.lenient
+
+
+_TABLE: tuple[Code, ...] = (
+    # the file as a whole
+    Code("EMPTY_FILE", E, E, "The file is empty: no header and no rows."),
+    Code("NOT_TEXT", E, E, "The file is binary data (NUL bytes or UTF-16), not CSV text; nothing after this is read."),
+    Code("NOT_UTF8", E, E, "A line holds bytes that are not UTF-8 text; the line is skipped."),
+    Code("BOM", E, W, "A UTF-8 byte-order mark precedes the header."),
+    Code("CRLF", I, I, "Windows (CRLF) or old Mac (CR) line endings: accepted."),
+    Code("BLANK_LINE", E, W, "An empty or whitespace-only line."),
+    Code("NO_FINAL_NEWLINE", I, I, "The last line has errors and no line terminator: the file may be cut off."),
+    # the header
+    Code("HEADER_MISSING", E, E, "The first line is a data row, not the header `ID,TopConfigs`; it is read as data."),
+    Code("HEADER_RENAMED", E, E, "The header names other columns than exactly `ID,TopConfigs`."),
+    Code("HEADER_REPEATED", E, E, "The header line appears again below the first line (concatenated files?)."),
+    Code("WRONG_DELIMITER", E, E, "Columns are separated by a tab or `;` instead of `,`."),
+    # the shape of a row
+    Code("EXTRA_COLUMNS", E, E, "A line has more than two comma-separated fields."),
+    Code("MISSING_COLUMN", E, E, "A line has one field only: no comma between ID and TopConfigs."),
+    Code("QUOTED_FIELD", E, W, 'A field is enclosed in double quotes; its unquoted value is used.'),
+    Code("MALFORMED_QUOTES", E, E, "Unbalanced or stray double quotes: the line cannot be split into fields."),
+    # the ID
+    Code("UNKNOWN_COLLECTION", E, E, "The ID does not start with one of the five collection prefixes."),
+    Code("UNKNOWN_ID", E, E, "The ID names no graph of this collection and split (a hint names a near miss)."),
+    Code("DUPLICATE_ID", E, E, "A second row for an ID that already has one."),
+    Code("MISSING_IDS", E, E, "Graphs of the split that have no row, counted per collection."),
+    # TopConfigs
+    Code("EMPTY_CONFIGS", E, E, "TopConfigs is empty."),
+    Code("EMPTY_TOKEN", E, E, "An empty entry between separators (`1;;2`) or a leading/trailing `;`."),
+    Code("NON_INTEGER", E, E, "An entry that is not a plain decimal integer (`3.0`, `1e3`, `abc`, ` 3`, `+3`)."),
+    Code("NEGATIVE_INDEX", E, W, "A negative configuration index; lenient mode drops it."),
+    Code("INDEX_OUT_OF_RANGE", E, W, "An index >= the graph's number of configurations c; lenient mode drops it."),
+    Code("DUPLICATE_INDEX", E, W, "An index listed twice in a row; lenient mode keeps its first occurrence."),
+    Code("TILE_TOO_MANY", E, W, "A tile row lists more than 5 indices; the Kaggle score uses the first 5."),
+    Code("TILE_TOO_FEW", E, W, "A tile row lists fewer than min(5, c) distinct valid indices."),
+    Code("LAYOUT_NOT_PERMUTATION", E, W, "A layout row does not list every configuration 0..c-1; lenient mode ranks the listed ones."),
+    Code("NO_USABLE_CONFIGS", E, E, "Nothing in the row is a valid index of the graph: there is nothing to score."),
+)
+
+CODES: dict[str, Code] = {code.name: code for code in _TABLE}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a submission.
+
+    Attributes:
+        line: 1-based line number in the CSV file, or None for file-level problems (missing IDs).
+        id: the submission ID of the row, or None.
+        code: a key of :data:`CODES`.
+        severity: the code's severity under the mode in force.
+        message: a human sentence. It may name configuration counts, never runtimes.
+    """
+
+    line: int | None
+    id: str | None
+    code: str
+    severity: Severity
+    message: str
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form: ``{line, id, code, severity, message}``."""
+        return {"line": self.line, "id": self.id, "code": self.code,
+                "severity": str(self.severity), "message": self.message}
+
+
+class ProblemLog:
+    """Collects problems in file order for one validation run under one mode."""
+
+    def __init__(self, mode: Mode) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.mode: Mode = mode
+        self.problems: list[Problem] = []
+
+    def add(self, code: str, message: str, *, line: int | None = None, id: str | None = None) -> Severity:
+        """Record a problem; returns its severity under this log's mode."""
+        severity = CODES[code].severity(self.mode)
+        self.problems.append(Problem(line, id, code, severity, message))
+        return severity
+
+    @property
+    def n_errors(self) -> int:
+        """How many error-severity problems were recorded."""
+        return sum(p.severity == Severity.ERROR for p in self.problems)
+
+    def counts(self) -> Counter[str]:
+        """Number of problems per code."""
+        return Counter(p.code for p in self.problems)
+
+
+def preview(values: list[object] | tuple[object, ...], limit: int = 5) -> str:
+    """``"3, 7, 9"`` or ``"3, 7, 9, 11, 12, … (40 in all)"``: a short list for messages."""
+    shown = ", ".join(str(v) for v in values[:limit])
+    return shown if len(values) <= limit else f"{shown}, … ({len(values)} in all)"

@@ -1,0 +1,166 @@
+"""Terminal view of a :class:`Report` with rich: header, problem summary, score tables, verdict."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from . import __version__
+from .problems import CODES, Problem, Severity
+from .report import Report
+from .scoring import CollectionResult
+
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+_LABEL = {"score": "score", "kendall_tau": "tau-b"}
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None or value != value else f"{value:.6f}"
+
+
+def _header(report: Report) -> Text:
+    o = report.options
+    text = Text(f"tpugraphs-eval {__version__}", style="bold")
+    text.append(f" · split {report.split} · data {report.data_root}")
+    text.append(f"\nmode {o.mode} · tile runtime {o.tile_runtime} · layout configs {o.configs}", style="dim")
+    if report.synthetic:
+        text.append("\nSYNTHETIC demo data: these numbers say nothing about real TpuGraphs performance.",
+                    style="bold magenta")
+    return text
+
+
+def _problems(console: Console, problems: list[Problem], per_code: int) -> None:
+    """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest."""
+    groups: dict[str, list[Problem]] = defaultdict(list)
+    for p in problems:
+        groups[p.code].append(p)
+    tally = {s: sum(p.severity == s for p in problems) for s in Severity}
+    console.print(Text(f"Problems: {tally[Severity.ERROR]} error(s) · {tally[Severity.WARNING]} warning(s) · "
+                       f"{tally[Severity.INFO]} note(s)", style="bold"))
+    for code, items in groups.items():
+        severity = items[0].severity
+        head = Text(f"{code} ", style=_STYLE[severity])
+        head.append(f"×{len(items)} {severity}", style=_STYLE[severity])
+        head.append(f" — {CODES[code].meaning}", style="dim")
+        console.print(head)
+        for p in items[:per_code]:
+            where = "file" if p.line is None else f"line {p.line}"
+            line = Text(f"  {where}", style="bold")
+            if p.id:
+                line.append(f"  {p.id}", style="dim")
+            line.append(f": {p.message}")
+            console.print(line)
+        rest = items[per_code:]
+        if rest:
+            lines = [str(p.line) for p in rest if p.line is not None]
+            where = f" (lines {', '.join(lines[:8])}{', …' if len(lines) > 8 else ''})" if lines else ""
+            console.print(Text(f"  … and {len(rest)} more{where}; all are in the JSON report (--json).",
+                               style="dim"))
+
+
+def _secondary(result: CollectionResult) -> str:
+    means = result.means()
+    text = " / ".join(f"{means[m]:.4f}" if means[m] is not None else "—"
+                      for m in result.per_graph if m != result.metric)
+    if result.undefined:
+        text += f" ({len(result.undefined)} undefined)"
+    return text
+
+
+def _scores(console: Console, report: Report) -> None:
+    table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("collection")
+    table.add_column("graphs", justify="right")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("top-1/5/10 error · slowdown@1/10/100", justify="left")
+    for name, result in report.collections.items():
+        table.add_row(name, str(len(result.ids)), _LABEL[result.metric], _fmt(result.value), _secondary(result))
+    counted = len(report.collections) - len(report.undefined_collections)
+    table.add_row(Text("overall", style="bold"), "", f"mean of {counted}", Text(_fmt(report.overall), style="bold"),
+                  "", end_section=True)
+    console.print(table)
+    if report.missing_collections:
+        console.print(f"[yellow]Not in the data root, so not in the overall:[/] {', '.join(report.missing_collections)}")
+    for name, result in report.collections.items():
+        if result.undefined:
+            console.print(f"[yellow]{name}: tau undefined (all scored runtimes equal, or < 2 configs), left out "
+                          f"of the mean:[/] {', '.join(result.undefined)}")
+    if report.undefined_collections:
+        console.print(f"[yellow]Undefined everywhere, left out of the overall:[/] {', '.join(report.undefined_collections)}")
+
+
+def _per_graph(console: Console, report: Report) -> None:
+    for name, result in report.collections.items():
+        table = Table(title=f"{name}: per graph", title_justify="left")
+        table.add_column("graph")
+        for metric in result.per_graph:
+            table.add_column(metric, justify="right")
+        table.add_column("configs scored", justify="right")
+        for i, graph_id in enumerate(result.ids):
+            table.add_row(graph_id.rpartition(":")[2], *(_fmt(v[i]) for v in result.per_graph.values()),
+                          str(int(result.n_scored[i])))
+        console.print(table)
+        means_by_program = result.programs()
+        if means_by_program:
+            programs = Table(title=f"{name}: per program (graph name without its last _<hash>)", title_justify="left")
+            programs.add_column("program")
+            programs.add_column("graphs", justify="right")
+            for metric in result.per_graph:
+                programs.add_column(metric, justify="right")
+            for program, means in means_by_program.items():
+                programs.add_row(program, str(means["n_graphs"]), *(_fmt(means[m]) for m in result.per_graph))
+            console.print(programs)
+
+
+def verdict(console: Console, report: Report, validate_only: bool) -> None:
+    errors = report.n_errors
+    warnings = sum(p.severity == Severity.WARNING for p in report.problems)
+    if errors:
+        console.print(f"[bold red]INVALID[/]: {errors} error(s), {warnings} warning(s) in {report.n_rows} rows. "
+                      "Nothing was scored.")
+        relaxable = {p.code for p in report.problems if p.severity == Severity.ERROR}
+        if report.options.mode == "strict" and all(CODES[c].lenient != Severity.ERROR for c in relaxable):
+            console.print("Every error is one that Kaggle tolerated: --lenient accepts them as warnings and "
+                          "scores what remains.")
+        return
+    what = "valid" if validate_only or not report.scored else f"overall {_fmt(report.overall)}"
+    console.print(f"[bold green]VALID[/] ({report.n_rows} rows, {warnings} warning(s)): {what}")
+
+
+def render(report: Report, console: Console, *, per_graph: bool = False, per_code: int = 5,
+           validate_only: bool = False) -> None:
+    """Print ``report``: header, problems (``per_code`` shown per code), scores, per-graph detail, verdict."""
+    console.print(_header(report))
+    if report.problems:
+        _problems(console, report.problems, per_code)
+    if report.scored:
+        _scores(console, report)
+        if per_graph:
+            _per_graph(console, report)
+    verdict(console, report, validate_only)
+
+
+def render_comparison(console: Console, names: list[object], reports: list[Report]) -> None:
+    """One row per submission: validity, overall and collection values, for several files scored together."""
+    collections = list(dict.fromkeys(c for r in reports for c in r.collections))
+    if console.width < 110:
+        collections = []  # too narrow for the collection columns: overall only (all values are in --json)
+    table = Table(title="Submissions", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("submission", no_wrap=True)
+    table.add_column("valid")
+    table.add_column("overall", justify="right")
+    for name in collections:
+        short = name.removeprefix("layout:").replace("default", "def").replace("random", "rnd").replace(":xla", "")
+        table.add_column(short, justify="right")
+    for name, report in zip(names, reports):
+        cells = [f"{report.collections[c].value:.4f}" if c in report.collections
+                 and report.collections[c].value is not None else "—" for c in collections]
+        table.add_row(Path(str(name)).name, "yes" if report.valid else f"no ({report.n_errors})",
+                      "—" if report.overall is None else f"{report.overall:.4f}", *cells)
+    console.print(table)

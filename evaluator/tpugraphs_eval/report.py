@@ -1,0 +1,141 @@
+"""The one result object of an evaluation; terminal tables and JSON are views of it (:mod:`render`)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import __version__
+from .options import Options
+from .problems import Problem, Severity
+from .scoring import CollectionResult
+
+REPORT_FORMAT = 1
+"""Version of the JSON layout written by :meth:`Report.to_dict`."""
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no NaN: undefined numbers become null."""
+    return None if value is None or math.isnan(value) else float(value)
+
+
+@dataclass
+class Report:
+    """Everything one evaluation found and computed.
+
+    Attributes:
+        split: the split evaluated against.
+        data_root: how the data root is named (the demo is labelled SYNTHETIC).
+        synthetic: True when the ground truth is the bundled synthetic demo.
+        options: the options in force.
+        problems: every problem found, in file order.
+        missing_ids: collection → IDs of the split without a row.
+        n_rows: data rows in the submission.
+        collections: collection → result; empty when the submission was not scored.
+        missing_collections: collections of the dataset that the data root lacks for this split.
+        provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
+            ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
+    """
+
+    split: str
+    data_root: str
+    synthetic: bool
+    options: Options
+    problems: list[Problem]
+    missing_ids: dict[str, list[str]]
+    n_rows: int
+    collections: dict[str, CollectionResult] = field(default_factory=dict)
+    missing_collections: list[str] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_errors(self) -> int:
+        """Number of error-severity problems."""
+        return sum(p.severity == Severity.ERROR for p in self.problems)
+
+    @property
+    def valid(self) -> bool:
+        """True when the submission has no error under the mode in force."""
+        return self.n_errors == 0
+
+    @property
+    def scored(self) -> bool:
+        """True when scores were computed (a valid submission against a split with ground truth)."""
+        return bool(self.collections)
+
+    @property
+    def overall(self) -> float | None:
+        """Unweighted mean of the defined collection values (SPEC §3.3); None when not scored."""
+        values = [r.value for r in self.collections.values() if r.value is not None]
+        return sum(values) / len(values) if values else None
+
+    @property
+    def undefined_collections(self) -> list[str]:
+        """Scored collections whose value is undefined everywhere (left out of the overall)."""
+        return [name for name, r in self.collections.items() if r.value is None]
+
+    def graph_metrics(self) -> dict[str, dict[str, float | None]]:
+        """Submission ID → {metric: value} for every scored graph (null where undefined)."""
+        out: dict[str, dict[str, float | None]] = {}
+        for result in self.collections.values():
+            columns = list(result.per_graph.items())
+            for i, graph_id in enumerate(result.ids):
+                metrics = {name: _finite(values[i]) for name, values in columns}
+                metrics["n_configs_scored"] = int(result.n_scored[i])
+                out[graph_id] = metrics
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report (format :data:`REPORT_FORMAT`): overall, collections, graphs, problems, options, provenance."""
+        details = {}
+        for name, result in self.collections.items():
+            details[name] = {
+                "metric": result.metric,
+                "value": _finite(result.value),
+                "n_graphs": len(result.ids),
+                "means": {m: _finite(v) for m, v in result.means().items()},
+                "undefined": result.undefined,
+            }
+            programs = result.programs()
+            if programs:
+                details[name]["programs"] = programs
+        counts: dict[str, int] = {}
+        for p in self.problems:
+            counts[p.code] = counts.get(p.code, 0) + 1
+        return {
+            "report_format": REPORT_FORMAT,
+            "split": self.split,
+            "data_root": self.data_root,
+            "synthetic": self.synthetic,
+            "valid": self.valid,
+            "scored": self.scored,
+            "overall": _finite(self.overall),
+            "collections": {name: _finite(r.value) for name, r in self.collections.items()},
+            "missing_collections": self.missing_collections,
+            "undefined_collections": self.undefined_collections,
+            "collection_details": details,
+            "graphs": self.graph_metrics(),
+            "n_rows": self.n_rows,
+            "n_errors": self.n_errors,
+            "problem_counts": counts,
+            "problems": [p.to_dict() for p in self.problems],
+            "missing_ids": self.missing_ids,
+            "options": self.options.to_dict(),
+            "provenance": self.provenance,
+        }
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as indented JSON text."""
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+
+def provenance(submission_sha256: str, ground_truth_sha256: str | None,
+               eval_indices_sha256: str | None = None) -> dict[str, Any]:
+    """The provenance block of a report."""
+    out: dict[str, Any] = {"submission_sha256": submission_sha256, "ground_truth_sha256": ground_truth_sha256,
+                           "evaluator_version": __version__}
+    if eval_indices_sha256 is not None:
+        out["eval_indices_sha256"] = eval_indices_sha256
+    return out
