@@ -19,8 +19,8 @@ _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO:
 _LABEL = {"score": "score", "kendall_tau": "tau-b"}
 
 
-def _fmt(value: float | None) -> str:
-    return "—" if value is None or value != value else f"{value:.6f}"
+def _fmt(value: float | None, digits: int = 6) -> str:
+    return "—" if value is None or value != value else f"{value:.{digits}f}"
 
 
 def _header(report: Report) -> Text:
@@ -95,26 +95,32 @@ def _scores(console: Console, report: Report) -> None:
         console.print(f"[yellow]Undefined everywhere, left out of the overall:[/] {', '.join(report.undefined_collections)}")
 
 
+_SHORT = {"score": "score", "kendall_tau": "tau-b", "top1_error": "err@1", "top5_error": "err@5",
+          "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
+
+
 def _per_graph(console: Console, report: Report) -> None:
     for name, result in report.collections.items():
-        table = Table(title=f"{name}: per graph", title_justify="left")
-        table.add_column("graph")
+        table = Table(title=f"{name}: per graph", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                      caption="n: configurations scored", caption_justify="left")
+        table.add_column("graph", overflow="fold", min_width=32)
         for metric in result.per_graph:
-            table.add_column(metric, justify="right")
-        table.add_column("configs scored", justify="right")
+            table.add_column(_SHORT[metric], justify="right")
+        table.add_column("n", justify="right")
         for i, graph_id in enumerate(result.ids):
-            table.add_row(graph_id.rpartition(":")[2], *(_fmt(v[i]) for v in result.per_graph.values()),
+            table.add_row(graph_id.rpartition(":")[2], *(_fmt(v[i], 4) for v in result.per_graph.values()),
                           str(int(result.n_scored[i])))
         console.print(table)
         means_by_program = result.programs()
         if means_by_program:
-            programs = Table(title=f"{name}: per program (graph name without its last _<hash>)", title_justify="left")
-            programs.add_column("program")
+            programs = Table(title=f"{name}: per program (graph name without its last _<hash>)",
+                             title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+            programs.add_column("program", overflow="fold", min_width=32)
             programs.add_column("graphs", justify="right")
             for metric in result.per_graph:
-                programs.add_column(metric, justify="right")
+                programs.add_column(_SHORT[metric], justify="right")
             for program, means in means_by_program.items():
-                programs.add_row(program, str(means["n_graphs"]), *(_fmt(means[m]) for m in result.per_graph))
+                programs.add_row(program, str(means["n_graphs"]), *(_fmt(means[m], 4) for m in result.per_graph))
             console.print(programs)
 
 

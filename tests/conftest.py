@@ -1,0 +1,29 @@
+"""Shared fixtures: the real files in ../shared/realdata (skipped when absent) and the demo data root."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+REALDATA = REPO.parent / "shared" / "realdata"
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/naive_scorer.py
+
+
+@pytest.fixture(scope="session")
+def realdata() -> Path:
+    """``../shared/realdata`` (real TpuGraphs files and Kaggle submissions); skips the test when absent."""
+    if not (REALDATA / "tpugraphs" / "npz").is_dir():
+        pytest.skip(f"real data folder {REALDATA} is absent (it is not part of the repository)")
+    return REALDATA
+
+
+@pytest.fixture(scope="session")
+def demo_root():
+    """The synthetic demo data root (built into the user cache at first use)."""
+    from tpugraphs_eval import resolve_data_root
+
+    return resolve_data_root("demo")

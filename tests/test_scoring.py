@@ -1,0 +1,167 @@
+"""Scoring end to end on the demo and on small hand-made data roots.
+
+Expected values come from tests/naive_scorer.py (csv module + SPEC formulas + scipy, sharing no code with
+tpugraphs_eval) or are worked by hand in the comments.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import naive_scorer
+from tpugraphs_eval import Options, load_ground_truth, resolve_data_root, scan_catalog, score_submission
+
+
+def write_root(tmp_path: Path, graphs: dict[str, np.ndarray], split: str = "valid") -> Path:
+    """A data root with the given graphs: {submission ID: runtimes}; tile normalizers are 2."""
+    for graph_id, y in graphs.items():
+        prefix, _, name = graph_id.rpartition(":")
+        parts = prefix.split(":")
+        folder = tmp_path / ("npz/tile/xla" if parts[0] == "tile" else Path("npz", *parts)) / split
+        folder.mkdir(parents=True, exist_ok=True)
+        arrays = {"config_runtime": np.asarray(y, dtype=np.int64)}
+        if parts[0] == "tile":
+            arrays["config_runtime_normalizers"] = np.full(len(y), 2, dtype=np.int64)
+        np.savez(folder / f"{name}.npz", **arrays)
+    return tmp_path
+
+
+def csv_bytes(rows: dict[str, list[int]] | list[tuple[str, list[int]]]) -> bytes:
+    items = rows.items() if isinstance(rows, dict) else rows
+    return ("ID,TopConfigs\n" + "".join(f"{i},{';'.join(map(str, r))}\n" for i, r in items)).encode()
+
+
+def demo_rows(truth, kind: str, seed: int = 0) -> dict[str, list[int]]:
+    rng = np.random.default_rng(seed)
+    rows = {}
+    for name, ct in truth.collections.items():
+        for graph, y in zip(ct.graphs.names, ct.runtimes):
+            order = np.argsort(y, kind="stable") if kind == "oracle" else rng.permutation(y.size)
+            rows[f"{name}:{graph}"] = (order[:5] if name == "tile:xla" else order).tolist()
+    return rows
+
+
+@pytest.mark.parametrize("split", ["valid", "test"])
+@pytest.mark.parametrize("kind", ["random", "oracle"])
+def test_demo_scores_equal_naive_reference(demo_root, tmp_path, split, kind):
+    truth = load_ground_truth(demo_root, split)
+    path = tmp_path / "sub.csv"
+    path.write_bytes(csv_bytes(demo_rows(truth, kind)))
+    report = score_submission(path, truth)
+    expected = naive_scorer.score(path, naive_scorer.load_runtimes(demo_root.path, split))
+    assert report.valid and expected["valid"]
+    got = report.graph_metrics()
+    assert set(got) == set(expected["graphs"])
+    for graph_id, metrics in expected["graphs"].items():
+        for metric, value in metrics.items():
+            assert abs(got[graph_id][metric] - value) <= 1e-12, (graph_id, metric)
+    for name, value in expected["collections"].items():
+        assert abs(report.collections[name].value - value) <= 1e-12
+    assert abs(report.overall - expected["overall"]) <= 1e-12
+    if kind == "oracle":
+        assert report.collections["tile:xla"].value == 1.0
+
+
+def test_row_order_does_not_matter(demo_root):
+    truth = load_ground_truth(demo_root, "test")
+    rows = list(demo_rows(truth, "random", seed=5).items())
+    first = score_submission(csv_bytes(rows), truth).to_dict()
+    shuffled = [rows[i] for i in np.random.default_rng(1).permutation(len(rows))]
+    second = score_submission(csv_bytes(shuffled), truth).to_dict()
+    assert first["graphs"] == second["graphs"] and first["overall"] == second["overall"]
+
+
+def test_sample_submissions_score(demo_root):
+    truth = load_ground_truth(demo_root, "test")
+    samples = Path(__file__).resolve().parent.parent / "sample_submissions"
+    for name in ("demo_random_test.csv", "demo_identity_test.csv"):
+        assert score_submission(samples / name, truth).valid
+    kaggle_like = samples / "demo_kaggle_sample_test.csv"
+    assert not score_submission(kaggle_like, truth).valid
+    lenient = score_submission(kaggle_like, truth, Options(mode="lenient"))
+    assert lenient.valid and lenient.overall is not None
+
+
+def test_undefined_tau_is_left_out_and_named(tmp_path):
+    # layout graph "flat" has constant runtimes: tau undefined; "ok" is ranked perfectly (tau 1 up to an ulp)
+    root = write_root(tmp_path, {"layout:xla:default:flat": [5, 5, 5], "layout:xla:default:ok": [3, 1, 2],
+                                 "tile:xla:t": [8, 4, 6]})
+    truth = load_ground_truth(resolve_data_root(root), "valid")
+    report = score_submission(csv_bytes({"layout:xla:default:flat": [0, 1, 2], "layout:xla:default:ok": [1, 2, 0],
+                                         "tile:xla:t": [1, 2, 0]}), truth)
+    result = report.collections["layout:xla:default"]
+    assert result.undefined == ["layout:xla:default:flat"]
+    assert result.value == pytest.approx(1.0, abs=1e-15)
+    graphs = report.to_dict()["graphs"]
+    assert graphs["layout:xla:default:flat"]["kendall_tau"] is None
+    assert graphs["layout:xla:default:flat"]["slowdown1"] == 0.0  # every config is the fastest
+    # overall = mean(tile 1.0, layout 1.0) over the two collections present
+    assert report.overall == pytest.approx(1.0, abs=1e-15)
+    assert report.missing_collections == ["layout:xla:random", "layout:nlp:default", "layout:nlp:random"]
+
+
+def test_lenient_scores_what_remains(tmp_path):
+    root = write_root(tmp_path, {"tile:xla:t": [9, 3, 6, 12, 15, 30, 1], "layout:xla:default:g": [40, 10, 30, 20]})
+    truth = load_ground_truth(resolve_data_root(root), "valid")
+    # tile: duplicates and out-of-range dropped, first 5 distinct valid ones used: [2, 0, 3, 4, 5]
+    # layout: only configs 3, 1 listed (a partial list)
+    data = csv_bytes({"tile:xla:t": [2, 2, 99, 0, 3, 4, 5, 6], "layout:xla:default:g": [3, 1]})
+    assert not score_submission(data, truth).valid
+    report = score_submission(data, truth, Options(mode="lenient"))
+    assert report.valid
+    codes = sorted({p.code for p in report.problems})
+    assert codes == ["DUPLICATE_INDEX", "INDEX_OUT_OF_RANGE", "LAYOUT_NOT_PERMUTATION", "TILE_TOO_MANY"]
+    graphs = report.graph_metrics()
+    # tile normalised runtimes are y/2; best = 1/2 (config 6). first 5 = [2,0,3,4,5] -> min 6/2 = 3
+    assert graphs["tile:xla:t"]["score"] == pytest.approx(2 - 3.0 / 0.5)
+    assert graphs["tile:xla:t"]["top1_error"] == pytest.approx(3.0 / 0.5 - 1)  # config 2 alone
+    # the top-10 error uses every distinct valid entry (6 of them, config 6 included): 0
+    assert graphs["tile:xla:t"]["top10_error"] == 0.0
+    # layout: tau over the listed configs [3, 1] with runtimes [20, 10] -> discordant: -1
+    assert graphs["layout:xla:default:g"]["kendall_tau"] == -1.0
+    assert graphs["layout:xla:default:g"]["n_configs_scored"] == 2
+    # slowdown's best is the best of all configs (10, config 1): first 1 = 20 -> 20/10 - 1
+    assert graphs["layout:xla:default:g"]["slowdown1"] == 1.0
+    assert graphs["layout:xla:default:g"]["slowdown10"] == 0.0
+
+
+def test_tile_raw_and_normalized(tmp_path):
+    root = write_root(tmp_path, {"tile:xla:t": [9, 3, 6]})  # normalizer 2 everywhere: same ratios
+    rows = csv_bytes({"tile:xla:t": [0, 2, 1]})
+    norm = score_submission(rows, load_ground_truth(resolve_data_root(root), "valid"))
+    raw = score_submission(rows, load_ground_truth(resolve_data_root(root), "valid", tile_runtime="raw"),
+                           Options(tile_runtime="raw"))
+    # best of all = 3; top-1 = config 0 (9): ratio 3 in both -> error 2; top-5 has config 1: score 1
+    for report in (norm, raw):
+        assert report.graph_metrics()["tile:xla:t"]["top1_error"] == 2.0
+        assert report.graph_metrics()["tile:xla:t"]["score"] == 1.0
+    assert norm.options.tile_runtime == "normalized" and raw.to_dict()["options"]["tile_runtime"] == "raw"
+
+
+def test_official_protocol_on_demo_uses_its_lists(demo_root):
+    truth = load_ground_truth(demo_root, "valid")
+    rows = demo_rows(truth, "random", seed=3)
+    report = score_submission(csv_bytes(rows), truth, Options(configs="official"))
+    for name, result in report.collections.items():
+        if result.collection.kind == "layout":
+            assert (result.n_scored == 1000).all()
+    assert report.provenance["eval_indices_sha256"]
+    assert not math.isnan(report.overall)
+
+
+def test_report_json_shape(demo_root):
+    truth = load_ground_truth(demo_root, "test")
+    report = score_submission(csv_bytes(demo_rows(truth, "random")), truth)
+    data = report.to_dict()
+    assert {"overall", "collections", "graphs", "problems", "options", "provenance"} <= set(data)
+    assert set(data["collections"]) == {"tile:xla", "layout:xla:default", "layout:xla:random",
+                                        "layout:nlp:default", "layout:nlp:random"}
+    assert data["synthetic"] is True
+    assert set(data["provenance"]) == {"submission_sha256", "ground_truth_sha256", "evaluator_version"}
+    assert data["provenance"]["ground_truth_sha256"] == truth.sha256
+    assert data["options"]["mode"] == "strict" and data["options"]["configs"] == "all"
+    assert len(data["graphs"]) == sum(len(g.names) for g in scan_catalog(demo_root, "test").collections.values())
