@@ -7,6 +7,7 @@ tpugraphs_eval) or are worked by hand in the comments.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +166,30 @@ def test_report_json_shape(demo_root):
     assert data["provenance"]["ground_truth_sha256"] == truth.sha256
     assert data["options"]["mode"] == "strict" and data["options"]["configs"] == "all"
     assert len(data["graphs"]) == sum(len(g.names) for g in scan_catalog(demo_root, "test").collections.values())
+
+
+def test_threaded_tau_counting_equals_serial(demo_root, monkeypatch):
+    from tpugraphs_eval import layoutscoring
+
+    truth = load_ground_truth(demo_root, "valid")
+    data = csv_bytes(demo_rows(truth, "random", seed=9))
+    monkeypatch.setattr(layoutscoring, "_PARALLEL_MIN_CONFIGS", 10**12)  # never threads
+    serial = score_submission(data, truth).to_dict()
+    monkeypatch.setattr(layoutscoring, "_PARALLEL_MIN_CONFIGS", 0)  # always threads (on a multi-core machine)
+    calls = []
+    real = layoutscoring.discordant_pairs
+    monkeypatch.setattr(layoutscoring, "discordant_pairs", lambda *a: calls.append(len(a[1])) or real(*a))
+    threaded = score_submission(data, truth).to_dict()
+    assert sum(calls) == 12 and (len(calls) == 2 or (os.cpu_count() or 1) == 1)  # 12 layout graphs, two halves
+    assert threaded["graphs"] == serial["graphs"] and threaded["overall"] == serial["overall"]
+
+
+def test_batched_gathering_equals_one_batch(demo_root, monkeypatch):
+    from tpugraphs_eval import layoutscoring
+
+    truth = load_ground_truth(demo_root, "test")
+    data = csv_bytes(demo_rows(truth, "random", seed=11))
+    whole = score_submission(data, truth).to_dict()
+    monkeypatch.setattr(layoutscoring, "_BATCH_CONFIGS", 700)  # every batch a graph or two
+    assert layoutscoring._batches(np.array([600, 600, 50, 50, 2000, 10])) == [(0, 1), (1, 4), (4, 5), (5, 6)]
+    assert score_submission(data, truth).to_dict()["graphs"] == whole["graphs"]

@@ -90,11 +90,12 @@ def _write_json(target: str, text: str) -> None:
         sys.stdout.write(text)
         return
     path = Path(target)
+    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError as err:
+        tmp.unlink(missing_ok=True)
         raise UsageError(f"cannot write the JSON report to {path}: {err.strerror}") from None
 
 
@@ -147,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     """Console entry point: never shows a traceback for bad input; see the module docstring for exit codes."""
     try:
         code = run(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
+        code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA
     except TpuGraphsEvalError as err:
         print(f"tpugraphs-eval: error: {err}", file=sys.stderr)
         code = err.exit_code

@@ -2,8 +2,12 @@
 
 Everything about the *shape* of the file is checked here (SPEC §2): encoding, byte-order mark,
 line endings, blank lines, header, delimiter, column count, quoting. What the fields *mean* (IDs,
-configuration indices) is checked by :mod:`tpugraphs_eval.validation`. Rows are yielded as they are
-read, so a 100,000-config layout field is held once, as bytes.
+configuration indices) is checked by :mod:`tpugraphs_eval.validation`.
+
+Two ways through a file, one set of rules: a *plain* file (ASCII, LF line ends, no quotes, no NUL —
+what every CSV writer produces) is cut at its commas and newlines without copying its TopConfigs
+fields; any line that is not simply ``ID,TopConfigs`` there, and every line of any other file, goes
+through :meth:`SubmissionCsv._line`, which knows every problem.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import csv
 import hashlib
 import io
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, Union
@@ -25,8 +30,11 @@ UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SNIFF_BYTES = 8192
 _SPLIT_MAX_BYTES = 4 << 20
-"""Plain files up to this size are split into lines at once; larger ones are streamed (less memory)."""
+"""Plain files up to this size are split into lines at once (one copy of the file, fast for many rows)."""
+_HASH_IN_THREAD_BYTES = 64 << 10
+"""Files from this size are hashed on a second thread while they are parsed (hashlib releases the GIL)."""
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
+_STOP = object()
 
 SubmissionSource = Union[str, os.PathLike, bytes, BinaryIO]
 """A submission: a path, the file's bytes, or a binary file object."""
@@ -38,12 +46,12 @@ class Row(NamedTuple):
     Attributes:
         line: 1-based line number in the file.
         id: the ID field as text (not yet checked against the split).
-        configs: the TopConfigs field as raw bytes (not yet parsed).
+        configs: the TopConfigs field, raw (bytes, or a memoryview into the file's bytes; not parsed).
     """
 
     line: int
     id: str
-    configs: bytes
+    configs: bytes | memoryview
 
 
 def read_submission_bytes(source: SubmissionSource) -> bytes:
@@ -68,6 +76,9 @@ def _looks_binary(head: bytes) -> str | None:
     if head.startswith(UTF16_BOMS):
         return "it is UTF-16 text (save it as UTF-8)"
     if b"\x00" in head:
+        halves = head[0::2], head[1::2]
+        if any(half.count(0) > 0.9 * len(half) for half in halves if half) and head.replace(b"\x00", b"").isascii():
+            return "it is UTF-16 text (save it as UTF-8)"
         return "it contains NUL bytes (binary data)"
     text = head.decode("utf-8", errors="replace")
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
@@ -80,7 +91,7 @@ class SubmissionCsv:
     """Iterates the data rows of a submission file, logging structural problems to ``log``.
 
     Attributes (final once iteration has ended):
-        sha256: hex digest of the file's bytes (known from the start).
+        sha256: hex digest of the file's bytes.
         n_bytes: file size in bytes.
         ends_with_newline: whether the last line is terminated (False hints at a cut-off file).
         last_line: number of the last line read.
@@ -89,48 +100,137 @@ class SubmissionCsv:
     def __init__(self, data: bytes, log: ProblemLog) -> None:
         self._data = data
         self._log = log
-        self.sha256 = hashlib.sha256(data).hexdigest()
         self.n_bytes = len(data)
         self.ends_with_newline = data.endswith((b"\n", b"\r"))
         self.last_line = 0
         self._delimiter = b","
+        self._header_seen = False
+        self._hasher = hashlib.sha256()
+        self._hashing: threading.Thread | None = None
+        if len(data) >= _HASH_IN_THREAD_BYTES:
+            self._hashing = threading.Thread(target=self._hasher.update, args=(data,), daemon=True)
+            self._hashing.start()
+        else:
+            self._hasher.update(data)
 
-    # -- lines ---------------------------------------------------------------------------------
+    @property
+    def sha256(self) -> str:
+        """Hex sha256 of the file's bytes."""
+        if self._hashing is not None:
+            self._hashing.join()
+            self._hashing = None
+        return self._hasher.hexdigest()
+
+    # -- rows ----------------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Row]:
+        data = self._data
+        if not data or data.isspace():
+            self._log.add("EMPTY_FILE", "the file is empty; it must start with the header `ID,TopConfigs`.",
+                          line=1 if data else None)
+            return iter(())
+        why = _looks_binary(data[:_SNIFF_BYTES])
+        if why:
+            self._log.add("NOT_TEXT", f"this is not a CSV text file: {why}.")
+            return iter(())
+        if not (data.isascii() and b"\r" not in data and b'"' not in data and b"\x00" not in data):
+            return self._rows()
+        return self._small_plain_rows() if len(data) <= _SPLIT_MAX_BYTES else self._plain_rows()
+
+    def _small_plain_rows(self) -> Iterator[Row]:
+        """:meth:`_plain_rows` for files small enough to split into lines at once (faster for many rows)."""
+        lines = self._data.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()
+        self.last_line = len(lines)
+        for number, line in enumerate(lines, start=1):
+            ident, comma, configs = line.partition(b",")
+            if self._header_seen and comma and ident and b"," not in configs and self._delimiter == b"," \
+                    and ident.strip() != HEADER[0]:
+                yield number, ident.decode("ascii"), configs  # a Row, as a plain tuple
+                continue
+            row = self._line(number, line)
+            if row is not None:
+                yield row
+
+    def _plain_rows(self) -> Iterator[Row]:
+        """Rows of a plain file: each ``ID,TopConfigs`` line is cut without copying its TopConfigs."""
+        data, view = self._data, memoryview(self._data)
+        size = len(data)
+        pos = number = 0
+        while pos < size:
+            newline = data.find(b"\n", pos)
+            if newline < 0:
+                newline = size
+            number += 1
+            comma = data.find(b",", pos, newline)
+            if (self._header_seen and self._delimiter == b"," and comma > pos
+                    and data.find(b",", comma + 1, newline) < 0):
+                ident = data[pos:comma]
+                if ident.strip() != HEADER[0]:
+                    yield number, ident.decode("ascii"), view[comma + 1:newline]  # a Row, as a plain tuple
+                    pos = newline + 1
+                    continue
+            row = self._line(number, data[pos:newline])
+            if row is _STOP:
+                return
+            if row is not None:
+                yield row
+            pos = newline + 1
+        self.last_line = number
+
+    def _rows(self) -> Iterator[Row]:
+        """Rows of any other file, line by line."""
+        for number, body in self._lines():
+            row = self._line(number, body)
+            if row is _STOP:
+                return
+            if row is not None:
+                yield row
+
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         """(line number, content without terminator); LF, CRLF and lone CR all end a line."""
         number = 0
         cr_lines = 0
         for raw in io.BytesIO(self._data):
-            if b"\r" not in raw:
-                number += 1
-                yield number, raw[:-1] if raw[-1:] == b"\n" else raw
-                continue
             body = raw[:-1] if raw.endswith(b"\n") else raw
             if body.endswith(b"\r"):
                 body = body[:-1]
                 cr_lines += 1
-            parts = body.split(b"\r")
+            parts = body.split(b"\r") if b"\r" in body else (body,)
             cr_lines += len(parts) - 1
             for part in parts:
                 number += 1
+                self.last_line = number
                 yield number, part
-        self.last_line = number
         if cr_lines:
             self._log.add("CRLF", f"{cr_lines} line(s) end in CR or CRLF instead of LF; they are read normally.")
 
-    def _is_plain(self) -> bool:
-        """Small ASCII file with LF line ends, no quotes, no NUL: its lines can be split in one call."""
-        data = self._data
-        return (len(data) <= _SPLIT_MAX_BYTES and data.isascii() and b"\r" not in data
-                and b'"' not in data and b"\x00" not in data)
-
-    def _split_lines(self) -> Iterator[tuple[int, bytes]]:
-        """:meth:`_lines` for a plain file: one ``split`` (fast for many short rows, one extra copy)."""
-        lines = self._data.split(b"\n")
-        if lines[-1] == b"":
-            lines.pop()
-        self.last_line = len(lines)
-        return enumerate(lines, start=1)
+    def _line(self, number: int, body: bytes):
+        """Every check of one line: a :class:`Row`, None (nothing to score on it), or _STOP (binary data)."""
+        log = self._log
+        if body.startswith(UTF8_BOM):
+            log.add("BOM", "a UTF-8 byte-order mark" + (" starts the file" if number == 1 else " starts this line")
+                    + "; save the file as UTF-8 without BOM.", line=number)
+            body = body[len(UTF8_BOM):]
+        if not body or body.isspace():
+            log.add("BLANK_LINE", "blank line.", line=number)
+            return None
+        if b"\x00" in body:
+            log.add("NOT_TEXT", "the line contains NUL bytes: binary data; nothing after it is read.", line=number)
+            return _STOP
+        if not body.isascii():
+            try:
+                body.decode("utf-8")
+            except UnicodeDecodeError as err:
+                log.add("NOT_UTF8", f"byte 0x{body[err.start]:02x} at column {err.start + 1} is not UTF-8 "
+                        "text; the line is skipped.", line=number)
+                self._header_seen = True  # an unreadable first line stands for the header: no HEADER_MISSING
+                return None
+        if not self._header_seen:
+            self._header_seen = True
+            if not self._read_header(number, body):
+                return None
+        return self._row(number, body)
 
     # -- fields --------------------------------------------------------------------------------
     def _fields(self, number: int, body: bytes) -> list[bytes] | None:
@@ -138,11 +238,14 @@ class SubmissionCsv:
         if b'"' not in body:
             return body.split(self._delimiter)
         text = body.decode("utf-8")
+        previous_limit = csv.field_size_limit(max(len(text), 131072))  # a layout field can be ~600,000 chars
         try:
             fields = next(csv.reader([text], delimiter=self._delimiter.decode(), strict=True))
         except csv.Error as err:
             self._log.add("MALFORMED_QUOTES", f"cannot split the line into fields: {err}.", line=number)
             return None
+        finally:
+            csv.field_size_limit(previous_limit)
         if any('"' in f for f in fields):
             self._log.add("MALFORMED_QUOTES", "a double quote inside an unquoted field.", line=number)
             return None
@@ -179,51 +282,6 @@ class SubmissionCsv:
                       "(case and spaces matter).", line=number)
         return False
 
-    # -- rows ----------------------------------------------------------------------------------
-    def __iter__(self) -> Iterator[Row]:
-        log = self._log
-        if not self._data.strip():
-            log.add("EMPTY_FILE", "the file is empty; it must start with the header `ID,TopConfigs`.",
-                    line=1 if self._data else None)
-            return
-        why = _looks_binary(self._data[:_SNIFF_BYTES])
-        if why:
-            log.add("NOT_TEXT", f"this is not a CSV text file: {why}.")
-            return
-        header_seen = False
-        for number, body in self._split_lines() if self._is_plain() else self._lines():
-            if header_seen and b'"' not in body and body.isascii() and self._delimiter == b",":
-                # the common case, kept short: a plain ASCII line `ID,TopConfigs`
-                fields = body.split(b",")
-                if len(fields) == 2 and fields[0] and fields[0] != HEADER[0] and b"\x00" not in body:
-                    yield Row(number, fields[0].decode("ascii"), fields[1])
-                    continue
-            if number == 1 and body.startswith(UTF8_BOM):
-                log.add("BOM", "the file starts with a UTF-8 byte-order mark; save it without (UTF-8, no BOM).",
-                        line=1)
-                body = body[len(UTF8_BOM):]
-            if not body or body.isspace():
-                log.add("BLANK_LINE", "blank line.", line=number)
-                continue
-            if b"\x00" in body:
-                log.add("NOT_TEXT", "the line contains NUL bytes: binary data; nothing after it is read.",
-                        line=number)
-                return
-            if not body.isascii():
-                try:
-                    body.decode("utf-8")
-                except UnicodeDecodeError as err:
-                    log.add("NOT_UTF8", f"byte 0x{body[err.start]:02x} at column {err.start + 1} is not "
-                            "UTF-8 text; the line is skipped.", line=number)
-                    continue
-            if not header_seen:
-                header_seen = True
-                if not self._read_header(number, body):
-                    continue
-            row = self._row(number, body)
-            if row is not None:
-                yield row
-
     def _row(self, number: int, body: bytes) -> Row | None:
         log = self._log
         if self._delimiter != b",":
@@ -239,8 +297,8 @@ class SubmissionCsv:
         id_text = fields[0].decode("utf-8")
         if len(fields) == 1:
             hint = ""
-            if b";" in body and b":" in body:
-                hint = " (a `;` or space where the comma should be?)"
+            if b":" in body and (b";" in body or b"\t" in body or b" " in body):
+                hint = " (a tab, `;` or space where the comma should be?)"
             log.add("MISSING_COLUMN", f"the line has one field; expected `ID,TopConfigs`{hint}.",
                     line=number, id=id_text)
             return None

@@ -57,7 +57,7 @@ class DataRoot:
         folder = self.path / collection.split_dir(split)
         if not folder.is_dir():
             return []
-        return sorted(p.stem for p in folder.iterdir() if p.suffix == ".npz")
+        return sorted(p.stem for p in folder.iterdir() if p.suffix == ".npz" and p.is_file())
 
 
 def resolve_data_root(arg: str | os.PathLike[str] | None = None) -> DataRoot:

@@ -19,6 +19,7 @@ import numpy as np
 from .catalog import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
 from .dataroot import DataRoot, check_split, present_collections
 from .errors import DataError, UsageError
+from .metrics import dense_ranks
 from .progress import track
 
 TileRuntime = Literal["normalized", "raw"]
@@ -44,6 +45,11 @@ class CollectionGraphs:
     collection: Collection
     names: tuple[str, ...]
     n_configs: np.ndarray
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """Submission IDs of the graphs, ``<collection>:<name>``, in :attr:`names` order."""
+        return [submission_id(self.collection, name) for name in self.names]
 
 
 @dataclass
@@ -82,18 +88,46 @@ class SplitCatalog:
 
 @dataclass
 class CollectionTruth:
-    """Runtimes of every graph of one collection.
+    """Runtimes of every graph of one collection, stored back to back.
 
     Attributes:
-        graphs: the collection's graphs.
-        runtimes: per graph, (c,) runtimes in ns: int64 for layout; float64 for tile, divided by
-            ``config_runtime_normalizers`` when the tile runtime is ``normalized`` (SPEC §3).
+        graphs: the collection's graphs (G of them).
+        values: (N,) every graph's runtimes in ns, graph after graph: as stored (int64) for layout;
+            float64 for tile, divided by ``config_runtime_normalizers`` when the tile runtime is
+            ``normalized`` (SPEC §3).
+        offsets: (G+1,) int64, graph g's runtimes are ``values[offsets[g]:offsets[g+1]]``.
         best: (G,) the fastest runtime of each graph (min over all its configurations).
+        ranks: layout only, (N,) int32 dense rank of each config's runtime within its graph (0 = fastest),
+            prepared once here so that scoring a ranking needs no sort (see :func:`metrics.discordant_pairs`).
+        n_distinct: layout only, (G,) int64 number of distinct runtimes of each graph.
+        tied_pairs: layout only, (G,) int64 pairs of configs with equal runtime in each graph.
     """
 
     graphs: CollectionGraphs
-    runtimes: list[np.ndarray]
+    values: np.ndarray
+    offsets: np.ndarray
     best: np.ndarray
+    ranks: np.ndarray | None = None
+    n_distinct: np.ndarray | None = None
+    tied_pairs: np.ndarray | None = None
+
+    @classmethod
+    def from_graphs(cls, graphs: CollectionGraphs, runtimes: list[np.ndarray]) -> CollectionTruth:
+        """Pack per-graph runtime arrays; layout collections also get their dense ranks and tie counts."""
+        sizes = np.array([y.size for y in runtimes], dtype=np.int64)
+        truth = cls(graphs, np.concatenate(runtimes), np.concatenate(([0], np.cumsum(sizes))),
+                    np.array([y.min() for y in runtimes]))
+        if graphs.collection.kind == "layout":
+            ranked = [dense_ranks(y) for y in runtimes]
+            truth.ranks = np.concatenate([r for r, _, _ in ranked])
+            truth.n_distinct = np.array([m for _, m, _ in ranked], dtype=np.int64)
+            truth.tied_pairs = np.array([t for _, _, t in ranked], dtype=np.int64)
+        return truth
+
+    @property
+    def runtimes(self) -> list[np.ndarray]:
+        """Per graph, a (c,) view of its runtimes in :attr:`values`."""
+        return [self.values[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]
 
 
 @dataclass
@@ -122,6 +156,9 @@ class _GraphArrays:
 def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faults: list[str]) -> _GraphArrays | None:
     """Read the ground-truth keys of one ``.npz``; append a message to ``faults`` and return None if unusable."""
     keys = ["config_runtime"] + (["config_runtime_normalizers"] if with_normalizers else [])
+    if not zipfile.is_zipfile(path):
+        faults.append(f"{path}: not a readable .npz file (not a zip archive: a corrupt or partial download?)")
+        return None
     try:
         with np.load(path, allow_pickle=False) as npz:
             missing = [k for k in keys if k not in npz.files]
@@ -133,6 +170,9 @@ def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faul
         faults.append(f"{path}: not a readable .npz file ({type(err).__name__}: {err})")
         return None
     for key, array in zip(keys, arrays):
+        if not isinstance(array, np.ndarray):
+            faults.append(f"{path}: {key} is not a numpy array (.npy) member")
+            return None
         if array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iuf":
             faults.append(f"{path}: {key} must be a non-empty 1-D numeric array, found {array.dtype} {array.shape}")
             return None
@@ -245,6 +285,5 @@ def load_ground_truth(root: DataRoot, split: str, *, tile_runtime: TileRuntime =
                 runtimes.append(y)
             else:
                 runtimes.append(arrays.runtime)
-        best = np.array([y.min() for y in runtimes])
-        truths[collection.name] = CollectionTruth(catalog.collections[collection.name], runtimes, best)
+        truths[collection.name] = CollectionTruth.from_graphs(catalog.collections[collection.name], runtimes)
     return GroundTruth(catalog, tile_runtime, truths, digest.hexdigest())

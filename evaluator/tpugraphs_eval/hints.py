@@ -54,6 +54,8 @@ class IdHints:
     def explain(self, raw: str) -> tuple[str, str]:
         """(code, message) for an ID that is not in the catalog: UNKNOWN_COLLECTION or UNKNOWN_ID."""
         split = self.catalog.split
+        if not raw.strip():
+            return "UNKNOWN_COLLECTION", "the ID is empty."
         for candidate, change in _variants(raw):
             known = candidate if candidate in self.catalog.index else self._lower_index.get(candidate)
             if known is not None:

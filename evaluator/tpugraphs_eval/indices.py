@@ -1,7 +1,8 @@
 """Stage 2b of validation: what exactly is wrong with one TopConfigs field.
 
-:func:`scan` is the fast check every row gets (in C); only fields it does not pass as clean come to
-:func:`diagnose`, which names each problem (SPEC §2) and keeps what lenient mode may score.
+Every row first gets the fast check ``_native.scan_indices`` (in C, see :mod:`validation`); only fields
+it does not pass as clean come to :func:`diagnose`, which names each problem (SPEC §2) and keeps what
+lenient mode may score.
 """
 
 from __future__ import annotations
@@ -12,21 +13,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _native
 from .catalog import TILE_TOP_K, Kind
 from .problems import preview
 
 _INTEGER = re.compile(r"[0-9]+")
-_NEGATIVE = re.compile(r"-[0-9]+")
+_NEGATIVE = re.compile(r"-[0-9]*[1-9][0-9]*")  # "-0" is not a negative number: NON_INTEGER (no signs)
+_MAX_DIGITS = 18
+"""Longer digit runs are not converted (Python refuses int() of > 4300 digits); they are out of range anyway."""
 _FLOAT_LIKE = re.compile(r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9.]+[eE][+-]?[0-9]+)")
-
-
-def scan(configs: bytes, n_configs: int) -> tuple[bytes, int, int]:
-    """Fast check of a TopConfigs field (see ``_native.c``): (int32 values as bytes, token count, flags).
-
-    ``flags == 0`` means every token is a plain integer < ``n_configs`` and none repeats.
-    """
-    return _native.scan_indices(configs, n_configs)
 
 
 @dataclass
@@ -49,10 +43,21 @@ def _non_integer_message(bad: list[str]) -> str:
         hints.append("no spaces around entries")
     if any(_FLOAT_LIKE.fullmatch(t.strip()) for t in bad):
         hints.append("write integers: 3, not 3.0 or 3e0")
-    if any(t.strip().startswith("+") for t in bad):
-        hints.append("no + sign")
+    if any(t.strip().startswith(("+", "-")) for t in bad):
+        hints.append("no sign")
     hint = f" ({'; '.join(hints)})" if hints else ""
-    return f"{len(bad)} entr{'y is' if len(bad) == 1 else 'ies are'} not non-negative integers: {shown}{hint}."
+    what = "entry is not a non-negative integer" if len(bad) == 1 else "entries are not non-negative integers"
+    return f"{len(bad)} {what}: {shown}{hint}."
+
+
+def _shown(token: str) -> str:
+    """A token for a message: long digit runs are abbreviated."""
+    return token if len(token) <= 24 else f"{token[:12]}…({len(token)} characters)"
+
+
+def _value(token: str) -> int:
+    """The integer value of a digit run; runs longer than :data:`_MAX_DIGITS` count as 10**18 (out of range)."""
+    return int(token) if len(token) <= _MAX_DIGITS else 10**_MAX_DIGITS
 
 
 def diagnose(configs: bytes, kind: Kind, n_configs: int | None) -> Diagnosis:
@@ -63,21 +68,22 @@ def diagnose(configs: bytes, kind: Kind, n_configs: int | None) -> Diagnosis:
     NO_USABLE_CONFIGS. With ``n_configs`` None only the syntax is checked.
     """
     out = Diagnosis()
-    text = configs.decode("utf-8", errors="replace")
+    text = bytes(configs).decode("utf-8", errors="replace")
     if not text.strip():
         out.problems.append(("EMPTY_CONFIGS", "TopConfigs is empty."))
         return out
     tokens = text.split(";")
-    empty_at, bad, negative, values = [], [], [], []
+    empty_at, bad, negative, values, texts = [], [], [], [], {}
     for position, token in enumerate(tokens, start=1):
         if not token:
             empty_at.append(position)
         elif _INTEGER.fullmatch(token):
-            values.append(int(token))
+            values.append(_value(token))
+            texts.setdefault(values[-1], _shown(token))
         elif _NEGATIVE.fullmatch(token):
-            negative.append(int(token))
+            negative.append(_shown(token))
         else:
-            bad.append(token)
+            bad.append(_shown(token))
     if empty_at:
         out.problems.append(("EMPTY_TOKEN", f"empty entr{'y' if len(empty_at) == 1 else 'ies'} at position "
                              f"{preview(empty_at)} of {len(tokens)} (`1;;2`, or a leading or trailing `;`)."))
@@ -89,7 +95,7 @@ def diagnose(configs: bytes, kind: Kind, n_configs: int | None) -> Diagnosis:
     if n_configs is None:
         return out
 
-    too_big = [v for v in values if v >= n_configs]
+    too_big = [texts[v] for v in values if v >= n_configs]
     if too_big:
         out.problems.append(("INDEX_OUT_OF_RANGE", f"{len(too_big)} ind{'ex' if len(too_big) == 1 else 'ices'} "
                              f">= {n_configs}: {preview(too_big)}; the graph has {n_configs} configurations "

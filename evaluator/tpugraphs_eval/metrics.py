@@ -2,9 +2,10 @@
 
 Sources (SPEC §3):
 - Kendall's tau-b: as ``scipy.stats.kendalltau`` computes it by default (Knight's O(n log n)
-  algorithm; the official ``layout_evaluate.py`` calls scipy on model scores). The discordant-pair
-  and tie counts come from :mod:`tpugraphs_eval._native`; the final formula is scipy's, term for term,
-  so values agree with scipy to the last bit in practice (tests assert |diff| <= 1e-12).
+  algorithm; the official ``layout_evaluate.py`` calls scipy on model scores). The discordant pairs
+  are counted in C (:mod:`tpugraphs_eval._native`, a Fenwick tree over dense runtime ranks); the final
+  formula is scipy's, term for term, so values agree with scipy to the last bit in practice (tests
+  assert |diff| <= 1e-12).
 - Tile score (Kaggle): ``2 - min(top-K runtimes) / min(all runtimes)``, K = 5.
 - Top-K error (paper; official ``tpu_graphs/baselines/tiles/metrics.py``) and slowdown@k (official
   ``layout_evaluate.py``): ``min(first k runtimes of the ranking) / min(reference runtimes) - 1``.
@@ -21,48 +22,75 @@ import numpy as np
 from . import _native
 
 
-def _tied_pairs_sorted(sorted_values: np.ndarray) -> int:
-    """Number of pairs with equal value in an already sorted 1-D array."""
-    n = sorted_values.size
-    if n < 2:
-        return 0
-    starts = np.flatnonzero(np.concatenate(([True], sorted_values[1:] != sorted_values[:-1], [True])))
-    runs = np.diff(starts)
-    return int((runs * (runs - 1) // 2).sum())
+def tied_pairs(counts: np.ndarray) -> int:
+    """Pairs with equal value, from the multiplicity of each distinct value."""
+    counts = counts.astype(np.int64)
+    return int((counts * (counts - 1) // 2).sum())
 
 
-def _as_int64_order(values: np.ndarray) -> np.ndarray:
-    """``values`` as int64 with the same order and ties (dense ranks for floats)."""
-    if values.dtype.kind in "iu" and values.dtype.itemsize <= 8 and values.dtype != np.uint64:
-        return np.ascontiguousarray(values, dtype=np.int64)
-    return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
+def _run_lengths(sorted_keys: list[np.ndarray]) -> np.ndarray:
+    """Lengths of the runs of equal rows in columns that are sorted together (lexicographically)."""
+    n = sorted_keys[0].size
+    change = np.zeros(max(n - 1, 0), dtype=bool)
+    for key in sorted_keys:
+        change |= key[1:] != key[:-1]
+    return np.diff(np.flatnonzero(np.concatenate(([True], change, [True]))))
 
 
-def tau_b_from_counts(n: int, x_tied: int, y_tied: int, xy_tied: int, discordant: int) -> float:
-    """Kendall's tau-b from pair counts, in scipy's order of operations; NaN when undefined.
+def dense_ranks(values: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Dense ranks of ``values``: (ranks (n,) int32 in [0, m), m distinct values, pairs tied in value)."""
+    distinct, ranks, counts = np.unique(np.asarray(values).reshape(-1), return_inverse=True, return_counts=True)
+    return ranks.astype(np.int32).reshape(-1), int(distinct.size), tied_pairs(counts)
+
+
+def discordant_pairs(ranks: np.ndarray, lengths: np.ndarray, n_values: np.ndarray) -> np.ndarray:
+    """Discordant pairs of several strict rankings at once (C, Fenwick tree; the GIL is released).
 
     Args:
+        ranks: (sum(lengths),) int32, per ranking the dense rank of the runtime of the config ranked
+            1st, 2nd, … (rankings stored back to back).
+        lengths: (R,) length of each ranking.
+        n_values: (R,) an upper bound (exclusive) of each ranking's ranks, e.g. its graph's distinct runtimes.
+
+    Returns:
+        (R,) int64: pairs i < j with ranks[i] > ranks[j] within each ranking.
+    """
+    counts = _native.inversions(np.ascontiguousarray(ranks, dtype=np.int32),
+                                np.ascontiguousarray(lengths, dtype=np.int64),
+                                np.ascontiguousarray(n_values, dtype=np.int64))
+    return np.frombuffer(counts, dtype=np.int64)
+
+
+def tau_b_from_counts(n, x_tied, y_tied, xy_tied, discordant):
+    """Kendall's tau-b from pair counts, in scipy's order of operations; NaN where undefined.
+
+    Args (integers, or int64 arrays of one shape for many tau at once):
         n: number of observations.
         x_tied, y_tied: pairs tied in x, in y; xy_tied: pairs tied in both.
         discordant: pairs ordered oppositely by x and y.
 
     Returns:
-        ``(C - D) / sqrt((n0 - n1)(n0 - n2))`` clipped to [-1, 1], or NaN when every pair is tied in
-        x or in y (including n < 2).
+        ``(C - D) / sqrt(n0 - n1) / sqrt(n0 - n2)`` clipped to [-1, 1] (``scipy.stats.kendalltau``'s
+        expression), NaN where every pair is tied in x or in y (including n < 2): a float, or a
+        float64 array.
     """
+    n, x_tied, y_tied, xy_tied, discordant = (np.asarray(v, dtype=np.int64)
+                                              for v in (n, x_tied, y_tied, xy_tied, discordant))
     total = n * (n - 1) // 2
-    if x_tied == total or y_tied == total:
-        return math.nan
+    undefined = (x_tied == total) | (y_tied == total)
     concordant_minus_discordant = total - x_tied - y_tied + xy_tied - 2 * discordant
-    tau = concordant_minus_discordant / np.sqrt(total - x_tied) / np.sqrt(total - y_tied)
-    return float(min(1.0, max(-1.0, tau)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = concordant_minus_discordant / np.sqrt(total - x_tied) / np.sqrt(total - y_tied)
+    tau = np.where(undefined, np.nan, np.minimum(1.0, np.maximum(-1.0, tau)))
+    return float(tau) if tau.ndim == 0 else tau
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     """Kendall's tau-b between two 1-D arrays of equal length n (ties allowed in both).
 
-    Equals ``scipy.stats.kendalltau(x, y).statistic``; NaN when undefined (n < 2, x or y constant).
-    Used for the official 1000-config protocol, where duplicated sampled configs tie in both x and y.
+    Equals ``scipy.stats.kendalltau(x, y).statistic`` (Knight's algorithm: sort by (x, y), then count
+    the discordant pairs as inversions of y); NaN when undefined (n < 2, x or y constant). Used for the
+    official 1000-config protocol, where duplicated sampled configs tie in both x and y.
     """
     x = np.asarray(x).reshape(-1)
     y = np.asarray(y).reshape(-1)
@@ -73,12 +101,10 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
         return math.nan
     order = np.lexsort((y, x))
     xs, ys = x[order], y[order]
-    x_tied = _tied_pairs_sorted(xs)
-    joint = np.flatnonzero(np.concatenate(([True], (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1]), [True])))
-    runs = np.diff(joint)
-    xy_tied = int((runs * (runs - 1) // 2).sum())
-    discordant, y_tied = _native.inversions_and_ties(_as_int64_order(ys))
-    return tau_b_from_counts(n, x_tied, y_tied, xy_tied, discordant)
+    ranks, n_values, y_tied = dense_ranks(ys)
+    runs_x, runs_xy = _run_lengths([xs]), _run_lengths([xs, ys])
+    discordant = discordant_pairs(ranks, np.array([n]), np.array([n_values]))[0]
+    return tau_b_from_counts(n, tied_pairs(runs_x), y_tied, tied_pairs(runs_xy), discordant)
 
 
 def ranking_tau_b(runtimes_in_predicted_order: np.ndarray) -> float:
@@ -93,11 +119,11 @@ def ranking_tau_b(runtimes_in_predicted_order: np.ndarray) -> float:
         or all runtimes are equal.
     """
     y = np.asarray(runtimes_in_predicted_order).reshape(-1)
-    n = y.size
-    if n < 2:
+    if y.size < 2:
         return math.nan
-    discordant, y_tied = _native.inversions_and_ties(_as_int64_order(y))
-    return tau_b_from_counts(n, 0, y_tied, 0, discordant)
+    ranks, n_values, y_tied = dense_ranks(y)
+    discordant = discordant_pairs(ranks, np.array([y.size]), np.array([n_values]))[0]
+    return tau_b_from_counts(y.size, 0, y_tied, 0, discordant)
 
 
 def best_of_top_k_ratio(runtimes_in_predicted_order: np.ndarray, best: float, k: int) -> float:

@@ -50,7 +50,7 @@ _TABLE: tuple[Code, ...] = (
     Code("BOM", E, W, "A UTF-8 byte-order mark precedes the header."),
     Code("CRLF", I, I, "Windows (CRLF) or old Mac (CR) line endings: accepted."),
     Code("BLANK_LINE", E, W, "An empty or whitespace-only line."),
-    Code("NO_FINAL_NEWLINE", I, I, "The last line has errors and no line terminator: the file may be cut off."),
+    Code("NO_FINAL_NEWLINE", I, I, "The last line has problems and no line terminator: the file may be cut off."),
     # the header
     Code("HEADER_MISSING", E, E, "The first line is a data row, not the header `ID,TopConfigs`; it is read as data."),
     Code("HEADER_RENAMED", E, E, "The header names other columns than exactly `ID,TopConfigs`."),

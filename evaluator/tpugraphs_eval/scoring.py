@@ -13,17 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import TILE_TOP_K, Collection, submission_id
+from .catalog import TILE_TOP_K, Collection
 from .evalindices import EvalIndices
 from .groundtruth import CollectionTruth, GroundTruth
-from .metrics import first_k_minima, kendall_tau_b, ranking_tau_b, tile_score, top_k_error
-from .options import SLOWDOWN_KS, TOP_K_ERRORS
+from .layoutscoring import score_all_configs, score_official
+from .metrics import first_k_minima, tile_score, top_k_error
+from .options import TOP_K_ERRORS
 from .validation import ParsedSubmission
 
-TILE_METRICS = ("score",) + tuple(f"top{k}_error" for k in TOP_K_ERRORS)
-LAYOUT_METRICS = ("kendall_tau",) + tuple(f"slowdown{k}" for k in SLOWDOWN_KS)
 PRIMARY_METRIC = {"tile": "score", "layout": "kendall_tau"}
-_SLOWDOWN_KS = np.array(sorted(SLOWDOWN_KS))
 
 
 @dataclass
@@ -85,50 +83,14 @@ class CollectionResult:
 
 def _tile(truth: CollectionTruth, packed: dict[int, bytes]) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k."""
-    rows = [packed[g] for g in range(len(truth.runtimes))]
+    rows = [packed[g] for g in range(truth.best.size)]
     lengths = np.array([len(row) for row in rows], dtype=np.int64) // 4
-    flat = np.frombuffer(b"".join(rows), dtype=np.int32).astype(np.int64)
-    sizes = np.array([y.size for y in truth.runtimes], dtype=np.int64)
-    offsets = np.cumsum(sizes) - sizes
-    values = np.concatenate(truth.runtimes)[np.repeat(offsets, lengths) + flat]
+    flat = np.frombuffer(b"".join(rows), dtype=np.int32)
+    values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     ratios = {k: first_k_minima(values, lengths, k) / truth.best for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
     metrics = {"score": tile_score(ratios[TILE_TOP_K])}
     metrics.update({f"top{k}_error": top_k_error(ratios[k]) for k in TOP_K_ERRORS})
     return metrics, lengths
-
-
-def _layout_graph(runtime: np.ndarray, ranking: np.ndarray, best: float,
-                  sampled: np.ndarray | None) -> tuple[list[float], int]:
-    """tau-b and slowdowns of one layout graph; ``sampled`` is the official index list, or None for all configs."""
-    if sampled is None:
-        ordered = runtime[ranking]
-        tau = ranking_tau_b(ordered)
-    else:
-        rank_of = np.full(runtime.size, -1, dtype=np.int64)
-        rank_of[ranking] = np.arange(ranking.size)
-        predicted = rank_of[sampled]
-        listed = predicted >= 0
-        predicted, sampled_runtime = predicted[listed], runtime[sampled][listed]
-        tau = kendall_tau_b(predicted, sampled_runtime)
-        ordered = sampled_runtime[np.argsort(predicted, kind="stable")]
-        best = runtime[sampled].min()
-    if ordered.size == 0:
-        return [tau] + [math.nan] * len(SLOWDOWN_KS), 0
-    best_of_first = np.minimum.accumulate(ordered[:_SLOWDOWN_KS[-1]])
-    ratios = best_of_first[np.minimum(_SLOWDOWN_KS, ordered.size) - 1] / best
-    return [tau, *top_k_error(ratios).tolist()], int(ordered.size)
-
-
-def _layout(truth: CollectionTruth, packed: dict[int, bytes],
-            sampled: dict[int, np.ndarray] | None) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    rows, counts = [], []
-    for g, runtime in enumerate(truth.runtimes):
-        ranking = np.frombuffer(packed[g], dtype=np.int32)
-        values, n = _layout_graph(runtime, ranking, truth.best[g], None if sampled is None else sampled[g])
-        rows.append(values)
-        counts.append(n)
-    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return {name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64)
 
 
 def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
@@ -143,16 +105,19 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
     Returns:
         Collection name → :class:`CollectionResult`, in :data:`catalog.COLLECTIONS` order.
     """
+    layouts = [name for name, t in truth.collections.items() if t.graphs.collection.kind == "layout"]
+    if eval_indices is None:  # every layout collection in one pass: one C call for all tau-b
+        scored = score_all_configs([truth.collections[n] for n in layouts], [parsed.packed[n] for n in layouts])
+    else:
+        scored = [score_official(truth.collections[n], parsed.packed[n], eval_indices[n]) for n in layouts]
+    by_name = dict(zip(layouts, scored))
     results = {}
     for name, collection_truth in truth.collections.items():
-        collection = collection_truth.graphs.collection
-        packed = parsed.packed[name]
-        ids = [submission_id(collection, g) for g in collection_truth.graphs.names]
-        if collection.kind == "tile":
-            per_graph, n_scored = _tile(collection_truth, packed)
+        graphs = collection_truth.graphs
+        if graphs.collection.kind == "tile":
+            per_graph, n_scored = _tile(collection_truth, parsed.packed[name])
         else:
-            sampled = None if eval_indices is None else eval_indices[name]
-            per_graph, n_scored = _layout(collection_truth, packed, sampled)
-        results[name] = CollectionResult(collection, ids, per_graph, n_scored)
+            per_graph, n_scored = by_name[name]
+        results[name] = CollectionResult(graphs.collection, graphs.ids, per_graph, n_scored)
     return results
 

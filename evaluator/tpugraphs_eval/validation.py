@@ -10,16 +10,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .catalog import COLLECTIONS
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .groundtruth import SplitCatalog
 from .hints import IdHints
-from .indices import diagnose, scan
+from ._native import scan_indices
+from .indices import diagnose
 from .problems import Mode, Problem, ProblemLog, Severity, preview
 
 _MISSING_NAMED = 5
-_NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX"}
-"""Errors on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
+_NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX", "CRLF",
+                   "QUOTED_FIELD"}
+"""Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
 
 
 @dataclass
@@ -110,7 +111,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             log.add("DUPLICATE_ID", f"second row for this ID (first at line {first}).", line=line, id=graph_id)
             continue
         collection, position, n_configs, need, kind = spec
-        packed, n_tokens, flags = scan(configs, n_configs)
+        packed, n_tokens, flags = scan_indices(configs, n_configs)
         if flags == 0 and n_tokens == need:
             packed_of[collection][position] = packed
             continue
@@ -121,10 +122,9 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             packed_of[collection][position] = diagnosis.usable.astype(np.int32).tobytes()
 
     if csv_file.last_line and not csv_file.ends_with_newline:
-        last = [p for p in log.problems if p.line == csv_file.last_line and p.severity == Severity.ERROR
-                and p.code not in _NOT_TRUNCATION]
+        last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
         if last:
-            log.add("NO_FINAL_NEWLINE", "the file ends without a newline right after a line with errors: "
+            log.add("NO_FINAL_NEWLINE", "the file ends without a newline right after a line with problems: "
                     "was it cut off?", line=csv_file.last_line, id=last[0].id)
 
     missing_ids = _missing_ids(catalog, lines, log)
@@ -136,13 +136,12 @@ def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) 
     missing: dict[str, list[str]] = {}
     if not lines and log.problems and log.problems[0].code in ("EMPTY_FILE", "NOT_TEXT"):
         return missing  # nothing was readable: one problem says so, no need for five more
-    for collection in COLLECTIONS:
-        graphs = catalog.collections.get(collection.name)
-        if graphs is None:
-            continue
-        absent = [f"{collection.name}:{name}" for name in graphs.names if f"{collection.name}:{name}" not in lines]
+    if len(lines) == len(catalog.index):
+        return missing  # every ID of the split has a row (lines holds known IDs only)
+    for name, graphs in catalog.collections.items():
+        absent = [graph_id for graph_id in graphs.ids if graph_id not in lines]
         if absent:
-            missing[collection.name] = absent
-            log.add("MISSING_IDS", f"{len(absent)} of the {len(graphs.names)} {collection.name} "
+            missing[name] = absent
+            log.add("MISSING_IDS", f"{len(absent)} of the {len(graphs.names)} {name} "
                     f"{catalog.split} graphs have no row: {preview(absent, _MISSING_NAMED)}.")
     return missing

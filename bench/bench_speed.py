@@ -1,0 +1,342 @@
+#!/usr/bin/env python
+"""Speed and memory of tpugraphs_eval against the naive reference scorer (tests/naive_scorer.py).
+
+Both run on the same machine in the same run; see bench/README.md for what each measurement means.
+
+    /path/to/venv/bin/python bench/bench_speed.py [--quick] [--repeats N] [--runs N] [--only 1,2]
+                                                  [--workdir DIR] [--keep] [--profile] [--json PATH]
+
+In-process timings are the best (minimum) of N repeats; subprocess timings the median of N runs.
+Exit status: 0 when every target passes, 1 when one fails or a measurement raised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime
+import gc
+import json
+import os
+import platform
+import pstats
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+import naive_scorer  # noqa: E402
+import numpy as np  # noqa: E402
+import rss_probe  # noqa: E402
+import scipy  # noqa: E402
+import scipy.stats  # noqa: E402
+import synth_data  # noqa: E402
+import tpugraphs_eval  # noqa: E402
+from tpugraphs_eval import load_ground_truth, resolve_data_root, score_submission, validate_submission  # noqa: E402
+from tpugraphs_eval.scoring import score_parsed  # noqa: E402
+
+SPEEDUP_TARGET = 10.0
+SCORE_TOLERANCE = 1e-9
+RSS_CSV_RATIO_TARGET = 3.0
+BIG_LOAD_RISE_TARGET_MB = 100.0
+BIG_SHAPE = (1000, 15000, 18)  # float32: 1.08 GB
+MB = 1e6  # figures in MB are 10^6 bytes
+
+
+@dataclass
+class Row:
+    ident: str
+    figure: str
+    value: str
+    target: str = "-"
+    status: str = "info"  # PASS, FAIL, info, ERROR, SKIP
+    how: str = ""
+
+
+class Bench:
+    def __init__(self, workdir: Path, repeats: int, runs: int, profile: bool) -> None:
+        self.workdir, self.repeats, self.runs, self.profile = workdir, repeats, runs, profile
+        self.rows: list[Row] = []
+
+    def add(self, *args, **kwargs) -> None:
+        row = Row(*args, **kwargs)
+        self.rows.append(row)
+        flag = "" if row.status == "info" else f"  [{row.status}]"
+        print(f"  {row.ident:<3} {row.figure}: {row.value}{flag}", flush=True)
+
+    def best_of(self, fn, n: int | None = None):
+        """(best seconds of n calls, last result)."""
+        times, result = [], None
+        for _ in range(n or self.repeats):
+            gc.collect()
+            t0 = time.perf_counter()
+            result = fn()
+            times.append(time.perf_counter() - t0)
+        return min(times), result
+
+    def best_of_interleaved(self, *fns):
+        """Like best_of for several functions, run in turns (ours, naive, ours, ...): drift hits them alike."""
+        times: list[list[float]] = [[] for _ in fns]
+        results: list[object] = [None] * len(fns)
+        for _ in range(self.repeats):
+            for k, fn in enumerate(fns):
+                gc.collect()
+                t0 = time.perf_counter()
+                results[k] = fn()
+                times[k].append(time.perf_counter() - t0)
+        return [(min(t), r) for t, r in zip(times, results)]
+
+    # -- helpers shared by measurements 1 and 2 -------------------------------------------------------
+
+    def compare(self, prefix: str, csv_path: Path, root: Path, split: str) -> None:
+        """Load both ground truths, time both scorers, check they agree, break our time down."""
+        n = self.repeats
+        t_load, truth = self.best_of(lambda: load_ground_truth(resolve_data_root(root), split), min(n, 3))
+        t_nload, ntruth = self.best_of(lambda: naive_scorer.load_runtimes(root, split), min(n, 3))
+        self.add(f"{prefix}a", "ground-truth load, ours / naive",
+                 f"{t_load * 1e3:.1f} ms / {t_nload * 1e3:.1f} ms", how=f"best of {min(n, 3)}")
+        (t_ours, report), (t_naive, naive) = self.best_of_interleaved(
+            lambda: score_submission(csv_path, truth), lambda: naive_scorer.score(csv_path, ntruth))
+        if not report.valid or not naive["valid"]:
+            raise RuntimeError(f"submission rejected: ours valid={report.valid} ({report.n_errors} errors: "
+                               f"{[p.code for p in report.problems[:5]]}), naive errors={naive['errors'][:5]}")
+        self.add(f"{prefix}b", "score time, ours", f"{t_ours * 1e3:.1f} ms", how=f"best of {n}")
+        self.add(f"{prefix}c", "score time, naive reference", f"{t_naive * 1e3:.1f} ms", how=f"best of {n}")
+        ratio = t_naive / t_ours
+        self.add(f"{prefix}d", "speed-up (naive / ours)", f"{ratio:.1f}x", f">= {SPEEDUP_TARGET:.0f}x",
+                 "PASS" if ratio >= SPEEDUP_TARGET else "FAIL", how=f"best of {n}")
+        diff = abs(report.overall - naive["overall"])
+        self.add(f"{prefix}e", "overall score, ours vs naive", f"{report.overall:.12f} vs "
+                 f"{naive['overall']:.12f} (|diff| {diff:.1e})", f"|diff| <= {SCORE_TOLERANCE:g}",
+                 "PASS" if diff <= SCORE_TOLERANCE else "FAIL")
+        catalog = truth.catalog
+        t_val, validation = self.best_of(lambda: validate_submission(csv_path, catalog))
+        t_score, _ = self.best_of(lambda: score_parsed(validation.submission, truth, None))
+        self.add(f"{prefix}f", "ours, split: validate_submission / score_parsed",
+                 f"{t_val * 1e3:.1f} ms / {t_score * 1e3:.1f} ms", how=f"best of {n}")
+        if self.profile:
+            self.profile_ours(prefix, csv_path, truth, validation.submission)
+
+    def profile_ours(self, prefix: str, csv_path: Path, truth, parsed) -> None:
+        """cProfile of score_submission (main thread only), and the tau-b kernel alone over every layout graph."""
+        from tpugraphs_eval.metrics import ranking_tau_b
+
+        profiler = cProfile.Profile()
+        profiler.runcall(score_submission, csv_path, truth)
+        print(f"  cProfile of score_submission ({prefix}; main thread only), top 12 by internal time:")
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(12)
+        jobs = [(ct.runtimes[g], parsed.ranking(name, g)) for name, ct in truth.collections.items()
+                if ct.graphs.collection.kind == "layout" for g in range(len(ct.runtimes))]
+        t_gather, ordered = self.best_of(lambda: [y[r] for y, r in jobs])
+        t_tau, _ = self.best_of(lambda: [ranking_tau_b(o) for o in ordered])
+        t_scipy, _ = self.best_of(lambda: [scipy.stats.kendalltau(np.arange(o.size), o) for o in ordered])
+        self.add(f"{prefix}p", f"{len(jobs)} layout graphs, serial: y[ranking] / ranking_tau_b / scipy tau",
+                 f"{t_gather * 1e3:.1f} / {t_tau * 1e3:.1f} / {t_scipy * 1e3:.1f} ms", how=f"best of {self.repeats}")
+
+    def probe(self, *args: str) -> dict:
+        """Run rss_probe.py in a fresh interpreter; its JSON result."""
+        proc = subprocess.run([sys.executable, str(HERE / "rss_probe.py"), *args], cwd=REPO,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"rss_probe.py {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    # -- the measurements -------------------------------------------------------------------------------
+
+    def m1_test_submission(self) -> None:
+        root, csv_path = self.workdir / "m1_test_root", self.workdir / "m1_test_submission.csv"
+        t0 = time.perf_counter()
+        sizes = synth_data.write_test_root(root, csv_path)
+        print(f"  data: {sum(sizes.values())} graphs {sizes}, CSV {csv_path.stat().st_size / MB:.2f} MB "
+              f"(made in {time.perf_counter() - t0:.1f} s)")
+        self.compare("1", csv_path, root, "test")
+
+    def m2_large_valid(self) -> None:
+        root, csv_path = self.workdir / "m2_valid_root", self.workdir / "m2_valid_submission.csv"
+        t0 = time.perf_counter()
+        synth_data.write_large_valid_root(root, csv_path)
+        size = csv_path.stat().st_size
+        print(f"  data: 20 layout graphs x 100,000 configs (made in {time.perf_counter() - t0:.1f} s)")
+        self.add("2", "CSV size", f"{size / MB:.2f} MB (SPEC expected ~25 MB)")
+        self.compare("2", csv_path, root, "valid")
+        for ident, mode, name in (("2g", "score-ours", "ours"), ("2h", "score-naive", "naive")):
+            out = self.probe(mode, str(root), "valid", str(csv_path))
+            rise = out["rise_kb"] * 1024 / MB
+            ratio = rise / (size / MB)
+            target, status = ("-", "info")
+            if mode == "score-ours":
+                target = f"<= {RSS_CSV_RATIO_TARGET:.0f}x CSV ({RSS_CSV_RATIO_TARGET * size / MB:.1f} MB)"
+                status = "PASS" if ratio <= RSS_CSV_RATIO_TARGET else "FAIL"
+            self.add(ident, f"peak RSS rise while scoring, {name}",
+                     f"{rise:.1f} MB = {ratio:.2f}x CSV (RSS before {out['rss_before_kb'] / 1024:.0f} MiB)",
+                     target, status, how=f"1 fresh process, {out['method']}")
+
+    def m3_big_npz(self) -> None:
+        root = self.workdir / "m3_big_root"
+        need = int(np.prod(BIG_SHAPE)) * 4 * 1.2
+        free = shutil.disk_usage(self.workdir).free
+        if free < need:
+            self.add("3", "big-npz ground-truth load", f"skipped: {free / 1e9:.1f} GB free, need "
+                     f"{need / 1e9:.1f} GB", status="SKIP")
+            return
+        try:
+            written = rss_probe.measure(lambda: synth_data.write_big_layout_root(root, shape=BIG_SHAPE))
+            path = written["result"]
+            with zipfile.ZipFile(path) as archive, archive.open("node_config_feat.npy") as member:
+                version = np.lib.format.read_magic(member)
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(member)
+                stored = archive.getinfo("node_config_feat.npy")
+            print(f"  data: {path.name} {path.stat().st_size / 1e9:.2f} GB; node_config_feat {dtype} {shape}, "
+                  f"{stored.file_size / 1e9:.2f} GB {'stored' if stored.compress_type == zipfile.ZIP_STORED else 'compressed'}"
+                  f" (written in {written['seconds']:.1f} s; writer's peak RSS rise {written['rise_kb'] / 1024:.0f} MiB)")
+            out = self.probe("load-ours", str(root), "valid")
+            rise = out["rise_kb"] * 1024 / MB
+            self.add("3a", f"peak RSS rise, load_ground_truth ({path.stat().st_size / 1e9:.2f} GB npz)",
+                     f"{rise:.1f} MB", f"<= {BIG_LOAD_RISE_TARGET_MB:.0f} MB",
+                     "PASS" if rise <= BIG_LOAD_RISE_TARGET_MB else "FAIL", how=f"1 fresh process, {out['method']}")
+            self.add("3b", "load time, load_ground_truth (big npz)", f"{out['seconds'] * 1e3:.1f} ms",
+                     how="1 fresh process")
+        finally:
+            shutil.rmtree(root, ignore_errors=True)  # never keep the 1 GB file, even with --keep
+
+    def m4_cli_cold_start(self) -> None:
+        script = Path(sys.executable).parent / "tpugraphs-eval"
+        if not script.exists():
+            raise RuntimeError(f"no console script {script}: is tpugraphs-eval installed in this venv?")
+        env = dict(os.environ, TPUGRAPHS_DEMO_CACHE=str(self.workdir / "m4_demo_cache"))
+        cli = [str(script), str(REPO / "sample_submissions" / "demo_random_test.csv"), "--data-root", "demo",
+               "--split", "test", "-q"]
+        imports = [sys.executable, "-c", "import numpy, scipy.stats"]
+        first = subprocess.run(cli, env=env, capture_output=True, text=True)  # builds the demo cache
+        if first.returncode != 0:
+            raise RuntimeError(f"{' '.join(cli)} exited {first.returncode}:\n{first.stdout}{first.stderr}")
+        print(f"  CLI says: {first.stdout.strip()}")
+        times: dict[str, list[float]] = {"cli": [], "imports": []}
+        for _ in range(self.runs):  # interleaved, so drift hits both alike
+            for key, cmd in (("cli", cli), ("imports", imports)):
+                t0 = time.perf_counter()
+                subprocess.run(cmd, env=env, capture_output=True, check=True)
+                times[key].append(time.perf_counter() - t0)
+        cli_s, imp_s = statistics.median(times["cli"]), statistics.median(times["imports"])
+        how = f"median of {self.runs}"
+        self.add("4a", "CLI on the demo (tpugraphs-eval ... -q)", f"{cli_s * 1e3:.0f} ms", how=how)
+        self.add("4b", "python -c 'import numpy, scipy.stats'", f"{imp_s * 1e3:.0f} ms", how=how)
+        self.add("4c", "CLI / bare imports", f"{cli_s / imp_s:.2f}x", how=how)
+
+
+MEASUREMENTS = {
+    "1": ("Kaggle-shaped test submission (844 tile + 50 layout graphs)", Bench.m1_test_submission),
+    "2": ("valid-shaped submission, 20 layout graphs x 100,000 configs", Bench.m2_large_valid),
+    "3": ("ground truth from a layout npz with >= 1 GB of node_config_feat", Bench.m3_big_npz),
+    "4": ("CLI cold start on the demo", Bench.m4_cli_cold_start),
+}
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def stale_build_warning() -> str | None:
+    """A warning when _native.c is newer than the compiled module the venv imports."""
+    from tpugraphs_eval import _native
+
+    source = Path(tpugraphs_eval.__file__).with_name("_native.c")
+    built = Path(_native.__file__)
+    if source.exists() and source.stat().st_mtime > built.stat().st_mtime:
+        return (f"WARNING: {source} is newer than {built.name}: the bench runs the old C code; reinstall with "
+                f"{sys.executable} -m pip install -e '{REPO}[test]'")
+    return None
+
+
+def print_summary(bench: Bench, header: str) -> None:
+    cols = [("id", "ident"), ("figure", "figure"), ("value", "value"), ("target", "target"),
+            ("result", "status"), ("timing", "how")]
+    widths = [max(len(name), *(len(getattr(r, attr)) for r in bench.rows)) for name, attr in cols]
+    line = "  ".join(name.ljust(w) for (name, _), w in zip(cols, widths))
+    print(f"\n{header}\n{line}\n{'-' * len(line)}")
+    for r in bench.rows:
+        print("  ".join(getattr(r, attr).ljust(w) for (_, attr), w in zip(cols, widths)).rstrip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (3 in-process, 3 subprocess runs)")
+    parser.add_argument("--repeats", type=int, help="in-process repeats, best of N (default 7; --quick 3)")
+    parser.add_argument("--runs", type=int, help="subprocess runs, median of N (default 7; --quick 3)")
+    parser.add_argument("--only", default="1,2,3,4", help="measurements to run, e.g. 1,3 (default all)")
+    parser.add_argument("--workdir", type=Path, help="where generated files go (default: a new temp folder)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated files (not the 1 GB npz)")
+    parser.add_argument("--profile", action="store_true", help="also print a cProfile of score_submission")
+    parser.add_argument("--json", type=Path, help="write the summary rows as JSON to this path")
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (3 if args.quick else 7)
+    runs = args.runs or (3 if args.quick else 7)
+    selected = [m.strip() for m in args.only.split(",") if m.strip()]
+    if unknown := [m for m in selected if m not in MEASUREMENTS]:
+        parser.error(f"unknown measurement(s) {unknown}; choose from {', '.join(MEASUREMENTS)}")
+
+    created = args.workdir is None or not args.workdir.exists()
+    workdir = Path(tempfile.mkdtemp(prefix="tpugraphs-bench-")) if args.workdir is None else args.workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    before = set(workdir.iterdir())
+    machine = (f"{cpu_model()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; "
+               f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+               f"tpugraphs_eval {tpugraphs_eval.__version__}")
+    started = datetime.datetime.now().astimezone()
+    print(f"tpugraphs-eval speed bench, {started:%Y-%m-%d %H:%M %Z}\n{machine}\nworkdir {workdir}; "
+          f"in-process: best of {repeats}; subprocess: median of {runs}")
+    if warning := stale_build_warning():
+        print(warning)
+    bench = Bench(workdir, repeats, runs, args.profile)
+    t_all = time.perf_counter()
+    try:
+        for key in selected:
+            title, method = MEASUREMENTS[key]
+            print(f"\n[{key}] {title}", flush=True)
+            t0 = time.perf_counter()
+            try:
+                method(bench)
+            except Exception as err:  # keep going: the other measurements still count
+                traceback.print_exc()
+                bench.add(key, title, f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}",
+                          status="ERROR")
+            print(f"  ({time.perf_counter() - t0:.1f} s)")
+    finally:
+        if args.keep:
+            print(f"\nkept the generated files in {workdir}")
+        elif created:
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            for path in set(workdir.iterdir()) - before:
+                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+    print_summary(bench, f"SUMMARY {started:%Y-%m-%d}, total {time.perf_counter() - t_all:.0f} s; in-process: best of "
+                         f"{repeats}, subprocess: median of {runs}\n{machine}")
+    if args.json:
+        args.json.write_text(json.dumps({"date": started.isoformat(), "machine": machine, "repeats": repeats,
+                                         "runs": runs, "rows": [asdict(r) for r in bench.rows]}, indent=2))
+    failed = [r.ident for r in bench.rows if r.status in ("FAIL", "ERROR")]
+    print(f"\n{'all targets met' if not failed else 'NOT met: ' + ', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
