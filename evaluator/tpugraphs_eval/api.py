@@ -22,8 +22,7 @@ from .validation import Validation, validate_submission
 
 def _report(validation: Validation, catalog: SplitCatalog, options: Options) -> Report:
     return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
-                  options=options, problems=validation.problems, missing_ids=validation.missing_ids,
-                  n_rows=validation.n_rows, missing_collections=catalog.missing_collections,
+                  options=options, validation=validation, missing_collections=catalog.missing_collections,
                   provenance=provenance(validation.sha256, None))
 
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from . import __version__
 from .options import Options
-from .problems import Problem, Severity
+from .problems import Problem
 from .scoring import CollectionResult
+from .validation import Validation
 
 REPORT_FORMAT = 1
 """Version of the JSON layout written by :meth:`Report.to_dict`."""
@@ -30,9 +31,7 @@ class Report:
         data_root: how the data root is named (the demo is labelled SYNTHETIC).
         synthetic: True when the ground truth is the bundled synthetic demo.
         options: the options in force.
-        problems: every problem found, in file order.
-        missing_ids: collection → IDs of the split without a row.
-        n_rows: data rows in the submission.
+        validation: the submission's problems, missing IDs and row count (:class:`Validation`).
         collections: collection → result; empty when the submission was not scored.
         missing_collections: collections of the dataset that the data root lacks for this split.
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
@@ -43,22 +42,35 @@ class Report:
     data_root: str
     synthetic: bool
     options: Options
-    problems: list[Problem]
-    missing_ids: dict[str, list[str]]
-    n_rows: int
+    validation: Validation
     collections: dict[str, CollectionResult] = field(default_factory=dict)
     missing_collections: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def problems(self) -> list[Problem]:
+        """Every problem found, in file order."""
+        return self.validation.problems
+
+    @property
+    def missing_ids(self) -> dict[str, list[str]]:
+        """Collection → IDs of the split without a row."""
+        return self.validation.missing_ids
+
+    @property
+    def n_rows(self) -> int:
+        """Data rows in the submission."""
+        return self.validation.n_rows
+
+    @property
     def n_errors(self) -> int:
         """Number of error-severity problems."""
-        return sum(p.severity == Severity.ERROR for p in self.problems)
+        return self.validation.n_errors
 
     @property
     def valid(self) -> bool:
         """True when the submission has no error under the mode in force."""
-        return self.n_errors == 0
+        return self.validation.valid
 
     @property
     def scored(self) -> bool:

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._native import scan_indices
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .groundtruth import SplitCatalog
 from .hints import IdHints
-from ._native import scan_indices
 from .indices import diagnose
 from .problems import Mode, Problem, ProblemLog, Severity, preview
 
@@ -36,10 +36,6 @@ class ParsedSubmission:
 
     packed: dict[str, dict[int, bytes]] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
-
-    def ranking(self, collection: str, position: int) -> np.ndarray:
-        """(u,) int32 config indices of one graph, predicted fastest first."""
-        return np.frombuffer(self.packed[collection][position], dtype=np.int32)
 
 
 @dataclass
