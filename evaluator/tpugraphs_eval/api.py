@@ -15,6 +15,7 @@ from .errors import UsageError
 from .evalindices import load_eval_indices
 from .groundtruth import GroundTruth, SplitCatalog, load_ground_truth, scan_catalog
 from .options import Options
+from .references import collection_references
 from .report import Report, provenance
 from .scoring import score_parsed
 from .validation import Validation, validate_submission
@@ -64,6 +65,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     report.provenance = provenance(validation.sha256, truth.sha256, digest)
     if validation.valid:
         report.collections = score_parsed(validation.submission, truth, indices)
+        report.references = collection_references(truth, indices)
     return report
 
 

@@ -145,6 +145,8 @@ class GroundTruth:
     tile_runtime: TileRuntime
     collections: dict[str, CollectionTruth]
     sha256: str
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+    """Values derived from the runtimes alone (e.g. the random and oracle references), computed once."""
 
 
 @dataclass

@@ -65,8 +65,8 @@ def _problems(console: Console, problems: list[Problem], per_code: int) -> None:
 
 def _secondary(result: CollectionResult) -> str:
     means = result.means()
-    text = " / ".join(f"{means[m]:.4f}" if means[m] is not None else "—"
-                      for m in result.per_graph if m != result.metric)
+    text = "/".join(f"{means[m]:.3f}" if means[m] is not None else "—"
+                    for m in result.per_graph if m != result.metric)
     if result.undefined:
         text += f" ({len(result.undefined)} undefined)"
     return text
@@ -74,17 +74,22 @@ def _secondary(result: CollectionResult) -> str:
 
 def _scores(console: Console, report: Report) -> None:
     table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("collection")
-    table.add_column("graphs", justify="right")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    table.add_column("top-1/5/10 error · slowdown@1/10/100", justify="left")
+    table.add_column("collection", no_wrap=True, min_width=18)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("metric", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("norm.", justify="right", no_wrap=True)
+    table.add_column("tile err@1/5/10\nlayout slow@1/10/100", no_wrap=True)
+    normalised = report.normalised()
     for name, result in report.collections.items():
-        table.add_row(name, str(len(result.ids)), _LABEL[result.metric], _fmt(result.value), _secondary(result))
+        table.add_row(name, str(len(result.ids)), _LABEL[result.metric], _fmt(result.value),
+                      _fmt(normalised[name], 3), _secondary(result))
     counted = len(report.collections) - len(report.undefined_collections)
-    table.add_row(Text("overall", style="bold"), "", f"mean of {counted}", Text(_fmt(report.overall), style="bold"),
-                  "", end_section=True)
+    table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(_fmt(report.overall), style="bold"),
+                  "", "", end_section=True)
     console.print(table)
+    console.print("[dim]n: graphs (overall: collections) · norm.: (value - random) / (oracle - random), 0 is chance "
+                  "and 1 the oracle[/]")
     if report.missing_collections:
         console.print(f"[yellow]Not in the data root, so not in the overall:[/] {', '.join(report.missing_collections)}")
     for name, result in report.collections.items():

@@ -10,6 +10,7 @@ from typing import Any
 from . import __version__
 from .options import Options
 from .problems import Problem
+from .references import References
 from .scoring import CollectionResult
 from .validation import Validation
 
@@ -36,6 +37,7 @@ class Report:
         missing_collections: collections of the dataset that the data root lacks for this split.
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
             ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
+        references: collection → expected random and oracle values (:mod:`references`), when scored.
     """
 
     split: str
@@ -46,6 +48,7 @@ class Report:
     collections: dict[str, CollectionResult] = field(default_factory=dict)
     missing_collections: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
+    references: dict[str, References] = field(default_factory=dict)
 
     @property
     def problems(self) -> list[Problem]:
@@ -83,6 +86,11 @@ class Report:
         values = [r.value for r in self.collections.values() if r.value is not None]
         return sum(values) / len(values) if values else None
 
+    def normalised(self) -> dict[str, float | None]:
+        """Collection → ``(value - random) / (oracle - random)``: 0 is chance, 1 is the oracle."""
+        return {name: self.references[name].normalise(r.value) if name in self.references else None
+                for name, r in self.collections.items()}
+
     @property
     def undefined_collections(self) -> list[str]:
         """Scored collections whose value is undefined everywhere (left out of the overall)."""
@@ -102,6 +110,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (format :data:`REPORT_FORMAT`): overall, collections, graphs, problems, options, provenance."""
         details = {}
+        normalised = self.normalised()
         for name, result in self.collections.items():
             details[name] = {
                 "metric": result.metric,
@@ -110,6 +119,9 @@ class Report:
                 "means": {m: _finite(v) for m, v in result.means().items()},
                 "undefined": result.undefined,
             }
+            if name in self.references:
+                details[name].update(random=self.references[name].random, oracle=self.references[name].oracle,
+                                     normalised=normalised[name])
             programs = result.programs()
             if programs:
                 details[name]["programs"] = programs
@@ -125,6 +137,7 @@ class Report:
             "scored": self.scored,
             "overall": _finite(self.overall),
             "collections": {name: _finite(r.value) for name, r in self.collections.items()},
+            "normalised": {name: _finite(v) for name, v in normalised.items()},
             "missing_collections": self.missing_collections,
             "undefined_collections": self.undefined_collections,
             "collection_details": details,

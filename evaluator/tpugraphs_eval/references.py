@@ -1,0 +1,94 @@
+"""Chance and perfection: what a random and an oracle ranking score on a split, per graph and per collection.
+
+- Random (uniformly random ranking), in expectation, exactly:
+  - tile Kaggle score: ``2 - E[min of k uniformly drawn distinct configs] / best`` with k = min(5, c):
+    with the runtimes sorted, y_(1) <= ... <= y_(c), the i-th smallest is the minimum of the draw with
+    probability C(c-i, k-1) / C(c, k);
+  - layout Kendall's tau-b: 0 (a uniformly random permutation is as likely as its reverse, which
+    flips the sign of tau).
+- Oracle (configs sorted by runtime): tile score 1; layout tau-b of that ranking, below 1 where
+  runtimes tie (SPEC §4), computed by the same metric code as any submission.
+
+The normalised figure of a collection is ``(value - random) / (oracle - random)``: 0 is chance, 1 is perfect.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .catalog import TILE_TOP_K
+from .evalindices import EvalIndices
+from .groundtruth import CollectionTruth, GroundTruth
+from .metrics import kendall_tau_b, tau_b_from_counts
+
+
+@dataclass(frozen=True)
+class References:
+    """Expected random and oracle values of one collection's primary metric (its unweighted graph mean)."""
+
+    random: float
+    oracle: float
+
+    def normalise(self, value: float | None) -> float | None:
+        """``(value - random) / (oracle - random)``; None when undefined (no value, or oracle == random)."""
+        if value is None or math.isclose(self.oracle, self.random, rel_tol=0.0, abs_tol=1e-15):
+            return None
+        return (value - self.random) / (self.oracle - self.random)
+
+
+def expected_random_tile_scores(truth: CollectionTruth) -> np.ndarray:
+    """(G,) expected Kaggle tile score of a uniformly random top-min(5, c) list, per graph (exact).
+
+    Vectorised over every config of every graph: the i-th smallest runtime of a graph is the minimum
+    of the draw with weight C(c - i, k - 1) / C(c, k), a product of k - 1 falling factors.
+    """
+    sizes = np.diff(truth.offsets)
+    k = np.minimum(TILE_TOP_K, sizes)
+    graph = np.repeat(np.arange(sizes.size), sizes)
+    i = np.arange(truth.values.size) - np.repeat(truth.offsets[:-1], sizes) + 1  # 1-based rank in its graph
+    remaining = (sizes[graph] - i).astype(np.float64)
+    weight = np.ones(truth.values.size)
+    for j in range(TILE_TOP_K - 1):  # C(c-i, k-1) = prod_{j<k-1} (c-i-j) / (k-1)!
+        weight *= np.where(j < k[graph] - 1, np.maximum(remaining - j, 0.0) / (j + 1), 1.0)
+    weight /= np.array([math.comb(int(c), int(kk)) for c, kk in zip(sizes, k)], dtype=np.float64)[graph]
+    sorted_values = np.concatenate([np.sort(y) for y in truth.runtimes])
+    expected_min = np.bincount(graph, weights=sorted_values * weight, minlength=sizes.size)
+    return 2.0 - expected_min / truth.best
+
+
+def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = None) -> np.ndarray:
+    """(G,) tau-b of the oracle ranking (configs by runtime, ties by index) per graph; NaN where undefined.
+
+    With ``sampled`` (the official lists) the oracle ranking is restricted to the sampled configs.
+    """
+    if sampled is None:
+        n = np.diff(truth.offsets)
+        return np.asarray(tau_b_from_counts(n, 0, truth.tied_pairs, 0, 0), dtype=np.float64).reshape(-1)
+    out = np.empty(truth.best.size)
+    for g, runtime in enumerate(truth.runtimes):
+        rank_of = np.empty(runtime.size, dtype=np.int64)
+        rank_of[np.argsort(runtime, kind="stable")] = np.arange(runtime.size)
+        out[g] = kendall_tau_b(rank_of[sampled[g]], runtime[sampled[g]])
+    return out
+
+
+def collection_references(truth: GroundTruth, eval_indices: EvalIndices | None = None) -> dict[str, References]:
+    """Random and oracle references of every present collection (means over graphs, undefined taus left out)."""
+    key = ("references", None if eval_indices is None else id(eval_indices))
+    if key in truth.cache:
+        return truth.cache[key]
+    out = {}
+    for name, collection_truth in truth.collections.items():
+        if collection_truth.graphs.collection.kind == "tile":
+            out[name] = References(float(expected_random_tile_scores(collection_truth).mean()), 1.0)
+            continue
+        taus = oracle_taus(collection_truth, None if eval_indices is None else eval_indices[name])
+        defined = taus[~np.isnan(taus)]
+        if defined.size:
+            out[name] = References(0.0, float(defined.mean()))
+    if eval_indices is None:  # (lists change per call; only the all-configs references are worth keeping)
+        truth.cache[key] = out
+    return out
