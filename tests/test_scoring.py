@@ -122,9 +122,13 @@ def test_lenient_scores_what_remains(tmp_path):
     assert graphs["tile:xla:t"]["top1_error"] == pytest.approx(3.0 / 0.5 - 1)  # config 2 alone
     # the top-10 error uses every distinct valid entry (6 of them, config 6 included): 0
     assert graphs["tile:xla:t"]["top10_error"] == 0.0
-    # layout: tau over the listed configs [3, 1] with runtimes [20, 10] -> discordant: -1
-    assert graphs["layout:xla:default:g"]["kendall_tau"] == -1.0
-    assert graphs["layout:xla:default:g"]["n_configs_scored"] == 2
+    # layout: configs 3, 1 listed first (ranks 0, 1); unlisted 0 and 2 tie last (rank 2) -- Decision: a
+    # partial row is scored over every config; expected value from scipy on the same x and y
+    import scipy.stats
+
+    expected = scipy.stats.kendalltau([2, 1, 2, 0], [40, 10, 30, 20]).statistic
+    assert graphs["layout:xla:default:g"]["kendall_tau"] == pytest.approx(expected, abs=1e-12)
+    assert graphs["layout:xla:default:g"]["n_configs_scored"] == 4
     # slowdown's best is the best of all configs (10, config 1): first 1 = 20 -> 20/10 - 1
     assert graphs["layout:xla:default:g"]["slowdown1"] == 1.0
     assert graphs["layout:xla:default:g"]["slowdown10"] == 0.0
@@ -210,3 +214,23 @@ def test_a_layout_field_of_600000_characters_parses_and_scores(tmp_path):
     import scipy.stats
 
     assert tau == scipy.stats.kendalltau(np.arange(n), runtimes[ranking]).statistic
+
+
+def test_lenient_partial_layout_rows_cannot_game_the_mean(demo_root):
+    """One listed config per layout row must not drop the layout collections from the overall (their tau
+    would be undefined if only listed configs counted), nor two well-ordered ones score tau 1."""
+    truth = load_ground_truth(demo_root, "test")
+    full = demo_rows(truth, "random", seed=4)
+    for keep in (1, 2):
+        rows = {}
+        for graph_id, ranking in full.items():
+            if graph_id.startswith("layout:"):
+                y = truth.collections[graph_id.rpartition(":")[0]].runtimes[
+                    truth.catalog.index[graph_id][1]]
+                ranking = np.argsort(y, kind="stable")[:keep].tolist()  # the best configs, perfectly ordered
+            rows[graph_id] = ranking
+        report = score_submission(csv_bytes(rows), truth, Options(mode="lenient"))
+        assert report.valid and report.undefined_collections == []
+        for name, result in report.collections.items():
+            if name.startswith("layout:"):
+                assert not result.undefined and abs(result.value) < 0.1  # near 0, as Kaggle scored short rows

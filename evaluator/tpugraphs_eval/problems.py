@@ -75,7 +75,7 @@ _TABLE: tuple[Code, ...] = (
     Code("DUPLICATE_INDEX", E, W, "An index listed twice in a row; lenient mode keeps its first occurrence."),
     Code("TILE_TOO_MANY", E, W, "A tile row lists more than 5 indices; the Kaggle score uses the first 5."),
     Code("TILE_TOO_FEW", E, W, "A tile row lists fewer than min(5, c) distinct valid indices."),
-    Code("LAYOUT_NOT_PERMUTATION", E, W, "A layout row does not list every configuration 0..c-1; lenient mode ranks the listed ones."),
+    Code("LAYOUT_NOT_PERMUTATION", E, W, "A layout row does not list every configuration 0..c-1; lenient mode ranks the listed ones first, the others tied last."),
     Code("NO_USABLE_CONFIGS", E, E, "Nothing in the row is a valid index of the graph: there is nothing to score."),
 )
 
