@@ -200,7 +200,7 @@ STRICT_CASES = [
     case("id-of-other-collection", csv(ROW_A, ROW_B, f"layout:xla:default:{TILE3},0;1;2;3;4;5"),
          [("UNKNOWN_ID", 4), ("MISSING_IDS", None)], 1, "one of tile:xla"),
     case("id-collection-absent-from-root", csv(ROW_A, ROW_B, ROW_L, f"layout:nlp:random:{LAYOUT6},0;1"),
-         [("UNKNOWN_ID", 5)], 1, "no layout:nlp:random test graphs at all"),
+         [("COLLECTION_ABSENT", None)], 0, "no layout:nlp:random test graphs"),
     case("duplicate-id", csv(ROW_A, ROW_B, ROW_A, ROW_L), [("DUPLICATE_ID", 4)], 1, "first at line 2"),
     case("missing-ids", csv(ROW_A, ROW_L), [("MISSING_IDS", None)], 1,
          f"1 of the 2 tile:xla test graphs have no row: {B}"),
@@ -250,7 +250,8 @@ STRICT_CASES = [
     case("whitespace-only-file", b"  \n\n", [("EMPTY_FILE", 1)], 1),
     case("header-only", csv(), [("MISSING_IDS", None), ("MISSING_IDS", None)], 1,
          "2 of the 2 tile:xla test graphs have no row"),
-    case("binary-garbage-with-nuls", BINARY_GARBAGE, [("NOT_TEXT", None)], 1, "NUL bytes"),
+    case("binary-garbage-with-nuls", BINARY_GARBAGE,  # the line of the first NUL byte
+         [("NOT_TEXT", BINARY_GARBAGE[:BINARY_GARBAGE.index(b"\x00")].count(b"\n") + 1)], 1, "NUL bytes"),
     case("binary-high-bytes", HIGH_BYTES, [("NOT_TEXT", None)], 1, "not UTF-8"),
     case("nul-bytes-after-8-KiB", VALID + b"x" * 9000 + b"\n" + b"\x00\x00\n" + csv(ROW_A, header=None),
          [("MISSING_COLUMN", 5), ("NOT_TEXT", 6)], 1, "one field"),

@@ -50,8 +50,57 @@ def test_json_file_and_several_submissions(capsys, tmp_path):
     assert code == 1  # the Kaggle-shaped sample is invalid in strict mode
     reports = json.loads(target.read_text())
     assert [r["valid"] for r in reports] == [True, False]
+    assert [r["submission"] for r in reports] == files
     assert reports[1]["problem_counts"] == {"INDEX_OUT_OF_RANGE": 6, "LAYOUT_NOT_PERMUTATION": 1}
-    assert "Submissions" in out
+    assert f"{files[0]}: VALID" in out.replace("\n", "") and "Submissions" not in out  # -q: verdicts only
+
+
+def test_an_unreadable_file_among_several_does_not_stop_the_others(capsys, tmp_path):
+    files = [str(SAMPLES / "demo_random_test.csv"), str(tmp_path / "missing.csv")]
+    code, out, _ = run(capsys, *files, "--data-root", "demo", "--split", "test", "--json", str(tmp_path / "r.json"))
+    assert code == 2
+    reports = json.loads((tmp_path / "r.json").read_text())
+    assert reports[0]["valid"] is True and "does not exist" in reports[1]["error"]
+    assert "unreadable" in out and "Submissions" in out
+
+
+def test_option_combinations_that_would_do_nothing_are_refused(capsys):
+    args = (str(SAMPLES / "demo_random_test.csv"), "--data-root", "demo")
+    code, _, err = run(capsys, *args, "--split", "test", "--eval-indices", "/tmp")
+    assert code == 2 and "only used with --configs official" in err
+    code, _, err = run(capsys, *args, "--split", "test", "--validate-only", "--configs", "official")
+    assert code == 2 and "valid split" in err
+    assert cli.main([*args, "--split", "test", "--max-problems", "-1"]) == 2
+
+
+def test_closed_pipe_keeps_the_exit_code(tmp_path):
+    script = Path(sys.executable).with_name("tpugraphs-eval")
+    command = (f"'{script}' '{SAMPLES / 'demo_kaggle_sample_test.csv'}' --data-root demo --split test --per-graph "
+               "| head -c 10; echo \" ${PIPESTATUS[0]}\"")
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+    assert result.stdout.endswith(" 1\n") and "Traceback" not in result.stderr  # invalid file: 1, not a crash
+
+
+def test_control_characters_in_ids_are_escaped_on_the_terminal(capsys, tmp_path):
+    path = tmp_path / "evil.csv"
+    path.write_bytes(b"ID,TopConfigs\ntile:xla:\x1b[2Jfake\xe2\x80\x8b,0;1\n")
+    code, out, _ = run(capsys, "validate", str(path), "--data-root", "demo", "--split", "test")
+    assert code == 1 and "\x1b" not in out and "\\x1b[2Jfake\\u200b" in out
+
+
+def test_python_dash_m_runs_the_cli():
+    result = subprocess.run([sys.executable, "-m", "tpugraphs_eval", "codes"], capture_output=True, text=True)
+    assert result.returncode == 0 and "LAYOUT_NOT_PERMUTATION" in result.stdout
+
+
+def test_json_through_a_symlink_writes_the_target(capsys, tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    (tmp_path / "link.json").symlink_to(target)
+    code, _, _ = run(capsys, str(SAMPLES / "demo_random_test.csv"), "--data-root", "demo", "--split", "test",
+                     "--json", str(tmp_path / "link.json"), "-q")
+    assert code == 0 and (tmp_path / "link.json").is_symlink() and json.loads(target.read_text())["valid"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]  # no temporary file left
 
 
 def test_lenient_accepts_the_kaggle_shaped_sample(capsys):
@@ -152,3 +201,17 @@ def test_committed_samples_are_what_the_script_writes():
         sys.path.remove(str(SAMPLES))
     for file_name, kind in make_samples.SAMPLES.items():
         assert (SAMPLES / file_name).read_text() == make_samples.render(kind), file_name
+
+
+def test_api_accepts_bytes_like_and_refuses_text_mode(tmp_path, demo_root):
+    from tpugraphs_eval import UsageError, scan_catalog, validate_submission
+
+    catalog = scan_catalog(demo_root, "test")
+    data = (SAMPLES / "demo_random_test.csv").read_bytes()
+    for source in (bytearray(data), memoryview(data)):
+        assert validate_submission(source, catalog).valid
+    with open(SAMPLES / "demo_random_test.csv", encoding="utf-8") as text_mode:
+        with pytest.raises(UsageError, match="binary mode"):
+            validate_submission(text_mode, catalog)
+    with pytest.raises(UsageError, match="not int"):
+        validate_submission(42, catalog)

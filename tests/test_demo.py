@@ -258,9 +258,31 @@ def test_losing_the_race_uses_the_winners_root(tmp_path: Path, monkeypatch: pyte
         _fake_build(dest)
         _fake_build(target)
         (target / "winner").write_text("")
-        (target / ".complete").write_text("")
+        (target / ".complete").write_text(demo._manifest(target))
 
     monkeypatch.setattr(demo, "build_demo", build_while_another_process_finishes)
     assert demo.demo_data_root() == target
     assert (target / "winner").exists()
     assert sorted(os.listdir(tmp_path)) == [target.name]  # our temporary folder is gone
+
+
+def test_damaged_root_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file deleted or cut short after the build makes the root differ from its marker: rebuilt."""
+    monkeypatch.setenv("TPUGRAPHS_DEMO_CACHE", str(tmp_path))
+    monkeypatch.setattr(demo, "build_demo", _fake_build)
+    path = demo.demo_data_root()
+    (path / "SYNTHETIC.txt").write_text("cut")  # a different size
+    assert not demo._intact(path)
+    assert demo.demo_data_root() == path and demo._intact(path)
+    (path / "SYNTHETIC.txt").unlink()
+    assert demo.demo_data_root() == path and (path / "SYNTHETIC.txt").read_text() == "fake"
+
+
+def test_unwritable_cache_is_a_data_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tpugraphs_eval.errors import DataError
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TPUGRAPHS_DEMO_CACHE", str(blocker / "cache"))  # a folder inside a file
+    with pytest.raises(DataError, match="TPUGRAPHS_DEMO_CACHE"):
+        demo.demo_data_root()

@@ -21,15 +21,16 @@ from .scoring import score_parsed
 from .validation import Validation, validate_submission
 
 
-def _report(validation: Validation, catalog: SplitCatalog, options: Options) -> Report:
+def _report(source: SubmissionSource, validation: Validation, catalog: SplitCatalog, options: Options) -> Report:
     return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
                   options=options, validation=validation, missing_collections=catalog.missing_collections,
-                  provenance=provenance(validation.sha256, None))
+                  provenance=provenance(validation.sha256, None),
+                  submission=str(source) if isinstance(source, (str, os.PathLike)) else None)
 
 
 def validation_report(source: SubmissionSource, catalog: SplitCatalog, options: Options = Options()) -> Report:
     """Validate only (no runtimes needed): a report with every problem and no scores."""
-    return _report(validate_submission(source, catalog, mode=options.mode), catalog, options)
+    return _report(source, validate_submission(source, catalog, mode=options.mode), catalog, options)
 
 
 def score_submission(source: SubmissionSource, truth: GroundTruth, options: Options = Options(), *,
@@ -61,7 +62,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     if options.configs == "official":
         indices, digest = load_eval_indices(_eval_indices_dir(eval_indices_dir, catalog), catalog)
     validation = validate_submission(source, catalog, mode=options.mode)
-    report = _report(validation, catalog, options)
+    report = _report(source, validation, catalog, options)
     report.provenance = provenance(validation.sha256, truth.sha256, digest)
     if validation.valid:
         report.collections = score_parsed(validation.submission, truth, indices)
@@ -69,10 +70,15 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     return report
 
 
-def _eval_indices_dir(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> Path:
-    if catalog.split != "valid":
-        raise UsageError(f"--configs official is the paper's protocol for the valid split; the {catalog.split} "
+def check_protocol(configs: str, split: str) -> None:
+    """Raise :class:`UsageError` unless the config protocol fits the split (official: valid only)."""
+    if configs == "official" and split != "valid":
+        raise UsageError(f"--configs official is the paper's protocol for the valid split; the {split} "
                          "split is scored on all configs (--configs all)")
+
+
+def _eval_indices_dir(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> Path:
+    check_protocol("official", catalog.split)
     if given is not None:
         return Path(given)
     if catalog.root.synthetic:

@@ -58,6 +58,15 @@ COLLECTIONS: tuple[Collection, ...] = (
 
 BY_NAME: dict[str, Collection] = {c.name: c for c in COLLECTIONS}
 
+REAL_GRAPH_COUNTS: dict[str, dict[str, int]] = {
+    "tile:xla": {"train": 5709, "valid": 676, "test": 844},
+    "layout:xla:default": {"train": 61, "valid": 7, "test": 8},
+    "layout:xla:random": {"train": 69, "valid": 7, "test": 8},
+    "layout:nlp:default": {"train": 198, "valid": 20, "test": 17},
+    "layout:nlp:random": {"train": 207, "valid": 20, "test": 17},
+}
+"""Graphs per collection and split in the real dataset (SPEC §1), to tell when a data root is partial."""
+
 
 def split_submission_id(submission_id: str) -> tuple[Collection, str] | None:
     """Split ``"layout:xla:default:abc"`` into (collection, ``"abc"``); None if no collection prefix matches.

@@ -6,19 +6,23 @@ Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem,
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from . import __version__
-from .api import score_submission, validation_report
+from .api import check_protocol, score_submission, validation_report
 from .catalog import SPLITS
 from .dataroot import resolve_data_root
 from .errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, UsageError
 from .groundtruth import TILE_RUNTIMES, load_ground_truth, scan_catalog
 from .options import CONFIG_PROTOCOLS, Options
 from .problems import CODES
+from .display import safe
+from .report import Report
 
 COMMANDS = ("score", "validate", "codes")
 
@@ -46,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the "
                                                         "tables then go to stderr); a list of reports when "
                                                         "several submissions are given")
-        sub.add_argument("--max-problems", type=int, default=5, metavar="N",
+        sub.add_argument("--max-problems", type=_non_negative, default=5, metavar="N",
                          help="problems shown per code in the terminal (all are in the JSON report; default 5)")
         sub.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
         sub.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
@@ -86,17 +90,40 @@ def _print_codes() -> None:
 
 
 def _write_json(target: str, text: str) -> None:
+    """Write the JSON report: ``-`` is stdout; a regular file (or a new path) is replaced atomically; any
+    other existing target (a link, a pipe, a device) is written to in place, never replaced."""
     if target == "-":
         sys.stdout.write(text)
         return
     path = Path(target)
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"cannot write the JSON report to {path}: {err.strerror}") from None
+        raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}") from None
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if getattr(args, "eval_indices", None) and getattr(args, "configs", "all") != "official":
+        raise UsageError("--eval-indices is only used with --configs official")
+    check_protocol(getattr(args, "configs", "all"), args.split)
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
 
 
 def run(argv: list[str]) -> int:
@@ -108,46 +135,71 @@ def run(argv: list[str]) -> int:
     if args.command == "codes":
         _print_codes()
         return EXIT_OK
+    _check_options(args)
     from rich.console import Console
-
-    from .render import render, render_comparison, verdict
 
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
     options = Options(mode="lenient" if args.lenient else "strict",
                       tile_runtime=getattr(args, "tile_runtime", "normalized"),
                       configs=getattr(args, "configs", "all"))
     console = Console(stderr=args.json == "-", highlight=False)
-    progress = not args.no_progress and console.is_terminal
+    progress = not (args.no_progress or args.quiet) and console.is_terminal
     root = resolve_data_root(args.data_root)
     if validate_only:
         catalog = scan_catalog(root, args.split, progress=progress)
-        reports = [validation_report(path, catalog, options) for path in args.submissions]
+        evaluate_one = functools.partial(validation_report, catalog=catalog, options=options)
     else:
         truth = load_ground_truth(root, args.split, tile_runtime=options.tile_runtime, progress=progress)
-        reports = [score_submission(path, truth, options, eval_indices_dir=getattr(args, "eval_indices", None))
-                   for path in args.submissions]
+        evaluate_one = functools.partial(score_submission, truth=truth, options=options,
+                                         eval_indices_dir=getattr(args, "eval_indices", None))
+    reports: list[Report | None] = []
+    failures: dict[int, str] = {}
+    for i, path in enumerate(args.submissions):
+        try:
+            reports.append(evaluate_one(path))
+        except UsageError as err:  # an unreadable submission: the others are still evaluated
+            if len(args.submissions) == 1:
+                raise
+            reports.append(None)
+            failures[i] = str(err)
     if args.json:
-        if len(reports) == 1:
-            _write_json(args.json, reports[0].to_json())
+        dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
+                 for i, (p, r) in enumerate(zip(args.submissions, reports))]
+        _write_json(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n")
+    code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
+    try:
+        _show(console, args, reports, failures, validate_only)
+    except BrokenPipeError:  # the reader went away (`| head`): stop writing; the exit code stands
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return code
+
+
+def _show(console, args: argparse.Namespace, reports: list[Report | None], failures: dict[int, str],
+          validate_only: bool) -> None:
+    from .render import render, render_comparison, verdict
+
+    several = len(reports) > 1
+    for i, (path, report) in enumerate(zip(args.submissions, reports)):
+        if report is None:
+            console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
+        elif args.quiet:
+            verdict(console, report, validate_only, label=str(path) if several else None)
         else:
-            _write_json(args.json, json.dumps([r.to_dict() for r in reports], indent=2) + "\n")
-    for path, report in zip(args.submissions, reports):
-        if len(reports) > 1:
-            console.rule(str(path))
-        if args.quiet:
-            verdict(console, report, validate_only)
-        else:
-            render(report, console, per_graph=getattr(args, "per_graph", False),
-                   per_code=max(args.max_problems, 0), validate_only=validate_only)
-    if len(reports) > 1:
+            if several:
+                console.rule(safe(str(path)))
+            render(report, console, per_graph=getattr(args, "per_graph", False), per_code=args.max_problems,
+                   validate_only=validate_only)
+    if several and not args.quiet:
         render_comparison(console, args.submissions, reports)
-    return EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: never shows a traceback for bad input; see the module docstring for exit codes."""
     try:
         code = run(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:  # the reader of --help or `codes` went away
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_OK
     except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
         code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA
     except TpuGraphsEvalError as err:
@@ -156,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tpugraphs-eval: interrupted", file=sys.stderr)
         code = 130
+    except OSError as err:  # the terminal or disk refused the output (e.g. no space left)
+        print(f"tpugraphs-eval: error: cannot write the output: {err.strerror or err}", file=sys.stderr)
+        code = EXIT_USAGE_OR_DATA
     except Exception as err:  # a bug: say so briefly; TPUGRAPHS_EVAL_DEBUG=1 shows the traceback
         if os.environ.get("TPUGRAPHS_EVAL_DEBUG"):
             raise

@@ -55,9 +55,15 @@ class Row(NamedTuple):
 
 
 def read_submission_bytes(source: SubmissionSource) -> bytes:
-    """The submission's bytes. Raises :class:`UsageError` when a path cannot be read."""
+    """The submission's bytes from a path, bytes-like object or binary file object.
+
+    Raises:
+        UsageError: the path cannot be read, the file object is in text mode, or ``source`` is none of these.
+    """
     if isinstance(source, bytes):
         return source
+    if isinstance(source, (bytearray, memoryview)):
+        return bytes(source)
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         try:
@@ -68,7 +74,13 @@ def read_submission_bytes(source: SubmissionSource) -> bytes:
             raise UsageError(f"submission file {path} does not exist") from None
         except OSError as err:
             raise UsageError(f"cannot read submission file {path}: {err.strerror}") from None
-    return source.read()
+    read = getattr(source, "read", None)
+    if read is None:
+        raise UsageError(f"a submission is a path, bytes or a binary file object, not {type(source).__name__}")
+    data = read()
+    if not isinstance(data, (bytes, bytearray)):
+        raise UsageError("the submission file object is in text mode: open it in binary mode ('rb')")
+    return bytes(data)
 
 
 def _looks_binary(head: bytes) -> str | None:
@@ -125,12 +137,15 @@ class SubmissionCsv:
     def __iter__(self) -> Iterator[Row]:
         data = self._data
         if not data or data.isspace():
-            self._log.add("EMPTY_FILE", "the file is empty; it must start with the header `ID,TopConfigs`.",
+            what = "is empty" if not data else "holds only blank lines and spaces"
+            self._log.add("EMPTY_FILE", f"the file {what}; it must start with the header `ID,TopConfigs`.",
                           line=1 if data else None)
             return iter(())
         why = _looks_binary(data[:_SNIFF_BYTES])
         if why:
-            self._log.add("NOT_TEXT", f"this is not a CSV text file: {why}.")
+            nul = data.find(b"\x00", 0, _SNIFF_BYTES)
+            self._log.add("NOT_TEXT", f"this is not a CSV text file: {why}.",
+                          line=data.count(b"\n", 0, nul) + 1 if nul >= 0 and "NUL" in why else None)
             return iter(())
         if not (data.isascii() and b"\r" not in data and b'"' not in data and b"\x00" not in data):
             return self._rows()
@@ -265,8 +280,8 @@ class SubmissionCsv:
                 if [p.strip().lower() for p in parts[:2]] == [h.lower() for h in HEADER]:
                     self._delimiter = delimiter
                     self._log.add("WRONG_DELIMITER", f"columns are separated by {name}; use a comma: "
-                                  "`ID,TopConfigs`. Rows are read splitting at the first "
-                                  f"{name} instead.", line=number)
+                                  f"`ID,TopConfigs`. Rows are read splitting at their first {name.split()[-1]} "
+                                  "instead.", line=number)
                     return False
         first = fields[0].split(b";")[0].decode("utf-8", errors="replace").strip()
         if first.rpartition(":")[0] in BY_NAME:

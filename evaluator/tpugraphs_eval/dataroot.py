@@ -41,23 +41,43 @@ class DataRoot:
         """The ``.npz`` files of ``collection`` in ``split``, sorted by name; None if the folder is absent.
 
         Raises:
-            DataError: the folder exists but holds no ``.npz`` file.
+            DataError: the folder cannot be listed, holds no ``.npz`` file, or holds an entry named
+                ``*.npz`` that is not a readable file (a folder, a dangling link).
         """
         folder = self.path / collection.split_dir(split)
-        if not folder.is_dir():
+        entries = _npz_entries(folder)
+        if entries is None:
             return None
-        files = sorted(p for p in folder.iterdir() if p.suffix == ".npz" and p.is_file())
-        if not files:
+        broken = [p for p in entries if not p.is_file()]
+        if broken:
+            raise DataError(f"{folder} holds entries named *.npz that are not files (a folder or a dangling "
+                            f"link?): {', '.join(p.name for p in broken[:5])}")
+        if not entries:
             raise DataError(f"{folder} holds no .npz files: an empty {collection.name} {split} collection "
                             "(an interrupted download or extraction?)")
-        return files
+        return entries
 
     def graph_names(self, collection: Collection, split: str) -> list[str]:
-        """Graph IDs of ``collection`` in ``split`` (file names without ``.npz``); [] if absent."""
-        folder = self.path / collection.split_dir(split)
-        if not folder.is_dir():
+        """Graph IDs of ``collection`` in ``split`` (file names without ``.npz``); [] if absent or unreadable."""
+        try:
+            entries = _npz_entries(self.path / collection.split_dir(split))
+        except DataError:
             return []
-        return sorted(p.stem for p in folder.iterdir() if p.suffix == ".npz" and p.is_file())
+        return [p.stem for p in entries or [] if p.is_file()]
+
+
+def _npz_entries(folder: Path) -> list[Path] | None:
+    """Entries named ``*.npz`` in ``folder``, sorted; None if there is no such folder.
+
+    Raises:
+        DataError: the folder exists but cannot be listed (permissions).
+    """
+    if not folder.is_dir():
+        return None
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix == ".npz")
+    except OSError as err:
+        raise DataError(f"cannot list {folder}: {err.strerror}") from None
 
 
 def resolve_data_root(arg: str | os.PathLike[str] | None = None) -> DataRoot:
@@ -73,6 +93,13 @@ def resolve_data_root(arg: str | os.PathLike[str] | None = None) -> DataRoot:
 
         return DataRoot(demo_data_root(), synthetic=True)
     path = Path(arg).expanduser()
+    try:
+        return _checked_root(path)
+    except PermissionError:
+        raise DataError(f"data root {path} cannot be read: permission denied") from None
+
+
+def _checked_root(path: Path) -> DataRoot:
     if not path.exists():
         raise DataError(f"data root {path} does not exist. Pass --data-root DIR (the folder holding npz/), "
                         f"set ${ENV_VAR}, or use --data-root demo for the bundled synthetic demo data.")

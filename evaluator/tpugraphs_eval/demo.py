@@ -23,6 +23,7 @@ import numpy as np
 
 from . import demo_generate
 from .catalog import COLLECTIONS
+from .errors import DataError
 
 #: Bump whenever the generator's output changes: the cache folder is ``demo-v{DEMO_VERSION}``.
 DEMO_VERSION = 1
@@ -74,37 +75,68 @@ def _cache_base() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "tpugraphs-eval"
 
 
+def _manifest(root: Path) -> str:
+    """One line per file under ``root`` (but the marker): relative path and size, sorted."""
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != _COMPLETE)
+    return "".join(f"{p.relative_to(root).as_posix()} {p.stat().st_size}\n" for p in files)
+
+
+def _intact(target: Path) -> bool:
+    """The root has its ``.complete`` marker and every file it lists, with the same sizes, and no other."""
+    try:
+        return (target / _COMPLETE).read_text(encoding="utf-8") == _manifest(target)
+    except OSError:
+        return False
+
+
 def demo_data_root() -> Path:
     """Return the cached demo data root, building it at first use (prints nothing).
 
     The cache is ``$TPUGRAPHS_DEMO_CACHE``, else ``$XDG_CACHE_HOME/tpugraphs-eval``, else
     ``~/.cache/tpugraphs-eval``; the root is its subfolder ``demo-v{DEMO_VERSION}``. The build goes to a
-    temporary sibling folder that gets a ``.complete`` marker last and is then renamed into place, so
-    concurrent callers never see a half-written root: whoever renames first wins and the others use it.
-    A root without ``.complete`` is stale and is rebuilt.
+    temporary sibling folder that gets a ``.complete`` marker last (listing every file and its size) and
+    is then renamed into place, so concurrent callers never see a half-written root: whoever renames
+    first wins and the others use it. A root whose files differ from its marker (or that has none) is
+    damaged or stale and is rebuilt.
+
+    Raises:
+        DataError: the cache folder cannot be created or written (set ``$TPUGRAPHS_DEMO_CACHE``).
     """
     base = _cache_base()
     target = base / f"demo-v{DEMO_VERSION}"
-    if (target / _COMPLETE).is_file():
+    if _intact(target):
         return target
+    try:
+        return _build_into(base, target)
+    except OSError as err:
+        raise DataError(f"cannot create the synthetic demo data under {base}: {err.strerror or err}. Set "
+                        "TPUGRAPHS_DEMO_CACHE to a writable folder.") from None
+
+
+def _build_into(base: Path, target: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=base))
     try:
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; the cache may be shared
         build_demo(tmp)
-        (tmp / _COMPLETE).write_text(f"tpugraphs_eval.demo version {DEMO_VERSION}\n", encoding="utf-8")
+        (tmp / _COMPLETE).write_text(_manifest(tmp), encoding="utf-8")
         for _ in range(3):
-            if (target / _COMPLETE).is_file():  # another process finished first
+            if _intact(target):  # another process finished first
                 break
-            if target.exists():  # stale: left half-written by something else
-                shutil.rmtree(target, ignore_errors=True)
+            if target.exists():  # damaged or stale: set it aside, then remove it
+                stale = Path(tempfile.mkdtemp(prefix=f".{target.name}-stale-", dir=base))
+                try:
+                    os.rename(target, stale / "root")
+                except OSError:
+                    pass
+                shutil.rmtree(stale, ignore_errors=True)
             try:
                 os.rename(tmp, target)
                 return target
             except OSError:
-                if not (target / _COMPLETE).is_file() and not target.exists():
+                if not _intact(target) and not target.exists():
                     raise
-        if not (target / _COMPLETE).is_file():
+        if not _intact(target):
             raise OSError(f"could not install the demo data root at {target}")
         return target
     finally:

@@ -33,7 +33,8 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> tuple[EvalIndic
     """
     directory = Path(directory).expanduser()
     if not directory.is_dir():
-        raise DataError(f"eval-indices folder {directory} does not exist (expected the official "
+        what = "is a file, not a folder" if directory.exists() else "does not exist"
+        raise DataError(f"eval-indices folder {directory} {what} (pass the folder holding the official "
                         "xla_default.json, xla_random.json, nlp_default.json, nlp_random.json)")
     out: EvalIndices = {}
     faults: list[str] = []
@@ -50,7 +51,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> tuple[EvalIndic
         except FileNotFoundError:
             faults.append(f"{path}: missing (needed for {name})")
             continue
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
             faults.append(f"{path}: not readable JSON ({err})")
             continue
         if not isinstance(lists, dict):

@@ -8,6 +8,7 @@ file's multi-GB ``node_config_feat`` is never loaded. Keys and dtypes: SPEC §1.
 from __future__ import annotations
 
 import hashlib
+import os
 import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -158,6 +159,9 @@ class _GraphArrays:
 def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faults: list[str]) -> _GraphArrays | None:
     """Read the ground-truth keys of one ``.npz``; append a message to ``faults`` and return None if unusable."""
     keys = ["config_runtime"] + (["config_runtime_normalizers"] if with_normalizers else [])
+    if not os.access(path, os.R_OK):
+        faults.append(f"{path}: cannot be read (permission denied)")
+        return None
     if not zipfile.is_zipfile(path):
         faults.append(f"{path}: not a readable .npz file (not a zip archive: a corrupt or partial download?)")
         return None

@@ -1,14 +1,15 @@
-"""Near-miss hints for IDs that name no graph: whitespace, ``.npz``, ``/`` for ``:``, case, another split."""
+"""Near-miss hints for IDs that name no graph: whitespace, ``.npz``, ``/`` for ``:``, case, another split,
+a missing collection prefix, a cut-off ID, a partial copy of the dataset."""
 
 from __future__ import annotations
 
 import difflib
 from functools import cached_property
 
-from .catalog import BY_NAME, COLLECTIONS, SPLITS, split_submission_id, submission_id
+from .catalog import BY_NAME, COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS, split_submission_id, submission_id
+from .display import shorten
 from .groundtruth import SplitCatalog
 from .problems import preview
-
 
 def _variants(raw: str) -> list[tuple[str, str]]:
     """(candidate ID, what was changed) for the usual slips, single and combined."""
@@ -27,6 +28,12 @@ def _variants(raw: str) -> list[tuple[str, str]]:
                 candidates.append((fixed, labels + [label]))
                 out.append((fixed, ", ".join(labels + [label])))
     return out
+
+
+def code_of(raw: str) -> str:
+    """The problem code of an ID that is not in the split: UNKNOWN_ID if it starts with a collection, else
+    UNKNOWN_COLLECTION. Cheap: used alone once enough such problems are listed."""
+    return "UNKNOWN_ID" if split_submission_id(raw.strip()) else "UNKNOWN_COLLECTION"
 
 
 class IdHints:
@@ -51,37 +58,51 @@ class IdHints:
     def _lower_index(self) -> dict[str, str]:
         return {known.lower(): known for known in self.catalog.index}
 
+    @cached_property
+    def _by_graph_name(self) -> dict[str, list[str]]:
+        """Graph name → the IDs of the split with that name (a name may be in several collections)."""
+        found: dict[str, list[str]] = {}
+        for graph_id in self.catalog.index:
+            found.setdefault(graph_id.rpartition(":")[2], []).append(graph_id)
+        return found
+
     def explain(self, raw: str) -> tuple[str, str]:
-        """(code, message) for an ID that is not in the catalog: UNKNOWN_COLLECTION or UNKNOWN_ID."""
+        """(code, message) for an ID that is not in the catalog; the code is :func:`code_of`'s."""
+        return code_of(raw), self._message(raw, shorten(raw))
+
+    def _message(self, raw: str, shown: str) -> str:
         split = self.catalog.split
         if not raw.strip():
-            return "UNKNOWN_COLLECTION", "the ID is empty."
+            return "the ID is empty."
         for candidate, change in _variants(raw):
             known = candidate if candidate in self.catalog.index else self._lower_index.get(candidate)
             if known is not None:
-                parts = split_submission_id(raw.strip())
-                code = "UNKNOWN_ID" if parts else "UNKNOWN_COLLECTION"
-                return code, f"`{raw}` is not an ID of the {split} split; did you mean `{known}` ({change})?"
-        parts = split_submission_id(raw)
+                return f"`{shown}` is not an ID of the {split} split; did you mean `{known}` ({change})?"
+        parts = split_submission_id(raw.strip())
         if parts is None:
-            prefix = raw.rpartition(":")[0] or raw
-            close = difflib.get_close_matches(prefix, list(BY_NAME), n=1)
-            hint = f" Did you mean `{close[0]}`?" if close else ""
-            return "UNKNOWN_COLLECTION", (f"`{prefix}` is not a collection; IDs start with one of "
-                                          f"{', '.join(BY_NAME)}.{hint}")
+            bare = self._by_graph_name.get(raw.strip())
+            if bare:
+                return f"`{shown}` lacks its collection prefix: did you mean {preview([f'`{i}`' for i in bare])}?"
+            prefix = raw.strip().rpartition(":")[0] or raw.strip()
+            below = [name for name in BY_NAME if name.startswith(prefix + ":")]
+            close = below or difflib.get_close_matches(prefix, list(BY_NAME), n=1)
+            hint = f" Did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""
+            return f"`{shorten(prefix)}` is not a collection; IDs start with one of {', '.join(BY_NAME)}.{hint}"
         collection, graph = parts
-        if raw in self._elsewhere:
-            return "UNKNOWN_ID", (f"`{raw}` is a graph of the {self._elsewhere[raw]} split, not of {split}: "
-                                  "is this submission for another split?")
+        if raw.strip() in self._elsewhere:
+            return (f"`{shown}` is a graph of the {self._elsewhere[raw.strip()]} split, not of {split}: is this "
+                    "submission for another split?")
         if collection.name not in self.catalog.collections:
-            return "UNKNOWN_ID", (f"`{raw}`: the data root has no {collection.name} {split} graphs at all.")
+            return f"`{shown}`: the data root has no {collection.name} {split} graphs at all."
         others = [c.name for c in COLLECTIONS if submission_id(c, graph) in self.catalog.index]
         if others:
-            return "UNKNOWN_ID", (f"`{graph}` is not a {collection.name} {split} graph, but it is one of "
-                                  f"{preview(others)}.")
+            return f"`{shorten(graph)}` is not a {collection.name} {split} graph, but it is one of {preview(others)}."
         names = self.catalog.collections[collection.name].names
         extended = [n for n in names if n.startswith(graph)] if graph else []
         if len(extended) == 1:
-            return "UNKNOWN_ID", (f"`{raw}` is not a {split} graph; `{submission_id(collection, extended[0])}` "
-                                  "starts with it (is the ID cut off?).")
-        return "UNKNOWN_ID", f"`{raw}` is not a graph of {collection.name} in the {split} split."
+            return (f"`{shown}` is not a {split} graph; `{submission_id(collection, extended[0])}` starts with it "
+                    "(is the ID cut off?).")
+        real = REAL_GRAPH_COUNTS[collection.name][split]
+        partial = (f" This data root holds {len(names)} of the {real} {collection.name} {split} graphs of the real "
+                   "dataset: is it a partial copy?" if len(names) < real else "")
+        return f"`{shown}` is not a graph of {collection.name} in the {split} split.{partial}"

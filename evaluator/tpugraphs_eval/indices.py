@@ -8,7 +8,6 @@ lenient mode may score.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +19,8 @@ _INTEGER = re.compile(r"[0-9]+")
 _NEGATIVE = re.compile(r"-[0-9]*[1-9][0-9]*")  # "-0" is not a negative number: NON_INTEGER (no signs)
 _MAX_DIGITS = 18
 """Longer digit runs are not converted (Python refuses int() of > 4300 digits); they are out of range anyway."""
+_BAD_TOKEN = 1
+"""The flag ``_native.scan_indices`` sets for an empty, non-digit or over-long token."""
 _FLOAT_LIKE = re.compile(r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9.]+[eE][+-]?[0-9]+)")
 
 
@@ -55,74 +56,96 @@ def _shown(token: str) -> str:
     return token if len(token) <= 24 else f"{token[:12]}…({len(token)} characters)"
 
 
-def _value(token: str) -> int:
-    """The integer value of a digit run; runs longer than :data:`_MAX_DIGITS` count as 10**18 (out of range)."""
-    return int(token) if len(token) <= _MAX_DIGITS else 10**_MAX_DIGITS
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
 
 
-def diagnose(configs: bytes, kind: Kind, n_configs: int | None) -> Diagnosis:
-    """Every problem of a TopConfigs field of a graph with ``n_configs`` configurations (None: ID unknown).
+def _syntax(configs: bytes | memoryview, out: Diagnosis) -> tuple[np.ndarray, list[str], int]:
+    """Split a field that has bad tokens: (values of the integer tokens, their texts, token count).
 
-    Problem codes (see :mod:`problems`): EMPTY_CONFIGS, EMPTY_TOKEN, NON_INTEGER, NEGATIVE_INDEX,
-    INDEX_OUT_OF_RANGE, DUPLICATE_INDEX, TILE_TOO_MANY, TILE_TOO_FEW, LAYOUT_NOT_PERMUTATION,
-    NO_USABLE_CONFIGS. With ``n_configs`` None only the syntax is checked.
+    Integers of more than :data:`_MAX_DIGITS` digits are kept as 10**18: out of range for every graph.
     """
-    out = Diagnosis()
-    text = bytes(configs).decode("utf-8", errors="replace")
-    if not text.strip():
-        out.problems.append(("EMPTY_CONFIGS", "TopConfigs is empty."))
-        return out
-    tokens = text.split(";")
-    empty_at, bad, negative, values, texts = [], [], [], [], {}
+    tokens = bytes(configs).decode("utf-8", errors="replace").split(";")
+    empty_at, bad, negative, values, texts = [], [], [], [], []
     for position, token in enumerate(tokens, start=1):
         if not token:
             empty_at.append(position)
         elif _INTEGER.fullmatch(token):
-            values.append(_value(token))
-            texts.setdefault(values[-1], _shown(token))
+            values.append(int(token) if len(token) <= _MAX_DIGITS else 10**_MAX_DIGITS)
+            texts.append(_shown(token))
         elif _NEGATIVE.fullmatch(token):
             negative.append(_shown(token))
         else:
             bad.append(_shown(token))
     if empty_at:
-        out.problems.append(("EMPTY_TOKEN", f"empty entr{'y' if len(empty_at) == 1 else 'ies'} at position "
+        out.problems.append(("EMPTY_TOKEN", f"empty {_plural(len(empty_at), 'entry', 'entries')} at position "
                              f"{preview(empty_at)} of {len(tokens)} (`1;;2`, or a leading or trailing `;`)."))
     if bad:
         out.problems.append(("NON_INTEGER", _non_integer_message(bad)))
     if negative:
-        out.problems.append(("NEGATIVE_INDEX", f"negative ind{'ex' if len(negative) == 1 else 'ices'}: "
+        out.problems.append(("NEGATIVE_INDEX", f"negative {_plural(len(negative), 'index', 'indices')}: "
                              f"{preview(negative)}; configuration indices start at 0."))
+    return np.array(values, dtype=np.int64), texts, len(tokens)
+
+
+def diagnose(configs: bytes | memoryview, kind: Kind, n_configs: int | None,
+             scanned: tuple[bytes, int, int] | None = None) -> Diagnosis:
+    """Every problem of a TopConfigs field of a graph with ``n_configs`` configurations (None: ID unknown).
+
+    Args:
+        configs: the raw field.
+        kind: ``tile`` or ``layout``.
+        n_configs: the graph's number of configurations c, or None when the ID is unknown (then only
+            the syntax is checked).
+        scanned: ``_native.scan_indices(configs, ...)``'s result when already computed: a field without
+            bad tokens is then checked with numpy on its values, whatever its length.
+
+    Problem codes (see :mod:`problems`): EMPTY_CONFIGS, EMPTY_TOKEN, NON_INTEGER, NEGATIVE_INDEX,
+    INDEX_OUT_OF_RANGE, DUPLICATE_INDEX, TILE_TOO_MANY, TILE_TOO_FEW, LAYOUT_NOT_PERMUTATION,
+    NO_USABLE_CONFIGS.
+    """
+    out = Diagnosis()
+    if scanned is not None and not scanned[2] & _BAD_TOKEN:
+        values, n_tokens = np.frombuffer(scanned[0], dtype=np.int32).astype(np.int64), scanned[1]
+        texts = None
+    elif not bytes(configs).strip():
+        out.problems.append(("EMPTY_CONFIGS", "TopConfigs is empty."))
+        return out
+    else:
+        values, texts, n_tokens = _syntax(configs, out)
     if n_configs is None:
         return out
 
-    too_big = [texts[v] for v in values if v >= n_configs]
-    if too_big:
-        out.problems.append(("INDEX_OUT_OF_RANGE", f"{len(too_big)} ind{'ex' if len(too_big) == 1 else 'ices'} "
-                             f">= {n_configs}: {preview(too_big)}; the graph has {n_configs} configurations "
-                             f"(valid indices 0..{n_configs - 1})."))
-    in_range = [v for v in values if v < n_configs]
-    counts = Counter(in_range)
-    repeated = [(v, n) for v, n in counts.items() if n > 1]
-    if repeated:
-        shown = preview([f"{v} (x{n})" for v, n in repeated])
-        out.problems.append(("DUPLICATE_INDEX", f"{len(repeated)} ind{'ex' if len(repeated) == 1 else 'ices'} "
-                             f"listed more than once: {shown}."))
-    usable = list(dict.fromkeys(in_range))
-    out.usable = np.array(usable, dtype=np.int64)
+    too_big = np.flatnonzero(values >= n_configs)
+    if too_big.size:
+        shown = [texts[i] for i in too_big[:5]] if texts else values[too_big[:5]].tolist()
+        out.problems.append(("INDEX_OUT_OF_RANGE", f"{too_big.size} {_plural(too_big.size, 'index', 'indices')} "
+                             f">= {n_configs}: {preview(shown + [None] * (too_big.size - len(shown)))}; the graph "
+                             f"has {n_configs} configurations (valid indices 0..{n_configs - 1})."))
+    in_range = values[values < n_configs]
+    distinct, first, counts = np.unique(in_range, return_index=True, return_counts=True)
+    repeated = np.flatnonzero(counts > 1)
+    if repeated.size:
+        shown = [f"{v} (x{n})" for v, n in zip(distinct[repeated][:5].tolist(), counts[repeated][:5].tolist())]
+        out.problems.append(("DUPLICATE_INDEX", f"{repeated.size} {_plural(repeated.size, 'index', 'indices')} "
+                             f"listed more than once: {preview(shown + [None] * (repeated.size - len(shown)))}."))
+    out.usable = in_range[np.sort(first)]  # distinct valid indices, in the order first listed
 
     if kind == "tile":
         need = min(TILE_TOP_K, n_configs)
-        if len(tokens) > TILE_TOP_K:
-            out.problems.append(("TILE_TOO_MANY", f"{len(tokens)} entries; a tile row lists the top "
+        if n_tokens > TILE_TOP_K:
+            out.problems.append(("TILE_TOO_MANY", f"{n_tokens} entries; a tile row lists the top "
                                  f"{TILE_TOP_K} (the Kaggle score uses the first {TILE_TOP_K})."))
-        if 0 < len(usable) < need:
-            out.problems.append(("TILE_TOO_FEW", f"{len(usable)} distinct valid ind{'ex' if len(usable) == 1 else 'ices'}; "
-                                 f"a tile row lists min(5, c) = {need} for this graph of {n_configs} configurations."))
-    elif 0 < len(usable) < n_configs:
-        missing = np.setdiff1d(np.arange(n_configs), out.usable).tolist()
-        out.problems.append(("LAYOUT_NOT_PERMUTATION", f"lists {len(usable)} of the graph's {n_configs} "
-                             f"configurations (missing: {preview(missing)}); a layout row ranks all of "
+        if 0 < out.usable.size < need:
+            out.problems.append(("TILE_TOO_FEW", f"{out.usable.size} distinct valid "
+                                 f"{_plural(out.usable.size, 'index', 'indices')}; a tile row lists min(5, c) = "
+                                 f"{need} for this graph of {n_configs} configurations."))
+    elif 0 < out.usable.size < n_configs:
+        missing = np.setdiff1d(np.arange(n_configs), out.usable)
+        shown = missing[:5].tolist() + [None] * (missing.size - min(5, missing.size))
+        out.problems.append(("LAYOUT_NOT_PERMUTATION", f"lists {out.usable.size} of the graph's {n_configs} "
+                             f"configurations (missing: {preview(shown)}); a layout row ranks all of "
                              f"0..{n_configs - 1}."))
-    if not usable:
+    if not out.usable.size:
         out.problems.append(("NO_USABLE_CONFIGS", "no valid configuration index left to score."))
     return out

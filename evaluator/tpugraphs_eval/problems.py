@@ -77,6 +77,8 @@ _TABLE: tuple[Code, ...] = (
     Code("TILE_TOO_FEW", E, W, "A tile row lists fewer than min(5, c) distinct valid indices."),
     Code("LAYOUT_NOT_PERMUTATION", E, W, "A layout row does not list every configuration 0..c-1; lenient mode ranks the listed ones first, the others tied last."),
     Code("NO_USABLE_CONFIGS", E, E, "Nothing in the row is a valid index of the graph: there is nothing to score."),
+    Code("FIELD_TOO_LONG", E, E, "TopConfigs is longer than 8 MiB (over 10 times the longest real field); it is not read."),
+    Code("COLLECTION_ABSENT", W, W, "Rows of a collection the data root lacks for this split: counted, not scored."),
 )
 
 CODES: dict[str, Code] = {code.name: code for code in _TABLE}
@@ -106,32 +108,56 @@ class Problem:
                 "severity": str(self.severity), "message": self.message}
 
 
+MAX_LISTED_PER_CODE = 1000
+"""Problems of one code listed one by one; further ones are counted exactly and summarised in one problem."""
+
+
+def errors_in(counts: Counter[str], mode: Mode) -> int:
+    """How many of the counted problems are errors under ``mode``."""
+    return sum(n for code, n in counts.items() if CODES[code].severity(mode) == Severity.ERROR)
+
+
 class ProblemLog:
-    """Collects problems in file order for one validation run under one mode."""
+    """Collects problems in file order for one validation run under one mode.
+
+    Every problem is counted (:attr:`counts`); the first :data:`MAX_LISTED_PER_CODE` of each code are
+    kept one by one and :meth:`listed` adds one summary problem for the rest, so that a file of millions
+    of bad rows cannot exhaust memory while nothing goes uncounted.
+    """
 
     def __init__(self, mode: Mode) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.mode: Mode = mode
         self.problems: list[Problem] = []
+        self.counts: Counter[str] = Counter()
+
+    def listing(self, code: str) -> bool:
+        """Whether a new problem of ``code`` would still be listed one by one (else only counted)."""
+        return self.counts[code] < MAX_LISTED_PER_CODE
 
     def add(self, code: str, message: str, *, line: int | None = None, id: str | None = None) -> Severity:
         """Record a problem; returns its severity under this log's mode."""
         severity = CODES[code].severity(self.mode)
-        self.problems.append(Problem(line, id, code, severity, message))
+        self.counts[code] += 1
+        if self.counts[code] <= MAX_LISTED_PER_CODE:
+            self.problems.append(Problem(line, id, code, severity, message))
         return severity
 
-    @property
-    def n_errors(self) -> int:
-        """How many error-severity problems were recorded."""
-        return sum(p.severity == Severity.ERROR for p in self.problems)
-
-    def counts(self) -> Counter[str]:
-        """Number of problems per code."""
-        return Counter(p.code for p in self.problems)
+    def listed(self) -> list[Problem]:
+        """The problems listed one by one, then one summary per code that had more."""
+        extra = [Problem(None, None, code, CODES[code].severity(self.mode),
+                         f"{n - MAX_LISTED_PER_CODE} more {code} problems are counted but not listed one by one "
+                         f"(the first {MAX_LISTED_PER_CODE} are); {n} in all.")
+                 for code, n in self.counts.items() if n > MAX_LISTED_PER_CODE]
+        return self.problems + extra
 
 
 def preview(values: list[object] | tuple[object, ...], limit: int = 5) -> str:
-    """``"3, 7, 9"`` or ``"3, 7, 9, 11, 12, … (40 in all)"``: a short list for messages."""
+    """``"3, 7, 9"`` or ``"3, 7, 9, 11, 12, … (40 in all)"``: a short list for messages.
+
+    Only the first ``limit`` values are shown, so callers may pad a long list with placeholders
+    (``[3, 7, 9, 11, 12] + [None] * 35``) instead of building every item's text.
+    """
     shown = ", ".join(str(v) for v in values[:limit])
     return shown if len(values) <= limit else f"{shown}, … ({len(values)} in all)"

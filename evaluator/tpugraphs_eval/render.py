@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 
 from rich import box
 from rich.console import Console
@@ -11,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__
+from .display import safe
 from .problems import CODES, Problem, Severity
 from .report import Report
 from .scoring import CollectionResult
@@ -26,7 +26,7 @@ def _fmt(value: float | None, digits: int = 6) -> str:
 def _header(report: Report) -> Text:
     o = report.options
     text = Text(f"tpugraphs-eval {__version__}", style="bold")
-    text.append(f" · split {report.split} · data {report.data_root}")
+    text.append(f" · split {report.split} · data {safe(report.data_root)}")
     text.append(f"\nmode {o.mode} · tile runtime {o.tile_runtime} · layout configs {o.configs}", style="dim")
     if report.synthetic:
         text.append("\nSYNTHETIC demo data: these numbers say nothing about real TpuGraphs performance.",
@@ -52,13 +52,14 @@ def _problems(console: Console, problems: list[Problem], per_code: int) -> None:
             where = "file" if p.line is None else f"line {p.line}"
             line = Text(f"  {where}", style="bold")
             if p.id:
-                line.append(f"  {p.id}", style="dim")
-            line.append(f": {p.message}")
+                line.append(f"  {safe(p.id)}", style="dim")
+            line.append(f": {safe(p.message)}")
             console.print(line)
         rest = items[per_code:]
         if rest:
             lines = [str(p.line) for p in rest if p.line is not None]
-            where = f" (lines {', '.join(lines[:8])}{', …' if len(lines) > 8 else ''})" if lines else ""
+            where = (f" ({'line' if len(lines) == 1 else 'lines'} {', '.join(lines[:8])}"
+                     f"{', …' if len(lines) > 8 else ''})") if lines else ""
             console.print(Text(f"  … and {len(rest)} more{where}; all are in the JSON report (--json).",
                                style="dim"))
 
@@ -129,19 +130,22 @@ def _per_graph(console: Console, report: Report) -> None:
             console.print(programs)
 
 
-def verdict(console: Console, report: Report, validate_only: bool) -> None:
+def verdict(console: Console, report: Report, validate_only: bool, label: str | None = None) -> None:
+    """One line: VALID (with the overall score when scored) or INVALID with the counts; ``label`` names the file."""
+    counts = report.validation.counts
     errors = report.n_errors
-    warnings = sum(p.severity == Severity.WARNING for p in report.problems)
+    warnings = sum(n for code, n in counts.items() if CODES[code].severity(report.options.mode) == Severity.WARNING)
+    head = f"{safe(label)}: " if label else ""
     if errors:
-        console.print(f"[bold red]INVALID[/]: {errors} error(s), {warnings} warning(s) in {report.n_rows} rows. "
-                      "Nothing was scored.")
-        relaxable = {p.code for p in report.problems if p.severity == Severity.ERROR}
+        console.print(f"{head}[bold red]INVALID[/]: {errors} error(s), {warnings} warning(s) in {report.n_rows} "
+                      "rows. Nothing was scored.")
+        relaxable = {code for code in counts if CODES[code].severity(report.options.mode) == Severity.ERROR}
         if report.options.mode == "strict" and all(CODES[c].lenient != Severity.ERROR for c in relaxable):
             console.print("Every error is one that Kaggle tolerated: --lenient accepts them as warnings and "
                           "scores what remains.")
         return
-    what = "valid" if validate_only or not report.scored else f"overall {_fmt(report.overall)}"
-    console.print(f"[bold green]VALID[/] ({report.n_rows} rows, {warnings} warning(s)): {what}")
+    scored = "" if validate_only or not report.scored else f": overall {_fmt(report.overall)}"
+    console.print(f"{head}[bold green]VALID[/] ({report.n_rows} rows, {warnings} warning(s)){scored}")
 
 
 def render(report: Report, console: Console, *, per_graph: bool = False, per_code: int = 5,
@@ -157,21 +161,24 @@ def render(report: Report, console: Console, *, per_graph: bool = False, per_cod
     verdict(console, report, validate_only)
 
 
-def render_comparison(console: Console, names: list[object], reports: list[Report]) -> None:
-    """One row per submission: validity, overall and collection values, for several files scored together."""
-    collections = list(dict.fromkeys(c for r in reports for c in r.collections))
+def render_comparison(console: Console, names: list[object], reports: list[Report | None]) -> None:
+    """One row per submission: validity, overall and collection values (None: the file could not be read)."""
+    collections = list(dict.fromkeys(c for r in reports if r for c in r.collections))
     if console.width < 110:
         collections = []  # too narrow for the collection columns: overall only (all values are in --json)
     table = Table(title="Submissions", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("submission", no_wrap=True)
-    table.add_column("valid")
-    table.add_column("overall", justify="right")
+    table.add_column("submission", overflow="fold")
+    table.add_column("valid", no_wrap=True)
+    table.add_column("overall", justify="right", no_wrap=True)
     for name in collections:
         short = name.removeprefix("layout:").replace("default", "def").replace("random", "rnd").replace(":xla", "")
         table.add_column(short, justify="right")
     for name, report in zip(names, reports):
+        if report is None:
+            table.add_row(safe(str(name)), "unreadable", "—", *["—"] * len(collections))
+            continue
         cells = [f"{report.collections[c].value:.4f}" if c in report.collections
                  and report.collections[c].value is not None else "—" for c in collections]
-        table.add_row(Path(str(name)).name, "yes" if report.valid else f"no ({report.n_errors})",
+        table.add_row(safe(str(name)), "yes" if report.valid else f"no ({report.n_errors})",
                       "—" if report.overall is None else f"{report.overall:.4f}", *cells)
     console.print(table)

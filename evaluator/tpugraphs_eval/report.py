@@ -38,6 +38,7 @@ class Report:
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
             ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
         references: collection → expected random and oracle values (:mod:`references`), when scored.
+        submission: the submission's path when it was given as one, else None.
     """
 
     split: str
@@ -49,6 +50,7 @@ class Report:
     missing_collections: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     references: dict[str, References] = field(default_factory=dict)
+    submission: str | None = None
 
     @property
     def problems(self) -> list[Problem]:
@@ -125,11 +127,10 @@ class Report:
             programs = result.programs()
             if programs:
                 details[name]["programs"] = programs
-        counts: dict[str, int] = {}
-        for p in self.problems:
-            counts[p.code] = counts.get(p.code, 0) + 1
+        counts = dict(self.validation.counts)
         return {
             "report_format": REPORT_FORMAT,
+            "submission": self.submission,
             "split": self.split,
             "data_root": self.data_root,
             "synthetic": self.synthetic,

@@ -6,6 +6,7 @@ submissions, and :mod:`tpugraphs_eval.scoring` scores what it returns. Format: S
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,11 +14,15 @@ import numpy as np
 from ._native import scan_indices
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .groundtruth import SplitCatalog
-from .hints import IdHints
+from .catalog import split_submission_id
+from .display import shorten
+from .hints import IdHints, code_of
 from .indices import diagnose
-from .problems import Mode, Problem, ProblemLog, Severity, preview
+from .problems import Mode, Problem, ProblemLog, errors_in, preview
 
 _MISSING_NAMED = 5
+MAX_FIELD_BYTES = 8 << 20
+"""TopConfigs fields longer than this are not read (the longest real field, 100k configs, is about 0.6 MB)."""
 _NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX", "CRLF",
                    "QUOTED_FIELD"}
 """Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
@@ -44,7 +49,9 @@ class Validation:
 
     Attributes:
         mode: ``strict`` or ``lenient``.
-        problems: every problem, in file order (file-level ones last).
+        problems: the problems in file order (file-level ones last); beyond
+            :data:`problems.MAX_LISTED_PER_CODE` of one code, one summary problem stands for the rest.
+        counts: the exact number of problems of each code.
         submission: the parsed rankings (complete only when ``valid``).
         missing_ids: collection name → IDs of the split with no row.
         sha256: hex digest of the submission file's bytes.
@@ -53,6 +60,7 @@ class Validation:
 
     mode: Mode
     problems: list[Problem]
+    counts: Counter[str]
     submission: ParsedSubmission
     missing_ids: dict[str, list[str]]
     sha256: str
@@ -61,7 +69,7 @@ class Validation:
     @property
     def n_errors(self) -> int:
         """Number of error-severity problems."""
-        return sum(p.severity == Severity.ERROR for p in self.problems)
+        return errors_in(self.counts, self.mode)
 
     @property
     def valid(self) -> bool:
@@ -71,6 +79,10 @@ class Validation:
 
 def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode: Mode = "strict") -> Validation:
     """Check a submission against the graphs of a split, reporting every problem in one pass.
+
+    Every row first gets the fast check ``_native.scan_indices`` (C: plain integers, in range, no
+    repeats, in one pass); only rows it does not pass as clean are diagnosed in detail
+    (:func:`indices.diagnose`).
 
     Args:
         source: path, bytes or binary file object of the CSV.
@@ -82,7 +94,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
         A :class:`Validation`; never raises for bad content.
 
     Raises:
-        UsageError: ``source`` is a path that cannot be read.
+        UsageError: ``source`` cannot be read (a missing path, a folder, a text-mode file object).
     """
     log = ProblemLog(mode)
     csv_file = SubmissionCsv(read_submission_bytes(source), log)
@@ -91,32 +103,39 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     specs = catalog.row_specs
     packed_of = parsed.packed
     lines = parsed.lines
+    absent: dict[str, list[int]] = {}  # rows of collections the data root lacks: collection → line numbers
     n_rows = 0
 
     for line, graph_id, configs in csv_file:
         n_rows += 1
         spec = specs.get(graph_id)
+        if len(configs) > MAX_FIELD_BYTES:
+            log.add("FIELD_TOO_LONG", f"TopConfigs has {len(configs):,} characters; the limit is "
+                    f"{MAX_FIELD_BYTES:,}.", line=line, id=shorten(graph_id))
+            if spec is not None:
+                lines.setdefault(graph_id, line)  # the row exists: its ID is not missing
+            continue
         if spec is None:
-            code, message = hints.explain(graph_id)
-            log.add(code, message, line=line, id=graph_id)
-            for code, message in diagnose(configs, "layout", None).problems:
-                log.add(code, message, line=line, id=graph_id)
+            _unknown_row(line, graph_id, configs, catalog, hints, log, absent)
             continue
         first = lines.setdefault(graph_id, line)
         if first != line:
             log.add("DUPLICATE_ID", f"second row for this ID (first at line {first}).", line=line, id=graph_id)
             continue
         collection, position, n_configs, need, kind = spec
-        packed, n_tokens, flags = scan_indices(configs, n_configs)
-        if flags == 0 and n_tokens == need:
-            packed_of[collection][position] = packed
+        scanned = scan_indices(configs, n_configs)
+        if scanned[2] == 0 and scanned[1] == need:
+            packed_of[collection][position] = scanned[0]
             continue
-        diagnosis = diagnose(configs, kind, n_configs)
+        diagnosis = diagnose(configs, kind, n_configs, scanned)
         for code, message in diagnosis.problems:
             log.add(code, message, line=line, id=graph_id)
         if diagnosis.usable.size:
             packed_of[collection][position] = diagnosis.usable.astype(np.int32).tobytes()
 
+    for name, at in absent.items():
+        log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not scored: the data "
+                f"root has no {name} {catalog.split} graphs.")
     if csv_file.last_line and not csv_file.ends_with_newline:
         last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
         if last:
@@ -124,13 +143,32 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
                     "was it cut off?", line=csv_file.last_line, id=last[0].id)
 
     missing_ids = _missing_ids(catalog, lines, log)
-    return Validation(mode, log.problems, parsed, missing_ids, csv_file.sha256, n_rows)
+    return Validation(mode, log.listed(), log.counts, parsed, missing_ids, csv_file.sha256, n_rows)
+
+
+def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog: SplitCatalog, hints: IdHints,
+                 log: ProblemLog, absent: dict[str, list[int]]) -> None:
+    """A row whose ID is not a graph of the split: the ID's problem (with a hint while problems are listed
+    one by one), then the field's syntax; rows of a collection the data root lacks are only counted."""
+    parts = split_submission_id(graph_id.strip())
+    if parts is not None and parts[0].name not in catalog.collections:
+        absent.setdefault(parts[0].name, []).append(line)
+        return
+    code = code_of(graph_id)
+    if log.listing(code):
+        log.add(*hints.explain(graph_id), line=line, id=shorten(graph_id))
+    else:
+        log.add(code, "", line=line)  # counted, not listed: no need to work out a hint
+    scanned = scan_indices(configs, -1)
+    if scanned[2]:
+        for code, message in diagnose(configs, "layout", None, scanned).problems:
+            log.add(code, message, line=line, id=shorten(graph_id))
 
 
 def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) -> dict[str, list[str]]:
     """IDs of the split without a row, and one MISSING_IDS problem per collection that has some."""
     missing: dict[str, list[str]] = {}
-    if not lines and log.problems and log.problems[0].code in ("EMPTY_FILE", "NOT_TEXT"):
+    if not lines and (log.counts["EMPTY_FILE"] or log.counts["NOT_TEXT"]):
         return missing  # nothing was readable: one problem says so, no need for five more
     if len(lines) == len(catalog.index):
         return missing  # every ID of the split has a row (lines holds known IDs only)

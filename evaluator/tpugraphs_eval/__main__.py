@@ -1,0 +1,5 @@
+"""``python -m tpugraphs_eval``: the same as the ``tpugraphs-eval`` command."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,32 @@
+"""Text from submissions made safe to show: control and invisible characters escaped, long IDs shortened.
+
+A submission is untrusted input: an ID may hold terminal escape sequences (clear the screen, set the
+window title) or zero-width characters that make a wrong ID look right. Terminal output passes every
+such string through :func:`safe`; the JSON report keeps the text as it was (JSON escapes it).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+MAX_ID_SHOWN = 120
+"""IDs longer than this are shortened in messages (real IDs are at most about 100 characters)."""
+
+
+def shorten(text: str, limit: int = MAX_ID_SHOWN) -> str:
+    """``text``, or its start and its length when it is longer than ``limit`` characters."""
+    return text if len(text) <= limit else f"{text[:limit // 2]}…({len(text)} characters)"
+
+
+def safe(text: str) -> str:
+    """``text`` with control, format (zero-width) and unassigned characters written as ``\\xNN`` / ``\\uNNNN``."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if unicodedata.category(ch) == "Zs":  # other spaces (no-break, ideographic): visible enough as a space
+        return ch
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
