@@ -14,7 +14,8 @@ __version__ = "0.1.0"
 from .api import evaluate, score_submission, validation_report  # noqa: E402
 from .dataroot import DataRoot, resolve_data_root  # noqa: E402
 from .errors import DataError, TpuGraphsEvalError, UsageError  # noqa: E402
-from .groundtruth import GroundTruth, SplitCatalog, load_ground_truth, scan_catalog  # noqa: E402
+from .groundtruth import GroundTruth, SplitCatalog  # noqa: E402
+from .npzread import load_ground_truth, scan_catalog  # noqa: E402
 from .options import Options  # noqa: E402
 from .problems import CODES, Problem, Severity  # noqa: E402
 from .report import Report  # noqa: E402

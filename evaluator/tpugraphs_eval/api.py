@@ -13,7 +13,8 @@ from .csvfile import SubmissionSource
 from .dataroot import DataRoot, resolve_data_root
 from .errors import UsageError
 from .evalindices import load_eval_indices
-from .groundtruth import GroundTruth, SplitCatalog, load_ground_truth, scan_catalog
+from .groundtruth import GroundTruth, SplitCatalog
+from .npzread import load_ground_truth, scan_catalog
 from .options import Options
 from .references import collection_references
 from .report import Report, provenance
@@ -39,7 +40,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
 
     Args:
         source: path, bytes or binary file object of the CSV.
-        truth: the split's ground truth (:func:`groundtruth.load_ground_truth`); its ``tile_runtime``
+        truth: the split's ground truth (:func:`npzread.load_ground_truth`); its ``tile_runtime``
             must match ``options.tile_runtime``.
         options: mode, tile runtime, config protocol.
         eval_indices_dir: folder of the official ``{xla,nlp}_{default,random}.json`` lists; needed for

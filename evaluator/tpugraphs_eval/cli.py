@@ -18,7 +18,8 @@ from .api import check_protocol, score_submission, validation_report
 from .catalog import SPLITS
 from .dataroot import resolve_data_root
 from .errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, UsageError
-from .groundtruth import TILE_RUNTIMES, load_ground_truth, scan_catalog
+from .groundtruth import TILE_RUNTIMES
+from .npzread import load_ground_truth, scan_catalog
 from .options import CONFIG_PROTOCOLS, Options
 from .problems import CODES
 from .display import safe

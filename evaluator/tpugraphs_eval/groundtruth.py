@@ -1,27 +1,24 @@
-"""Stage 0: data root → the split's catalog (graphs and config counts) and ground truth (runtimes).
+"""Stage 0: the ground truth of a split — its catalog (graphs and config counts) and runtimes.
 
-Only ``config_runtime`` (and, for tile, ``config_runtime_normalizers``) is read from each ``.npz``,
-with ``allow_pickle=False``: numpy's ``NpzFile`` reads one zip member per key asked for, so a layout
-file's multi-GB ``node_config_feat`` is never loaded. Keys and dtypes: SPEC §1.
+The data model, and :func:`build_ground_truth`, which makes it from per-graph arrays whatever their
+source: the ``.npz`` files of a data root (:mod:`npzread`), a solution file (:mod:`solution`), or a
+Kaggle-style solution table (:mod:`kaggle_metric`). Keys and dtypes: SPEC §1.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from .catalog import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
-from .dataroot import DataRoot, check_split, present_collections
+from .dataroot import DataRoot
 from .errors import DataError, UsageError
 from .metrics import dense_ranks
-from .progress import track
 
 TileRuntime = Literal["normalized", "raw"]
 TILE_RUNTIMES: tuple[TileRuntime, ...] = ("normalized", "raw")
@@ -102,6 +99,8 @@ class CollectionTruth:
             prepared once here so that scoring a ranking needs no sort (see :func:`metrics.discordant_pairs`).
         n_distinct: layout only, (G,) int64 number of distinct runtimes of each graph.
         tied_pairs: layout only, (G,) int64 pairs of configs with equal runtime in each graph.
+        public: (G,) bool, True for the graphs of the public leaderboard, or None when the ground
+            truth has no Public/Private split (see :mod:`solution`).
     """
 
     graphs: CollectionGraphs
@@ -111,6 +110,7 @@ class CollectionTruth:
     ranks: np.ndarray | None = None
     n_distinct: np.ndarray | None = None
     tied_pairs: np.ndarray | None = None
+    public: np.ndarray | None = None
 
     @classmethod
     def from_graphs(cls, graphs: CollectionGraphs, runtimes: list[np.ndarray]) -> CollectionTruth:
@@ -149,87 +149,27 @@ class GroundTruth:
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     """Values derived from the runtimes alone (e.g. the random and oracle references), computed once."""
 
+    @property
+    def has_usage(self) -> bool:
+        """True when every graph is marked Public or Private (a solution file's ground truth)."""
+        return all(t.public is not None for t in self.collections.values())
+
 
 @dataclass
-class _GraphArrays:
+class GraphRuntimes:
+    """One graph's ground-truth arrays as stored: ``config_runtime`` (c,) and, for tile,
+    ``config_runtime_normalizers`` (c,), both in ns (int64 in the real files)."""
+
     runtime: np.ndarray
-    normalizer: np.ndarray | None
+    normalizer: np.ndarray | None = None
 
 
-def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faults: list[str]) -> _GraphArrays | None:
-    """Read the ground-truth keys of one ``.npz``; append a message to ``faults`` and return None if unusable."""
-    keys = ["config_runtime"] + (["config_runtime_normalizers"] if with_normalizers else [])
-    if not os.access(path, os.R_OK):
-        faults.append(f"{path}: cannot be read (permission denied)")
-        return None
-    if not zipfile.is_zipfile(path):
-        faults.append(f"{path}: not a readable .npz file (not a zip archive: a corrupt or partial download?)")
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            missing = [k for k in keys if k not in npz.files]
-            if missing:
-                faults.append(f"{path}: no {', '.join(missing)} (keys: {', '.join(npz.files)})")
-                return None
-            arrays = [npz[k] for k in keys]
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as err:
-        faults.append(f"{path}: not a readable .npz file ({type(err).__name__}: {err})")
-        return None
-    for key, array in zip(keys, arrays):
-        if not isinstance(array, np.ndarray):
-            faults.append(f"{path}: {key} is not a numpy array (.npy) member")
-            return None
-        if array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iuf":
-            faults.append(f"{path}: {key} must be a non-empty 1-D numeric array, found {array.dtype} {array.shape}")
-            return None
-    runtime = arrays[0]
-    normalizer = arrays[1] if with_normalizers else None
-    if normalizer is not None and normalizer.shape != runtime.shape:
-        faults.append(f"{path}: config_runtime_normalizers has shape {normalizer.shape}, "
-                      f"config_runtime {runtime.shape}")
-        return None
-    return _GraphArrays(runtime, normalizer)
+GraphsRead = dict[Collection, list[tuple[str, GraphRuntimes]]]
+"""Per present collection, (graph name, arrays) sorted by name: what a ground-truth source yields."""
 
 
-def _check_values(path: Path, arrays: _GraphArrays, faults: list[str]) -> None:
-    """Runtimes and normalizers must be finite and positive; the message never shows their values."""
-    for key, array in (("config_runtime", arrays.runtime), ("config_runtime_normalizers", arrays.normalizer)):
-        if array is None:
-            continue
-        bad = ~np.isfinite(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
-        bad |= ~(array > 0)
-        if bad.any():
-            faults.append(f"{path}: {int(bad.sum())} of {array.size} {key} values are not finite and positive")
-
-
-def _canonical_bytes(array: np.ndarray) -> bytes:
-    """Little-endian int64 (integer arrays) or float64 bytes, so the digest does not depend on dtype width."""
-    return np.ascontiguousarray(array, dtype="<i8" if array.dtype.kind in "iu" else "<f8").tobytes()
-
-
-def _raise_faults(what: str, faults: list[str]) -> None:
-    if faults:
-        listed = "\n  ".join(faults[:_MAX_LISTED])
-        more = f"\n  … and {len(faults) - _MAX_LISTED} more" if len(faults) > _MAX_LISTED else ""
-        raise DataError(f"{what}:\n  {listed}{more}")
-
-
-def _read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool):
-    """Read every graph of ``split``; yields (collection, names, arrays) per present collection."""
-    present = present_collections(root, split)
-    total = sum(len(files) for files in present.values())
-    jobs = [(c, f) for c, files in present.items() for f in files]
-    faults: list[str] = []
-    read: dict[Collection, list[tuple[str, _GraphArrays]]] = {c: [] for c in present}
-    for collection, path in track(jobs, total, f"reading {split} graphs", progress):
-        arrays = _read_graph(path, collection, with_runtimes and collection.kind == "tile", faults)
-        if arrays is not None:
-            read[collection].append((path.stem, arrays))
-    _raise_faults(f"cannot read the {split} split of {root.label}", faults)
-    return read
-
-
-def _catalog(root: DataRoot, split: str, read) -> SplitCatalog:
+def catalog_of(root: DataRoot, split: str, read: GraphsRead) -> SplitCatalog:
+    """The catalog of the graphs read (config counts from the runtime arrays' lengths)."""
     collections = {}
     for collection, graphs in read.items():
         names = tuple(name for name, _ in graphs)
@@ -238,44 +178,60 @@ def _catalog(root: DataRoot, split: str, read) -> SplitCatalog:
     return SplitCatalog(root, split, collections)
 
 
-def scan_catalog(root: DataRoot, split: str, *, progress: bool = False) -> SplitCatalog:
-    """The graphs of ``split`` and their config counts; runtimes are not checked (they may be all 0).
+def _bad_values(key: str, array: np.ndarray | None) -> str | None:
+    """Why an array of runtimes or normalizers cannot be scored (never showing its values), or None."""
+    if array is None:
+        return None
+    bad = ~np.isfinite(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
+    bad |= ~(array > 0)
+    return f"{int(bad.sum())} of {array.size} {key} values are not finite and positive" if bad.any() else None
+
+
+def raise_faults(what: str, faults: list[str]) -> None:
+    """Raise one :class:`DataError` listing up to 10 faults (and counting the rest), if there are any."""
+    if faults:
+        listed = "\n  ".join(faults[:_MAX_LISTED])
+        more = f"\n  … and {len(faults) - _MAX_LISTED} more" if len(faults) > _MAX_LISTED else ""
+        raise DataError(f"{what}:\n  {listed}{more}")
+
+
+def _canonical_bytes(array: np.ndarray) -> bytes:
+    """Little-endian int64 (integer arrays) or float64 bytes, so the digest does not depend on dtype width."""
+    return np.ascontiguousarray(array, dtype="<i8" if array.dtype.kind in "iu" else "<f8").tobytes()
+
+
+def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_runtime: TileRuntime = "normalized",
+                       public: dict[str, np.ndarray] | None = None,
+                       where: Callable[[Collection, str], str] | None = None) -> GroundTruth:
+    """Check and pack the runtimes read from any source into a :class:`GroundTruth`.
+
+    Args:
+        root: where they came from (names the source in messages and reports).
+        split: ``train``, ``valid`` or ``test``.
+        read: per collection, (graph name, :class:`GraphRuntimes`) sorted by name.
+        tile_runtime: ``normalized`` (runtime / normalizer) or ``raw``.
+        public: optional collection name → (G,) bool Public mask, aligned with ``read``.
+        where: names a graph's source in messages (default ``<collection>:<graph>``).
 
     Raises:
-        DataError: no graph in the split, an empty collection folder, an unreadable ``.npz``, a
-            missing ``config_runtime``.
-        UsageError: ``split`` is not train, valid or test.
+        DataError: every runtime is 0 (the public test files hold no ground truth); a runtime or
+            normalizer that is not finite and positive (files named, values never shown).
+        UsageError: ``tile_runtime`` is not recognised.
     """
-    check_split(split)
-    return _catalog(root, split, _read_split(root, split, with_runtimes=False, progress=progress))
-
-
-def load_ground_truth(root: DataRoot, split: str, *, tile_runtime: TileRuntime = "normalized",
-                      progress: bool = False) -> GroundTruth:
-    """Catalog plus runtimes of ``split``, checked for scoring.
-
-    Raises:
-        DataError: as :func:`scan_catalog`, plus: every runtime of the split is 0 (the public test
-            files, which hold no ground truth); a runtime or normalizer that is not finite and positive.
-        UsageError: ``split`` or ``tile_runtime`` not recognised.
-    """
-    check_split(split)
     if tile_runtime not in TILE_RUNTIMES:
         raise UsageError(f"tile runtime must be one of {', '.join(TILE_RUNTIMES)}, not {tile_runtime!r}")
-    read = _read_split(root, split, with_runtimes=True, progress=progress)
-    graphs_read = [a for graphs in read.values() for _, a in graphs]
-    if all(not a.runtime.any() for a in graphs_read):
+    where = where or (lambda collection, name: submission_id(collection, name))
+    if all(not a.runtime.any() for graphs in read.values() for _, a in graphs):
         raise DataError(
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files). Validation still works: add --validate-only.")
-    faults: list[str] = []
-    for collection, graphs in read.items():
-        for name, arrays in graphs:
-            _check_values(root.path / collection.split_dir(split) / f"{name}.npz", arrays, faults)
-    _raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
+    faults = [f"{where(collection, name)}: {fault}" for collection, graphs in read.items() for name, arrays in graphs
+              for fault in (_bad_values("config_runtime", arrays.runtime),
+                            _bad_values("config_runtime_normalizers", arrays.normalizer)) if fault]
+    raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
 
-    catalog = _catalog(root, split, read)
+    catalog = catalog_of(root, split, read)
     digest = hashlib.sha256()
     truths = {}
     for collection, graphs in read.items():
@@ -286,10 +242,12 @@ def load_ground_truth(root: DataRoot, split: str, *, tile_runtime: TileRuntime =
             if collection.kind == "tile":
                 digest.update(_canonical_bytes(arrays.normalizer))
                 y = arrays.runtime.astype(np.float64)
-                if tile_runtime == "normalized":
-                    y = y / arrays.normalizer
-                runtimes.append(y)
+                runtimes.append(y / arrays.normalizer if tile_runtime == "normalized" else y)
             else:
                 runtimes.append(arrays.runtime)
-        truths[collection.name] = CollectionTruth.from_graphs(catalog.collections[collection.name], runtimes)
+        truth = CollectionTruth.from_graphs(catalog.collections[collection.name], runtimes)
+        truth.public = None if public is None else np.asarray(public[collection.name], dtype=bool)
+        truths[collection.name] = truth
     return GroundTruth(catalog, tile_runtime, truths, digest.hexdigest())
+
+

@@ -86,7 +86,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
 
     Args:
         source: path, bytes or binary file object of the CSV.
-        catalog: the split's graphs and config counts (:func:`groundtruth.scan_catalog`, or
+        catalog: the split's graphs and config counts (:func:`npzread.scan_catalog`, or
             ``GroundTruth.catalog``).
         mode: ``strict`` (every problem an error) or ``lenient`` (Kaggle-compatible, SPEC §2).
 
