@@ -17,7 +17,7 @@ from .groundtruth import GroundTruth, SplitCatalog
 from .npzread import load_ground_truth, scan_catalog
 from .options import Options
 from .references import collection_references
-from .report import Report, provenance
+from .report import LEADERBOARDS, Report, Scores, provenance
 from .scoring import score_parsed
 from .validation import Validation, validate_submission
 
@@ -66,8 +66,13 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     report = _report(source, validation, catalog, options)
     report.provenance = provenance(validation.sha256, truth.sha256, digest)
     if validation.valid:
-        report.collections = score_parsed(validation.submission, truth, indices)
-        report.references = collection_references(truth, indices)
+        results = score_parsed(validation.submission, truth, indices)
+        report.scores = Scores(results, collection_references(truth, indices))
+        if truth.has_usage:  # a solution file: the public and private leaderboards too
+            for board in LEADERBOARDS:
+                keep = {name: t.public if board == "public" else ~t.public for name, t in truth.collections.items()}
+                report.leaderboards[board] = Scores({name: r.restrict(keep[name]) for name, r in results.items()},
+                                                    collection_references(truth, indices, keep))
     return report
 
 

@@ -24,8 +24,9 @@ from .options import CONFIG_PROTOCOLS, Options
 from .problems import CODES
 from .display import safe
 from .report import Report
+from .solution import DEFAULT_PUBLIC_FRACTION, build_solution, load_solution
 
-COMMANDS = ("score", "validate", "codes")
+COMMANDS = ("score", "validate", "codes", "solution")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,10 +42,17 @@ def _parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("submissions", type=Path, nargs="+", metavar="SUBMISSION",
                          help="submission CSV file(s) (header ID,TopConfigs); the ground truth is read once")
-        sub.add_argument("--split", required=True, choices=SPLITS, help="split the submission ranks")
-        sub.add_argument("--data-root", metavar="DIR",
-                         help="folder holding npz/ (official layout), or `demo` for the bundled synthetic data "
-                              "(default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)")
+        sub.add_argument("--split", choices=SPLITS, help="split the submission ranks (required, but with --solution)")
+        source = sub.add_mutually_exclusive_group()
+        source.add_argument("--data-root", metavar="DIR",
+                            help="folder holding npz/ (official layout), or `demo` for the bundled synthetic data "
+                                 "(default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)")
+        source.add_argument("--solution", metavar="FILE", type=Path,
+                            help="a solution file (`tpugraphs-eval solution build`) instead of a data root: also "
+                                 "scores the public and private leaderboards")
+        sub.add_argument("--public-only", action="store_true",
+                         help="with --solution: show only the public leaderboard's graphs and numbers (what a "
+                              "participant may see)")
         sub.add_argument("--lenient", action="store_true",
                          help="Kaggle-compatible validation: duplicates, out-of-range indices, extra tile indices "
                               "and partial layout rows become warnings; what remains is scored")
@@ -68,6 +76,23 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument("--per-graph", action="store_true",
                              help="also print every graph's metrics (and tile means per program)")
     commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
+    solution = commands.add_parser("solution", help="organiser tools: build a solution file",
+                                   description="organiser tools: build a solution file")
+    solution_commands = solution.add_subparsers(dest="solution_command", metavar="ACTION", required=True)
+    build = solution_commands.add_parser(
+        "build", help="one Parquet file with every runtime of a split and a Public/Private Usage per graph",
+        description="Write a solution file: one row per (collection, graph, config) with runtime and (tile) "
+                    "normalizer, and a Usage per graph: a seeded random --public-fraction of each collection's "
+                    "graphs is Public, or as a --usage-file says.")
+    build.add_argument("--data-root", metavar="DIR", help="as for scoring (or `demo`)")
+    build.add_argument("--split", required=True, choices=SPLITS)
+    build.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the solution file to write")
+    usage = build.add_mutually_exclusive_group()
+    usage.add_argument("--public-fraction", type=float, default=DEFAULT_PUBLIC_FRACTION, metavar="F",
+                       help=f"share of each collection's graphs on the public leaderboard (default {DEFAULT_PUBLIC_FRACTION})")
+    usage.add_argument("--usage-file", type=Path, metavar="FILE", help="CSV `ID,Usage` (Public/Private per graph)")
+    build.add_argument("--seed", type=int, default=0, help="seed of the Public/Private draw (default 0)")
+    build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
     return parser
 
 
@@ -115,9 +140,29 @@ def _write_json(target: str, text: str) -> None:
 
 
 def _check_options(args: argparse.Namespace) -> None:
+    if args.split is None and args.solution is None:
+        raise UsageError("--split is required (it is taken from the file with --solution)")
+    if args.public_only and args.solution is None:
+        raise UsageError("--public-only needs --solution (only a solution file says which graphs are public)")
     if getattr(args, "eval_indices", None) and getattr(args, "configs", "all") != "official":
         raise UsageError("--eval-indices is only used with --configs official")
-    check_protocol(getattr(args, "configs", "all"), args.split)
+    if args.split is not None:
+        check_protocol(getattr(args, "configs", "all"), args.split)
+
+
+def _build_solution(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    root = resolve_data_root(args.data_root)
+    manifest = build_solution(root, args.split, args.output, public_fraction=args.public_fraction, seed=args.seed,
+                              usage_file=args.usage_file, progress=not args.no_progress and console.is_terminal)
+    console.print(f"wrote {safe(str(args.output))}: the {args.split} split of {safe(manifest['source'])}")
+    for name, counts in manifest["counts"].items():
+        console.print(f"  {name}: {counts['graphs']} graphs ({counts['public_graphs']} public), "
+                      f"{counts['configs']} configs")
+    console.print(f"  ground truth sha256 {manifest['ground_truth_sha256']}")
+    return EXIT_OK
 
 
 def _non_negative(text: str) -> int:
@@ -136,6 +181,8 @@ def run(argv: list[str]) -> int:
     if args.command == "codes":
         _print_codes()
         return EXIT_OK
+    if args.command == "solution":
+        return _build_solution(args)
     _check_options(args)
     from rich.console import Console
 
@@ -145,14 +192,23 @@ def run(argv: list[str]) -> int:
                       configs=getattr(args, "configs", "all"))
     console = Console(stderr=args.json == "-", highlight=False)
     progress = not (args.no_progress or args.quiet) and console.is_terminal
-    root = resolve_data_root(args.data_root)
-    if validate_only:
-        catalog = scan_catalog(root, args.split, progress=progress)
-        evaluate_one = functools.partial(validation_report, catalog=catalog, options=options)
+    if args.solution is not None:
+        truth = load_solution(args.solution, tile_runtime=options.tile_runtime)
+        if args.split not in (None, truth.catalog.split):
+            raise UsageError(f"{args.solution} is a solution of the {truth.catalog.split} split, not {args.split}")
+    elif validate_only:
+        truth = None
+        catalog = scan_catalog(resolve_data_root(args.data_root), args.split, progress=progress)
     else:
-        truth = load_ground_truth(root, args.split, tile_runtime=options.tile_runtime, progress=progress)
-        evaluate_one = functools.partial(score_submission, truth=truth, options=options,
-                                         eval_indices_dir=getattr(args, "eval_indices", None))
+        truth = load_ground_truth(resolve_data_root(args.data_root), args.split, tile_runtime=options.tile_runtime,
+                                  progress=progress)
+    if validate_only:
+        evaluate_one = functools.partial(validation_report, catalog=truth.catalog if truth else catalog,
+                                         options=options)
+    else:
+        score_one = functools.partial(score_submission, truth=truth, options=options,
+                                      eval_indices_dir=getattr(args, "eval_indices", None))
+        evaluate_one = (lambda path: score_one(path).public_view()) if args.public_only else score_one
     reports: list[Report | None] = []
     failures: dict[int, str] = {}
     for i, path in enumerate(args.submissions):

@@ -55,7 +55,7 @@ def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faul
     return GraphRuntimes(runtime, normalizer)
 
 
-def _read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
+def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
     """Read every graph of ``split`` (with a progress bar when asked); one DataError lists every bad file."""
     present = present_collections(root, split)
     total = sum(len(files) for files in present.values())
@@ -79,7 +79,7 @@ def scan_catalog(root: DataRoot, split: str, *, progress: bool = False) -> Split
         UsageError: ``split`` is not train, valid or test.
     """
     check_split(split)
-    return catalog_of(root, split, _read_split(root, split, with_runtimes=False, progress=progress))
+    return catalog_of(root, split, read_split(root, split, with_runtimes=False, progress=progress))
 
 
 def load_ground_truth(root: DataRoot, split: str, *, tile_runtime: TileRuntime = "normalized",
@@ -92,6 +92,6 @@ def load_ground_truth(root: DataRoot, split: str, *, tile_runtime: TileRuntime =
         UsageError: ``split`` or ``tile_runtime`` not recognised.
     """
     check_split(split)
-    read = _read_split(root, split, with_runtimes=True, progress=progress)
+    read = read_split(root, split, with_runtimes=True, progress=progress)
     return build_ground_truth(root, split, read, tile_runtime=tile_runtime,
                               where=lambda collection, name: str(root.path / collection.split_dir(split) / f"{name}.npz"))

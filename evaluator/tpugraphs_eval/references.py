@@ -75,20 +75,33 @@ def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = 
     return out
 
 
-def collection_references(truth: GroundTruth, eval_indices: EvalIndices | None = None) -> dict[str, References]:
-    """Random and oracle references of every present collection (means over graphs, undefined taus left out)."""
-    key = ("references", None if eval_indices is None else id(eval_indices))
-    if key in truth.cache:
+def graph_references(truth: GroundTruth, eval_indices: EvalIndices | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Collection → ((G,) expected random value, (G,) oracle value) of every graph (NaN: undefined tau).
+
+    The all-configs references depend on the runtimes alone and are computed once per ground truth.
+    """
+    key = "graph_references"
+    if eval_indices is None and key in truth.cache:
         return truth.cache[key]
     out = {}
     for name, collection_truth in truth.collections.items():
         if collection_truth.graphs.collection.kind == "tile":
-            out[name] = References(float(expected_random_tile_scores(collection_truth).mean()), 1.0)
-            continue
-        taus = oracle_taus(collection_truth, None if eval_indices is None else eval_indices[name])
-        defined = taus[~np.isnan(taus)]
-        if defined.size:
-            out[name] = References(0.0, float(defined.mean()))
-    if eval_indices is None:  # (lists change per call; only the all-configs references are worth keeping)
+            out[name] = (expected_random_tile_scores(collection_truth), np.ones(collection_truth.best.size))
+        else:
+            oracle = oracle_taus(collection_truth, None if eval_indices is None else eval_indices[name])
+            out[name] = (np.where(np.isnan(oracle), np.nan, 0.0), oracle)
+    if eval_indices is None:
         truth.cache[key] = out
+    return out
+
+
+def collection_references(truth: GroundTruth, eval_indices: EvalIndices | None = None,
+                          masks: dict[str, np.ndarray] | None = None) -> dict[str, References]:
+    """Random and oracle references of every present collection: unweighted means over its graphs (over
+    ``masks[collection]``'s graphs when given, e.g. the public ones), undefined taus left out."""
+    out = {}
+    for name, (random, oracle) in graph_references(truth, eval_indices).items():
+        keep = ~np.isnan(oracle) if masks is None else masks[name] & ~np.isnan(oracle)
+        if keep.any():
+            out[name] = References(float(random[keep].mean()), float(oracle[keep].mean()))
     return out

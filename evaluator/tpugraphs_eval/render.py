@@ -31,7 +31,24 @@ def _header(report: Report) -> Text:
     if report.synthetic:
         text.append("\nSYNTHETIC demo data: these numbers say nothing about real TpuGraphs performance.",
                     style="bold magenta")
+    if report.public_only:
+        text.append("\nPublic leaderboard only: the numbers are over the public graphs.", style="bold")
     return text
+
+
+def _leaderboards(console: Console, report: Report) -> None:
+    """Overall and collection values on the public and private leaderboards and on all graphs."""
+    table = Table(title="Leaderboards", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("graphs", no_wrap=True)
+    table.add_column("overall", justify="right", no_wrap=True)
+    names = list(report.collections)
+    for name in names:
+        table.add_column(name.removeprefix("layout:").replace("default", "def").replace("random", "rnd")
+                         .replace(":xla", ""), justify="right", no_wrap=True)
+    for label, scores in (*report.leaderboards.items(), ("all", report.scores)):
+        values = [scores.collections[n].value if n in scores.collections else None for n in names]
+        table.add_row(label, _fmt(scores.overall, 4), *(_fmt(v, 4) for v in values))
+    console.print(table)
 
 
 def _problems(console: Console, problems: list[Problem], per_code: int) -> None:
@@ -156,6 +173,8 @@ def render(report: Report, console: Console, *, per_graph: bool = False, per_cod
         _problems(console, report.problems, per_code)
     if report.scored:
         _scores(console, report)
+        if report.leaderboards:
+            _leaderboards(console, report)
         if per_graph:
             _per_graph(console, report)
     verdict(console, report, validate_only)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -17,10 +18,48 @@ from .validation import Validation
 REPORT_FORMAT = 1
 """Version of the JSON layout written by :meth:`Report.to_dict`."""
 
+LEADERBOARDS = ("public", "private")
+"""The subsets of graphs a solution file's Usage column defines (Kaggle's public and private leaderboards)."""
+
 
 def _finite(value: float | None) -> float | None:
     """JSON has no NaN: undefined numbers become null."""
     return None if value is None or math.isnan(value) else float(value)
+
+
+@dataclass
+class Scores:
+    """Scores over a set of graphs: all of the split, or one leaderboard's.
+
+    Attributes:
+        collections: collection → per-graph results over these graphs.
+        references: collection → expected random and oracle values over these graphs (:mod:`references`).
+    """
+
+    collections: dict[str, CollectionResult] = field(default_factory=dict)
+    references: dict[str, References] = field(default_factory=dict)
+
+    @property
+    def overall(self) -> float | None:
+        """Unweighted mean of the defined collection values (SPEC §3.3); None when there is none."""
+        values = [r.value for r in self.collections.values() if r.value is not None]
+        return sum(values) / len(values) if values else None
+
+    def normalised(self) -> dict[str, float | None]:
+        """Collection → ``(value - random) / (oracle - random)``: 0 is chance, 1 is the oracle."""
+        return {name: self.references[name].normalise(r.value) if name in self.references else None
+                for name, r in self.collections.items()}
+
+    @property
+    def undefined_collections(self) -> list[str]:
+        """Collections whose value is undefined everywhere (left out of the overall)."""
+        return [name for name, r in self.collections.items() if r.value is None]
+
+    def summary(self) -> dict[str, Any]:
+        """``{overall, collections, normalised}`` for the JSON report."""
+        return {"overall": _finite(self.overall),
+                "collections": {name: _finite(r.value) for name, r in self.collections.items()},
+                "normalised": {name: _finite(v) for name, v in self.normalised().items()}}
 
 
 @dataclass
@@ -29,16 +68,19 @@ class Report:
 
     Attributes:
         split: the split evaluated against.
-        data_root: how the data root is named (the demo is labelled SYNTHETIC).
+        data_root: how the ground truth's source is named (the demo is labelled SYNTHETIC).
         synthetic: True when the ground truth is the bundled synthetic demo.
         options: the options in force.
         validation: the submission's problems, missing IDs and row count (:class:`Validation`).
-        collections: collection → result; empty when the submission was not scored.
+        scores: the scores over every graph of the split; empty when the submission was not scored.
+        leaderboards: ``public`` and ``private`` scores when the ground truth has a Usage split (a
+            solution file); empty otherwise, and in a public-only view.
         missing_collections: collections of the dataset that the data root lacks for this split.
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
             ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
-        references: collection → expected random and oracle values (:mod:`references`), when scored.
         submission: the submission's path when it was given as one, else None.
+        public_only: True in the participant-facing view (:meth:`public_view`): only the public
+            leaderboard's graphs and numbers.
     """
 
     split: str
@@ -46,12 +88,14 @@ class Report:
     synthetic: bool
     options: Options
     validation: Validation
-    collections: dict[str, CollectionResult] = field(default_factory=dict)
+    scores: Scores = field(default_factory=Scores)
+    leaderboards: dict[str, Scores] = field(default_factory=dict)
     missing_collections: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
-    references: dict[str, References] = field(default_factory=dict)
     submission: str | None = None
+    public_only: bool = False
 
+    # -- the submission ----------------------------------------------------------------------------
     @property
     def problems(self) -> list[Problem]:
         """Every problem found, in file order."""
@@ -77,6 +121,17 @@ class Report:
         """True when the submission has no error under the mode in force."""
         return self.validation.valid
 
+    # -- the scores (over every graph of the split, or the public ones in a public view) -----------
+    @property
+    def collections(self) -> dict[str, CollectionResult]:
+        """Collection → result; empty when the submission was not scored."""
+        return self.scores.collections
+
+    @property
+    def references(self) -> dict[str, References]:
+        """Collection → expected random and oracle values."""
+        return self.scores.references
+
     @property
     def scored(self) -> bool:
         """True when scores were computed (a valid submission against a split with ground truth)."""
@@ -85,18 +140,26 @@ class Report:
     @property
     def overall(self) -> float | None:
         """Unweighted mean of the defined collection values (SPEC §3.3); None when not scored."""
-        values = [r.value for r in self.collections.values() if r.value is not None]
-        return sum(values) / len(values) if values else None
+        return self.scores.overall
 
     def normalised(self) -> dict[str, float | None]:
         """Collection → ``(value - random) / (oracle - random)``: 0 is chance, 1 is the oracle."""
-        return {name: self.references[name].normalise(r.value) if name in self.references else None
-                for name, r in self.collections.items()}
+        return self.scores.normalised()
 
     @property
     def undefined_collections(self) -> list[str]:
         """Scored collections whose value is undefined everywhere (left out of the overall)."""
-        return [name for name, r in self.collections.items() if r.value is None]
+        return self.scores.undefined_collections
+
+    def public_view(self) -> Report:
+        """The participant-facing report: the public leaderboard's graphs and numbers only, nothing private.
+
+        Raises:
+            ValueError: the ground truth has no Public/Private split.
+        """
+        if "public" not in self.leaderboards:
+            raise ValueError("this report has no public leaderboard (score against a solution file)")
+        return dataclasses.replace(self, scores=self.leaderboards["public"], leaderboards={}, public_only=True)
 
     def graph_metrics(self) -> dict[str, dict[str, float | None]]:
         """Submission ID → {metric: value} for every scored graph (null where undefined)."""
@@ -127,25 +190,24 @@ class Report:
             programs = result.programs()
             if programs:
                 details[name]["programs"] = programs
-        counts = dict(self.validation.counts)
         return {
             "report_format": REPORT_FORMAT,
             "submission": self.submission,
             "split": self.split,
             "data_root": self.data_root,
             "synthetic": self.synthetic,
+            "graphs_scored": "public leaderboard only" if self.public_only else "all",
             "valid": self.valid,
             "scored": self.scored,
-            "overall": _finite(self.overall),
-            "collections": {name: _finite(r.value) for name, r in self.collections.items()},
-            "normalised": {name: _finite(v) for name, v in normalised.items()},
+            **self.scores.summary(),
+            "leaderboards": {name: scores.summary() for name, scores in self.leaderboards.items()},
             "missing_collections": self.missing_collections,
             "undefined_collections": self.undefined_collections,
             "collection_details": details,
             "graphs": self.graph_metrics(),
             "n_rows": self.n_rows,
             "n_errors": self.n_errors,
-            "problem_counts": counts,
+            "problem_counts": dict(self.validation.counts),
             "problems": [p.to_dict() for p in self.problems],
             "missing_ids": self.missing_ids,
             "options": self.options.to_dict(),

@@ -41,6 +41,11 @@ class CollectionResult:
     per_graph: dict[str, np.ndarray]
     n_scored: np.ndarray
 
+    def restrict(self, keep: np.ndarray) -> CollectionResult:
+        """The same results for the graphs where ``keep`` ((G,) bool) is True, e.g. the public leaderboard's."""
+        return CollectionResult(self.collection, [i for i, k in zip(self.ids, keep.tolist()) if k],
+                                {m: v[keep] for m, v in self.per_graph.items()}, self.n_scored[keep])
+
     @property
     def metric(self) -> str:
         """The metric whose mean is the collection value: ``score`` (tile) or ``kendall_tau`` (layout)."""

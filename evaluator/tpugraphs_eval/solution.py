@@ -1,0 +1,214 @@
+"""Solution files: the organiser's ground truth of one split in a single Parquet file, with Usage.
+
+One row per (collection, graph, config): ``collection`` (str), ``graph`` (str), ``config`` (int32),
+``runtime`` (int64 ns), ``normalizer`` (int64 ns for tile, null for layout) and ``usage`` (``Public``
+or ``Private``, the same for every row of a graph). The file's key-value metadata holds a JSON
+manifest under ``tpugraphs_eval_solution``: format, evaluator version, split, source, whether the
+data is synthetic, the sha256 over the runtimes (the same as a report's ``ground_truth_sha256``), the
+counts per collection, and how Usage was assigned (seeded fraction or a usage file and its sha256).
+
+Usage, like Kaggle's public/private leaderboard split: per collection, a seeded random
+``public_fraction`` of its graphs (rounded; at least one graph on each side when it has two or more)
+is Public, the rest Private; or taken from a CSV file ``ID,Usage``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .catalog import BY_NAME, COLLECTIONS
+from .dataroot import DataRoot
+from .errors import DataError, UsageError
+from .groundtruth import GraphRuntimes, GraphsRead, GroundTruth, TileRuntime, build_ground_truth
+from .npzread import read_split
+
+SOLUTION_FORMAT = 1
+MANIFEST_KEY = "tpugraphs_eval_solution"
+DEFAULT_PUBLIC_FRACTION = 0.25
+"""Share of each collection's graphs on the public leaderboard by default (Kaggle-like: 20-30 %)."""
+USAGES = ("Public", "Private")
+
+
+def assign_usage(read: GraphsRead, public_fraction: float, seed: int) -> dict[str, np.ndarray]:
+    """Collection → (G,) bool Public mask: a seeded random ``public_fraction`` of each collection's graphs.
+
+    Stratified by collection; the draw for a collection depends only on (seed, collection name), so
+    adding a collection does not change the others. Rounded, with at least one graph on each side when
+    the collection has two or more graphs.
+    """
+    if not 0.0 <= public_fraction <= 1.0:
+        raise UsageError(f"the public fraction must be between 0 and 1, not {public_fraction}")
+    masks = {}
+    for collection, graphs in read.items():
+        n = len(graphs)
+        n_public = int(round(public_fraction * n))
+        if n >= 2:
+            n_public = min(max(n_public, 1), n - 1)
+        rng = np.random.default_rng([seed, zlib.crc32(collection.name.encode())])
+        mask = np.zeros(n, dtype=bool)
+        mask[rng.permutation(n)[:n_public]] = True
+        masks[collection.name] = mask
+    return masks
+
+
+def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray], str]:
+    """Collection → Public mask from a CSV ``ID,Usage`` naming every graph once; also the file's sha256.
+
+    Raises:
+        DataError: unreadable file, wrong header, unknown or repeated ID, a value other than Public or
+            Private, or graphs without a row (named).
+    """
+    try:
+        data = Path(path).read_bytes()
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise DataError(f"cannot read the usage file {path}: {err}") from None
+    if not rows or [c.strip() for c in rows[0]] != ["ID", "Usage"]:
+        raise DataError(f"the usage file {path} must start with the header `ID,Usage`")
+    ids = {f"{c.name}:{name}": (c.name, i) for c, graphs in read.items() for i, (name, _) in enumerate(graphs)}
+    masks = {c.name: np.zeros(len(graphs), dtype=bool) for c, graphs in read.items()}
+    seen: set[str] = set()
+    faults = []
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != 2 or row[0] not in ids or row[0] in seen or row[1] not in USAGES:
+            faults.append(f"line {line}: expected `<ID of the split>,Public|Private` once per graph, got {row!r:.80}")
+            continue
+        seen.add(row[0])
+        collection, position = ids[row[0]]
+        masks[collection][position] = row[1] == "Public"
+    missing = [i for i in ids if i not in seen]
+    if missing:
+        faults.append(f"{len(missing)} graphs have no Usage row, e.g. {', '.join(missing[:3])}")
+    if faults:
+        raise DataError(f"the usage file {path} cannot be used:\n  " + "\n  ".join(faults[:10]))
+    return masks, hashlib.sha256(data).hexdigest()
+
+
+def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
+                   seed: int = 0, usage_file: Path | None = None, progress: bool = False) -> dict[str, Any]:
+    """Write the solution file of ``split`` from a data root's ``.npz`` files; returns its manifest.
+
+    The ground truth is checked as for scoring (positive runtimes; not the public test files). The file
+    is written to a temporary name and moved into place.
+
+    Raises:
+        DataError: unusable data root or usage file; UsageError: a bad fraction or an unwritable ``out``.
+    """
+    import polars as pl
+
+    read = read_split(root, split, with_runtimes=True, progress=progress)
+    truth = build_ground_truth(root, split, read)  # the checks, and the runtimes' sha256
+    if usage_file is not None:
+        masks, usage_sha = usage_from_file(usage_file, read)
+        usage = {"source": str(usage_file), "sha256": usage_sha}
+    else:
+        masks = assign_usage(read, public_fraction, seed)
+        usage = {"source": "seeded", "public_fraction": public_fraction, "seed": seed}
+    columns: dict[str, list[np.ndarray]] = {k: [] for k in ("collection", "graph", "config", "runtime",
+                                                             "normalizer", "usage")}
+    counts = {}
+    for collection, graphs in read.items():
+        for (name, arrays), public in zip(graphs, masks[collection.name].tolist()):
+            c = arrays.runtime.size
+            columns["collection"].append(np.full(c, collection.name, dtype=object))
+            columns["graph"].append(np.full(c, name, dtype=object))
+            columns["config"].append(np.arange(c, dtype=np.int32))
+            columns["runtime"].append(arrays.runtime.astype(np.int64))
+            columns["normalizer"].append(arrays.normalizer.astype(np.float64) if arrays.normalizer is not None
+                                         else np.full(c, np.nan))
+            columns["usage"].append(np.full(c, "Public" if public else "Private", dtype=object))
+        counts[collection.name] = {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
+                                   "public_graphs": int(masks[collection.name].sum())}
+    frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
+        pl.col("normalizer").fill_nan(None).cast(pl.Int64))
+    manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
+                "source": root.label, "synthetic": root.synthetic, "ground_truth_sha256": truth.sha256,
+                "counts": counts, "usage": usage}
+    out = Path(out)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+        os.close(fd)
+        try:
+            frame.write_parquet(tmp, metadata={MANIFEST_KEY: json.dumps(manifest, sort_keys=True)})
+            os.replace(tmp, out)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError as err:
+        raise UsageError(f"cannot write the solution file {out}: {err.strerror or err}") from None
+    return manifest
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest of a solution file. Raises :class:`DataError` if the file is not one."""
+    import polars as pl
+
+    try:
+        metadata = pl.read_parquet_metadata(path)
+        manifest = json.loads(metadata[MANIFEST_KEY])
+    except FileNotFoundError:
+        raise DataError(f"solution file {path} does not exist") from None
+    except (OSError, KeyError, ValueError, pl.exceptions.PolarsError) as err:
+        raise DataError(f"{path} is not a tpugraphs-eval solution file ({type(err).__name__})") from None
+    if manifest.get("format") != SOLUTION_FORMAT:
+        raise DataError(f"{path}: solution format {manifest.get('format')!r}, this evaluator reads {SOLUTION_FORMAT}")
+    return manifest
+
+
+def load_solution(path: Path, *, tile_runtime: TileRuntime = "normalized") -> GroundTruth:
+    """The ground truth (with Usage) stored in a solution file: the same numbers as from the ``.npz`` tree.
+
+    Raises:
+        DataError: not a solution file, or its content is inconsistent (missing columns, a graph with
+            two usages or missing configs, non-positive runtimes).
+    """
+    import polars as pl
+
+    path = Path(path)
+    manifest = read_manifest(path)
+    try:
+        frame = pl.read_parquet(path)
+    except (OSError, pl.exceptions.PolarsError) as err:
+        raise DataError(f"cannot read the solution file {path} ({type(err).__name__})") from None
+    missing = {"collection", "graph", "config", "runtime", "normalizer", "usage"} - set(frame.columns)
+    if missing:
+        raise DataError(f"{path}: the solution file lacks the columns {', '.join(sorted(missing))}")
+    frame = frame.sort(["collection", "graph", "config"])
+    read: GraphsRead = {}
+    public: dict[str, np.ndarray] = {}
+    for collection in COLLECTIONS:
+        part = frame.filter(pl.col("collection") == collection.name)
+        if part.height == 0:
+            continue
+        graphs = part["graph"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, graphs[1:] != graphs[:-1]])
+        ends = np.r_[starts[1:], graphs.size]
+        runtime = part["runtime"].to_numpy()
+        normalizer = part["normalizer"].to_numpy() if collection.kind == "tile" else None
+        usage = part["usage"].to_numpy()
+        config = part["config"].to_numpy()
+        read[collection] = []
+        marks = []
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            if not (config[a:b] == np.arange(b - a)).all() or (usage[a:b] != usage[a]).any():
+                raise DataError(f"{path}: graph {graphs[a]} of {collection.name} has missing configs or two usages")
+            read[collection].append((str(graphs[a]), GraphRuntimes(runtime[a:b], None if normalizer is None
+                                                                    else normalizer[a:b].astype(np.int64))))
+            marks.append(usage[a] == "Public")
+        public[collection.name] = np.array(marks, dtype=bool)
+    unknown = set(frame["collection"].unique().to_list()) - set(BY_NAME)
+    if unknown or not read:
+        raise DataError(f"{path}: unknown collections {sorted(unknown)}" if unknown else f"{path}: no graphs")
+    root = DataRoot(path, synthetic=bool(manifest.get("synthetic")))
+    return build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)

@@ -1,0 +1,134 @@
+"""Solution files and public/private scores (tpugraphs_eval.solution).
+
+Expected values: the same submission scored against the demo's .npz tree (an independent source of the
+runtimes), and means over the public/private graphs worked out here from the per-graph metrics.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from test_scoring import csv_bytes, demo_rows
+from tpugraphs_eval import DataError, Options, UsageError, cli, load_ground_truth, score_submission
+from tpugraphs_eval.solution import assign_usage, build_solution, load_solution, read_manifest
+
+
+@pytest.fixture(scope="module")
+def solution(demo_root, tmp_path_factory):
+    path = tmp_path_factory.mktemp("solution") / "test.parquet"
+    build_solution(demo_root, "test", path)
+    return path
+
+
+def test_solution_scores_equal_the_npz_tree(solution, demo_root):
+    from_npz = load_ground_truth(demo_root, "test")
+    from_solution = load_solution(solution)
+    assert from_solution.sha256 == from_npz.sha256 and from_solution.has_usage
+    for kind in ("random", "oracle"):
+        data = csv_bytes(demo_rows(from_npz, kind, seed=3))
+        a, b = score_submission(data, from_npz).to_dict(), score_submission(data, from_solution).to_dict()
+        assert a["graphs"] == b["graphs"] and a["overall"] == b["overall"] and a["collections"] == b["collections"]
+    raw = load_solution(solution, tile_runtime="raw")
+    assert raw.sha256 == from_npz.sha256 and raw.tile_runtime == "raw"
+
+
+def test_public_and_private_leaderboards_are_means_over_their_graphs(solution):
+    truth = load_solution(solution)
+    report = score_submission(csv_bytes(demo_rows(truth, "random", seed=5)), truth)
+    graphs = report.graph_metrics()
+    for board in ("public", "private"):
+        values = {}
+        for name, t in truth.collections.items():
+            keep = t.public if board == "public" else ~t.public
+            ids = [i for i, k in zip(t.graphs.ids, keep.tolist()) if k]
+            metric = "score" if name == "tile:xla" else "kendall_tau"
+            values[name] = np.mean([graphs[i][metric] for i in ids])  # worked out here from the per-graph values
+            assert report.leaderboards[board].collections[name].value == pytest.approx(values[name], abs=1e-12)
+        assert report.leaderboards[board].overall == pytest.approx(np.mean(list(values.values())), abs=1e-12)
+
+
+def test_usage_is_a_seeded_stratified_quarter(solution, demo_root):
+    manifest = read_manifest(solution)
+    counts = manifest["counts"]
+    assert counts["tile:xla"] == {"graphs": 40, "configs": counts["tile:xla"]["configs"], "public_graphs": 10}
+    assert all(c["public_graphs"] == 1 for name, c in counts.items() if name != "tile:xla")  # round(0.75) = 1
+    assert manifest["usage"] == {"source": "seeded", "public_fraction": 0.25, "seed": 0}
+    truth = load_solution(solution)
+    assert manifest["ground_truth_sha256"] == truth.sha256
+    from tpugraphs_eval.npzread import read_split
+
+    read = read_split(demo_root, "test", with_runtimes=False, progress=False)
+    again = assign_usage(read, 0.25, 0)
+    assert all((again[n] == truth.collections[n].public).all() for n in again)
+    other = assign_usage(read, 0.25, 1)
+    assert any((other[n] != again[n]).any() for n in again)
+    tiny = {c: g[:2] for c, g in read.items()}
+    assert all(m.sum() == 1 for m in assign_usage(tiny, 0.0, 0).values())  # one graph on each side
+
+
+def test_rebuilding_gives_the_same_bytes(solution, demo_root, tmp_path):
+    again = tmp_path / "again.parquet"
+    build_solution(demo_root, "test", again)
+    assert again.read_bytes() == solution.read_bytes()
+
+
+def test_usage_file(demo_root, tmp_path):
+    truth = load_ground_truth(demo_root, "test")
+    ids = [i for t in truth.collections.values() for i in t.graphs.ids]
+    usage = tmp_path / "usage.csv"
+    usage.write_text("ID,Usage\n" + "".join(f"{i},{'Public' if k % 2 else 'Private'}\n" for k, i in enumerate(ids)))
+    out = tmp_path / "s.parquet"
+    manifest = build_solution(demo_root, "test", out, usage_file=usage)
+    assert manifest["usage"]["source"] == str(usage)
+    loaded = load_solution(out)
+    marks = np.concatenate([t.public for t in loaded.collections.values()])
+    assert marks.tolist() == [bool(k % 2) for k in range(len(ids))]
+    usage.write_text("ID,Usage\n" + f"{ids[0]},Public\n")
+    with pytest.raises(DataError, match="have no Usage row"):
+        build_solution(demo_root, "test", out, usage_file=usage)
+    usage.write_text("ID,Usage\n" + f"{ids[0]},public\n")
+    with pytest.raises(DataError, match="Public|Private"):
+        build_solution(demo_root, "test", out, usage_file=usage)
+
+
+def test_public_only_view_shows_nothing_private(solution, capsys):
+    truth = load_solution(solution)
+    report = score_submission(csv_bytes(demo_rows(truth, "random", seed=6)), truth)
+    public = report.public_view().to_dict()
+    private_ids = {i for t in truth.collections.values() for i, k in zip(t.graphs.ids, t.public.tolist()) if not k}
+    assert not private_ids & set(public["graphs"]) and public["leaderboards"] == {}
+    assert public["overall"] == report.leaderboards["public"].overall
+    text = json.dumps(public)
+    assert repr(report.leaderboards["private"].overall) not in text and repr(report.overall) not in text
+    # the CLI: the public view, and the organiser view with both leaderboards
+    rows = solution.parent / "sub.csv"
+    rows.write_bytes(csv_bytes(demo_rows(truth, "random", seed=6)))
+    assert cli.main([str(rows), "--solution", str(solution), "--public-only", "--json", str(rows) + ".json"]) == 0
+    out = capsys.readouterr().out
+    assert "Public leaderboard only" in out and "Leaderboards" not in out
+    assert cli.main([str(rows), "--solution", str(solution)]) == 0
+    assert "Leaderboards" in capsys.readouterr().out
+
+
+def test_solution_cli_and_errors(demo_root, tmp_path, capsys):
+    out = tmp_path / "valid.parquet"
+    assert cli.main(["solution", "build", "--data-root", "demo", "--split", "valid", "-o", str(out),
+                     "--public-fraction", "0.5", "--seed", "7"]) == 0
+    assert "tile:xla: 24 graphs (12 public)" in capsys.readouterr().out
+    assert read_manifest(out)["split"] == "valid"
+    sample = str(tmp_path / "none.csv")
+    assert cli.main([sample, "--solution", str(out), "--split", "test"]) == 2  # the file is a valid-split solution
+    assert "valid split, not test" in capsys.readouterr().err
+    assert cli.main([sample, "--data-root", "demo", "--split", "test", "--public-only"]) == 2
+    assert "--public-only needs --solution" in capsys.readouterr().err
+    bogus = tmp_path / "bogus.parquet"
+    bogus.write_bytes(b"not parquet")
+    with pytest.raises(DataError, match="not a tpugraphs-eval solution file"):
+        load_solution(bogus)
+    with pytest.raises(UsageError):
+        build_solution(demo_root, "valid", tmp_path / "x.parquet", public_fraction=1.5)
+    assert score_submission(csv_bytes(demo_rows(load_solution(out), "oracle")), load_solution(out),
+                            Options(configs="official"), eval_indices_dir=demo_root.path / "eval_indices").valid
