@@ -173,6 +173,17 @@ def load_solution(path: Path, *, tile_runtime: TileRuntime = "normalized") -> Gr
         DataError: not a solution file, or its content is inconsistent (missing columns, a graph with
             two usages or missing configs, non-positive runtimes).
     """
+    manifest, read, public = read_solution(path)
+    root = DataRoot(Path(path), synthetic=bool(manifest.get("synthetic")))
+    return build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)
+
+
+def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.ndarray]]:
+    """A solution file's manifest, its graphs' stored arrays, and each collection's (G,) Public mask.
+
+    Raises:
+        DataError: as :func:`load_solution`.
+    """
     import polars as pl
 
     path = Path(path)
@@ -210,5 +221,4 @@ def load_solution(path: Path, *, tile_runtime: TileRuntime = "normalized") -> Gr
     unknown = set(frame["collection"].unique().to_list()) - set(BY_NAME)
     if unknown or not read:
         raise DataError(f"{path}: unknown collections {sorted(unknown)}" if unknown else f"{path}: no graphs")
-    root = DataRoot(path, synthetic=bool(manifest.get("synthetic")))
-    return build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)
+    return manifest, read, public

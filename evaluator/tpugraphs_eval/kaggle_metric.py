@@ -1,0 +1,145 @@
+"""The metric in Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``.
+
+For hosting the competition metric on Kaggle-like platforms, which call ``score`` with pandas
+DataFrames — once with the Public rows, once with the Private ones — and show the message of a
+:class:`ParticipantVisibleError` to the participant. The submission goes through the same validation
+and scoring as ``tpugraphs-eval`` (one path), so the numbers are the CLI's.
+
+Solution table (one row per graph; the organiser uploads it, :func:`solution_frame` makes it):
+
+=====================  ======================================================================
+column                 content
+=====================  ======================================================================
+``<row id>``           the submission ID, e.g. ``tile:xla:d6f5…`` (the column named by ``row_id_column_name``)
+``runtimes``           the graph's ``config_runtime`` in ns, as integers joined by ``;`` (config 0 first)
+``normalizers``        tile: ``config_runtime_normalizers`` joined by ``;``; layout: empty
+``Usage``              ``Public`` or ``Private`` (optional; the platform filters rows by it)
+=====================  ======================================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .catalog import COLLECTIONS, split_submission_id
+from .dataroot import DataRoot
+from .display import shorten
+from .errors import TpuGraphsEvalError
+from .groundtruth import GraphRuntimes, GraphsRead, GroundTruth, build_ground_truth
+from .options import Options
+from .solution import read_solution
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_SHOWN_PROBLEMS = 5
+
+
+class ParticipantVisibleError(Exception):
+    """A mistake in the submission, explained to the participant; it never contains ground-truth runtimes."""
+
+
+def _integers(text: object, what: str, graph_id: str) -> np.ndarray:
+    values = [] if text is None or (isinstance(text, float) and np.isnan(text)) or str(text) == "" else str(text).split(";")
+    try:
+        return np.array([int(v) for v in values], dtype=np.int64)
+    except ValueError:
+        raise ValueError(f"solution row {graph_id}: {what} must be integers joined by ';'") from None
+
+
+def _truth(solution: pd.DataFrame, row_id_column_name: str, tile_runtime: str) -> GroundTruth:
+    """The ground truth of the solution rows (the organiser's table: its problems are ValueErrors)."""
+    missing = {row_id_column_name, "runtimes", "normalizers"} - set(solution.columns)
+    if missing:
+        raise ValueError(f"the solution lacks the columns {sorted(missing)}")
+    read: GraphsRead = {}
+    for graph_id, runtimes, normalizers in solution[[row_id_column_name, "runtimes", "normalizers"]].itertuples(
+            index=False, name=None):
+        parts = split_submission_id(str(graph_id))
+        if parts is None:
+            raise ValueError(f"solution row {graph_id!r}: not a submission ID")
+        collection, name = parts
+        runtime = _integers(runtimes, "runtimes", graph_id)
+        normalizer = _integers(normalizers, "normalizers", graph_id) if collection.kind == "tile" else None
+        read.setdefault(collection, []).append((name, GraphRuntimes(runtime, normalizer)))
+    read = {c: sorted(read[c], key=lambda graph: graph[0]) for c in COLLECTIONS if c in read}  # catalog order
+    try:
+        return build_ground_truth(DataRoot(Path("<solution table>")), "test", read, tile_runtime=tile_runtime)
+    except TpuGraphsEvalError as err:
+        raise ValueError(f"the solution cannot be scored: {err}") from None
+
+
+def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: str, *, mode: str = "strict",
+          tile_runtime: str = "normalized") -> float:
+    """The overall score of ``submission`` on the graphs of ``solution`` (SPEC §3.3).
+
+    Args:
+        solution: one row per graph (see the module docstring); a platform passes the Public or the
+            Private rows.
+        submission: columns ``row_id_column_name`` and ``TopConfigs`` (indices joined by ``;``, SPEC §2),
+            one row per graph of ``solution``.
+        row_id_column_name: the name of the ID column in both tables (``ID`` in the competition).
+        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation, SPEC §2).
+        tile_runtime: ``normalized`` (default) or ``raw``.
+
+    Returns:
+        The unweighted mean of the collection values present (tile: mean Kaggle score; layout: mean
+        Kendall tau-b), exactly what ``tpugraphs-eval`` reports as ``overall``; NaN if no collection
+        value is defined.
+
+    Raises:
+        ParticipantVisibleError: the submission is invalid (the first problems, with their codes).
+        ValueError: the solution table is malformed (the organiser's side).
+
+    Examples:
+        >>> import pandas as pd
+        >>> solution = pd.DataFrame({"ID": ["tile:xla:g", "layout:xla:default:h"],
+        ...                          "runtimes": ["30;10;20", "5;7;6;9"], "normalizers": ["1;1;1", ""]})
+        >>> submission = pd.DataFrame({"ID": ["tile:xla:g", "layout:xla:default:h"],
+        ...                            "TopConfigs": ["0;2;1", "0;2;1;3"]})
+        >>> score(solution, submission, "ID")  # tile: the best config is listed (1.0); layout: tau-b 1
+        1.0
+        >>> bad = pd.DataFrame({"ID": ["tile:xla:g", "layout:xla:default:h"], "TopConfigs": ["0;2;9", "0;1"]})
+        >>> score(solution, bad, "ID")
+        Traceback (most recent call last):
+        ...
+        tpugraphs_eval.kaggle_metric.ParticipantVisibleError: invalid submission (3 errors): line 2 tile:xla:g INDEX_OUT_OF_RANGE: 1 index >= 3: 9; the graph has 3 configurations (valid indices 0..2). | line 2 tile:xla:g TILE_TOO_FEW: 2 distinct valid indices; a tile row lists min(5, c) = 3 for this graph of 3 configurations. | line 3 layout:xla:default:h LAYOUT_NOT_PERMUTATION: lists 2 of the graph's 4 configurations (missing: 2, 3); a layout row ranks all of 0..3.
+    """
+    from .api import score_submission
+
+    truth = _truth(solution, row_id_column_name, tile_runtime)
+    if set(submission.columns) != {row_id_column_name, "TopConfigs"}:
+        raise ParticipantVisibleError(f"the submission must have exactly the columns {row_id_column_name} and "
+                                      f"TopConfigs, not {', '.join(map(str, submission.columns))}")
+    table = submission[[row_id_column_name, "TopConfigs"]].rename(columns={row_id_column_name: "ID"})
+    report = score_submission(table.to_csv(index=False).encode("utf-8"), truth, Options(mode=mode,
+                                                                                         tile_runtime=tile_runtime))
+    if not report.valid:
+        errors = [p for p in report.problems if p.severity == "error"]
+        shown = " | ".join(f"{'' if p.line is None else f'line {p.line} '}{shorten(p.id) + ' ' if p.id else ''}"
+                           f"{p.code}: {p.message}" for p in errors[:_SHOWN_PROBLEMS])
+        more = f" | … and {report.n_errors - _SHOWN_PROBLEMS} more" if report.n_errors > _SHOWN_PROBLEMS else ""
+        raise ParticipantVisibleError(f"invalid submission ({report.n_errors} errors): {shown}{more}")
+    return float("nan") if report.overall is None else float(report.overall)
+
+
+def solution_frame(solution_file: Path, row_id_column_name: str = "ID") -> pd.DataFrame:
+    """The solution table (with ``Usage``) of a solution file (``tpugraphs-eval solution build``), to upload.
+
+    Raises:
+        DataError: ``solution_file`` is not a solution file.
+    """
+    import pandas as pd
+
+    _, read, public = read_solution(solution_file)
+    rows = []
+    for collection, graphs in read.items():
+        for (name, arrays), is_public in zip(graphs, public[collection.name].tolist()):
+            rows.append({row_id_column_name: f"{collection.name}:{name}",
+                         "runtimes": ";".join(map(str, arrays.runtime.tolist())),
+                         "normalizers": "" if arrays.normalizer is None else ";".join(map(str, arrays.normalizer.tolist())),
+                         "Usage": "Public" if is_public else "Private"})
+    return pd.DataFrame(rows)
