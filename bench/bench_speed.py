@@ -44,6 +44,7 @@ import synth_data  # noqa: E402
 import tpugraphs_eval  # noqa: E402
 from tpugraphs_eval import load_ground_truth, resolve_data_root, score_submission, validate_submission  # noqa: E402
 from tpugraphs_eval.scoring import score_parsed  # noqa: E402
+from tpugraphs_eval.solution import build_solution, load_solution  # noqa: E402
 
 SPEEDUP_TARGET = 10.0
 SCORE_TOLERANCE = 1e-9
@@ -236,11 +237,33 @@ class Bench:
         self.add("4c", "CLI / bare imports", f"{cli_s / imp_s:.2f}x", how=how)
 
 
+    def m5_solution_file(self) -> None:
+        """Issue 4: scoring against a solution file gives the npz tree's numbers and loads faster."""
+        root, csv_path = self.workdir / "m1_test_root", self.workdir / "m1_test_submission.csv"
+        if not csv_path.exists():
+            synth_data.write_test_root(root, csv_path)
+        solution = self.workdir / "m5_solution.parquet"
+        t0 = time.perf_counter()
+        build_solution(resolve_data_root(root), "test", solution)
+        print(f"  solution: {solution.stat().st_size / MB:.2f} MB (built in {time.perf_counter() - t0:.1f} s)")
+        (t_npz, from_npz), (t_sol, from_sol) = self.best_of_interleaved(
+            lambda: load_ground_truth(resolve_data_root(root), "test"), lambda: load_solution(solution))
+        how = f"best of {self.repeats}"
+        self.add("5a", "ground-truth load: npz tree / solution file",
+                 f"{t_npz * 1e3:.1f} ms / {t_sol * 1e3:.1f} ms = {t_npz / t_sol:.1f}x faster", how=how)
+        same = (from_npz.sha256 == from_sol.sha256 and
+                score_submission(csv_path, from_npz).to_dict()["graphs"] ==
+                score_submission(csv_path, from_sol).to_dict()["graphs"])
+        self.add("5b", "same runtimes sha256 and per-graph scores", "yes" if same else "NO", "identical",
+                 "PASS" if same else "FAIL")
+
+
 MEASUREMENTS = {
     "1": ("Kaggle-shaped test submission (844 tile + 50 layout graphs)", Bench.m1_test_submission),
     "2": ("valid-shaped submission, 20 layout graphs x 100,000 configs", Bench.m2_large_valid),
     "3": ("ground truth from a layout npz with >= 1 GB of node_config_feat", Bench.m3_big_npz),
     "4": ("CLI cold start on the demo", Bench.m4_cli_cold_start),
+    "5": ("solution file vs npz tree (Kaggle-shaped test split)", Bench.m5_solution_file),
 }
 
 
@@ -282,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (3 in-process, 3 subprocess runs)")
     parser.add_argument("--repeats", type=int, help="in-process repeats, best of N (default 7; --quick 3)")
     parser.add_argument("--runs", type=int, help="subprocess runs, median of N (default 7; --quick 3)")
-    parser.add_argument("--only", default="1,2,3,4", help="measurements to run, e.g. 1,3 (default all)")
+    parser.add_argument("--only", default="1,2,3,4,5", help="measurements to run, e.g. 1,3 (default all)")
     parser.add_argument("--workdir", type=Path, help="where generated files go (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (not the 1 GB npz)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of score_submission")

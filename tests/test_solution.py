@@ -132,3 +132,17 @@ def test_solution_cli_and_errors(demo_root, tmp_path, capsys):
         build_solution(demo_root, "valid", tmp_path / "x.parquet", public_fraction=1.5)
     assert score_submission(csv_bytes(demo_rows(load_solution(out), "oracle")), load_solution(out),
                             Options(configs="official"), eval_indices_dir=demo_root.path / "eval_indices").valid
+
+
+def test_rows_in_any_order_load_the_same_and_gaps_are_refused(solution, tmp_path):
+    import polars as pl
+
+    frame = pl.read_parquet(solution)
+    metadata = pl.read_parquet_metadata(solution)
+    shuffled = tmp_path / "shuffled.parquet"
+    frame.sample(fraction=1.0, shuffle=True, seed=1).write_parquet(shuffled, metadata=metadata)
+    assert load_solution(shuffled).sha256 == load_solution(solution).sha256
+    gap = tmp_path / "gap.parquet"
+    frame.filter(~((pl.col("collection") == "tile:xla") & (pl.col("config") == 1))).write_parquet(gap, metadata=metadata)
+    with pytest.raises(DataError, match="missing or repeated configs"):
+        load_solution(gap)

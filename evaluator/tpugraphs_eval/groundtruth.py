@@ -113,13 +113,13 @@ class CollectionTruth:
     public: np.ndarray | None = None
 
     @classmethod
-    def from_graphs(cls, graphs: CollectionGraphs, runtimes: list[np.ndarray]) -> CollectionTruth:
-        """Pack per-graph runtime arrays; layout collections also get their dense ranks and tie counts."""
-        sizes = np.array([y.size for y in runtimes], dtype=np.int64)
-        truth = cls(graphs, np.concatenate(runtimes), np.concatenate(([0], np.cumsum(sizes))),
-                    np.array([y.min() for y in runtimes]))
+    def from_values(cls, graphs: CollectionGraphs, values: np.ndarray) -> CollectionTruth:
+        """Pack the runtimes of every graph, stored back to back in ``graphs`` order ((sum c,) ns); layout
+        collections also get their dense ranks and tie counts."""
+        offsets = np.concatenate(([0], np.cumsum(graphs.n_configs)))
+        truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]))
         if graphs.collection.kind == "layout":
-            ranked = [dense_ranks(y) for y in runtimes]
+            ranked = [dense_ranks(y) for y in truth.runtimes]
             truth.ranks = np.concatenate([r for r, _, _ in ranked])
             truth.n_distinct = np.array([m for _, m, _ in ranked], dtype=np.int64)
             truth.tied_pairs = np.array([t for _, _, t in ranked], dtype=np.int64)
@@ -178,13 +178,12 @@ def catalog_of(root: DataRoot, split: str, read: GraphsRead) -> SplitCatalog:
     return SplitCatalog(root, split, collections)
 
 
-def _bad_values(key: str, array: np.ndarray | None) -> str | None:
-    """Why an array of runtimes or normalizers cannot be scored (never showing its values), or None."""
-    if array is None:
-        return None
-    bad = ~np.isfinite(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
-    bad |= ~(array > 0)
-    return f"{int(bad.sum())} of {array.size} {key} values are not finite and positive" if bad.any() else None
+def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(G,) count of values that are not finite and positive, per graph of a back-to-back array."""
+    bad = ~(values > 0)
+    if values.dtype.kind == "f":
+        bad |= ~np.isfinite(values)
+    return np.add.reduceat(bad.astype(np.int64), offsets[:-1]) if bad.any() else np.zeros(offsets.size - 1, np.int64)
 
 
 def raise_faults(what: str, faults: list[str]) -> None:
@@ -221,31 +220,43 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
     if tile_runtime not in TILE_RUNTIMES:
         raise UsageError(f"tile runtime must be one of {', '.join(TILE_RUNTIMES)}, not {tile_runtime!r}")
     where = where or (lambda collection, name: submission_id(collection, name))
-    if all(not a.runtime.any() for graphs in read.values() for _, a in graphs):
+    catalog = catalog_of(root, split, read)
+    stored = {}  # collection → (runtimes, normalizers or None), every graph's back to back
+    for collection, graphs in read.items():
+        runtime = np.concatenate([a.runtime for _, a in graphs])
+        normalizer = np.concatenate([a.normalizer for _, a in graphs]) if collection.kind == "tile" else None
+        stored[collection] = (runtime, normalizer)
+    if not any(runtime.any() for runtime, _ in stored.values()):
         raise DataError(
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files). Validation still works: add --validate-only.")
-    faults = [f"{where(collection, name)}: {fault}" for collection, graphs in read.items() for name, arrays in graphs
-              for fault in (_bad_values("config_runtime", arrays.runtime),
-                            _bad_values("config_runtime_normalizers", arrays.normalizer)) if fault]
+    faults = []
+    for collection, (runtime, normalizer) in stored.items():
+        graphs = catalog.collections[collection.name]
+        offsets = np.concatenate(([0], np.cumsum(graphs.n_configs)))
+        for key, array in (("config_runtime", runtime), ("config_runtime_normalizers", normalizer)):
+            if array is None:
+                continue
+            for g in np.flatnonzero(bad := _bad_graphs(array, offsets)):
+                faults.append(f"{where(collection, graphs.names[g])}: {bad[g]} of {graphs.n_configs[g]} {key} "
+                              "values are not finite and positive")
     raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
 
-    catalog = catalog_of(root, split, read)
     digest = hashlib.sha256()
     truths = {}
     for collection, graphs in read.items():
-        runtimes = []
         for name, arrays in graphs:
             digest.update(f"{collection.name}:{name}\0".encode())
             digest.update(_canonical_bytes(arrays.runtime))
             if collection.kind == "tile":
                 digest.update(_canonical_bytes(arrays.normalizer))
-                y = arrays.runtime.astype(np.float64)
-                runtimes.append(y / arrays.normalizer if tile_runtime == "normalized" else y)
-            else:
-                runtimes.append(arrays.runtime)
-        truth = CollectionTruth.from_graphs(catalog.collections[collection.name], runtimes)
+        runtime, normalizer = stored[collection]
+        if collection.kind == "tile":
+            runtime = runtime.astype(np.float64)
+            if tile_runtime == "normalized":
+                runtime = runtime / normalizer
+        truth = CollectionTruth.from_values(catalog.collections[collection.name], runtime)
         truth.public = None if public is None else np.asarray(public[collection.name], dtype=bool)
         truths[collection.name] = truth
     return GroundTruth(catalog, tile_runtime, truths, digest.hexdigest())

@@ -195,30 +195,50 @@ def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.
     missing = {"collection", "graph", "config", "runtime", "normalizer", "usage"} - set(frame.columns)
     if missing:
         raise DataError(f"{path}: the solution file lacks the columns {', '.join(sorted(missing))}")
-    frame = frame.sort(["collection", "graph", "config"])
-    read: GraphsRead = {}
-    public: dict[str, np.ndarray] = {}
-    for collection in COLLECTIONS:
-        part = frame.filter(pl.col("collection") == collection.name)
-        if part.height == 0:
-            continue
-        graphs = part["graph"].to_numpy()
-        starts = np.flatnonzero(np.r_[True, graphs[1:] != graphs[:-1]])
-        ends = np.r_[starts[1:], graphs.size]
-        runtime = part["runtime"].to_numpy()
-        normalizer = part["normalizer"].to_numpy() if collection.kind == "tile" else None
-        usage = part["usage"].to_numpy()
-        config = part["config"].to_numpy()
-        read[collection] = []
-        marks = []
-        for a, b in zip(starts.tolist(), ends.tolist()):
-            if not (config[a:b] == np.arange(b - a)).all() or (usage[a:b] != usage[a]).any():
-                raise DataError(f"{path}: graph {graphs[a]} of {collection.name} has missing configs or two usages")
-            read[collection].append((str(graphs[a]), GraphRuntimes(runtime[a:b], None if normalizer is None
-                                                                    else normalizer[a:b].astype(np.int64))))
-            marks.append(usage[a] == "Public")
-        public[collection.name] = np.array(marks, dtype=bool)
     unknown = set(frame["collection"].unique().to_list()) - set(BY_NAME)
-    if unknown or not read:
+    if unknown or frame.height == 0:
         raise DataError(f"{path}: unknown collections {sorted(unknown)}" if unknown else f"{path}: no graphs")
-    return manifest, read, public
+    blocks = _graph_blocks(frame)
+    if blocks is None:  # not in the order build_solution writes: sort (slower), then it must be
+        frame = frame.with_columns(pl.col("collection").replace_strict(
+            {c.name: i for i, c in enumerate(COLLECTIONS)}, return_dtype=pl.Int32).alias("_order")).sort(
+            ["_order", "graph", "config"]).drop("_order")
+        blocks = _graph_blocks(frame)
+        if blocks is None:
+            raise DataError(f"{path}: a graph has missing or repeated configs, or two usages")
+    starts, sizes = blocks
+    heads = frame[starts.tolist()]  # one row per graph: its collection, name and usage
+    runtime = frame["runtime"].to_numpy()
+    normalizer = frame["normalizer"].fill_null(0).to_numpy()
+    read: GraphsRead = {}
+    public: dict[str, list[bool]] = {}
+    for (collection, name, usage), a, n in zip(heads.select("collection", "graph", "usage").iter_rows(),
+                                                starts.tolist(), sizes.tolist()):
+        c = BY_NAME[collection]
+        read.setdefault(c, []).append((name, GraphRuntimes(runtime[a:a + n],
+                                                           normalizer[a:a + n] if c.kind == "tile" else None)))
+        public.setdefault(collection, []).append(usage == "Public")
+    read = {c: read[c] for c in COLLECTIONS if c in read}
+    return manifest, read, {name: np.array(marks, dtype=bool) for name, marks in public.items()}
+
+
+def _graph_blocks(frame) -> tuple[np.ndarray, np.ndarray] | None:
+    """(row where each graph starts, its number of configs) when the rows are in build order — collections in
+    catalog order, graphs sorted by name, configs 0..c-1, one usage per graph — else None."""
+    import polars as pl
+
+    changed = (pl.col("collection") != pl.col("collection").shift(1)) | (pl.col("graph") != pl.col("graph").shift(1))
+    flags = frame.select(changed.fill_null(True).alias("start"),
+                         (pl.col("usage") != pl.col("usage").shift(1)).fill_null(True).alias("usage"))
+    start = flags["start"].to_numpy()
+    starts = np.flatnonzero(start)
+    sizes = np.diff(np.r_[starts, frame.height])
+    config = frame["config"].to_numpy()
+    in_order = (config == np.arange(frame.height) - np.repeat(starts, sizes)).all()
+    one_usage = not (flags["usage"].to_numpy() & ~start).any()
+    keys = frame[starts.tolist()].select("collection", "graph").rows()
+    order = {c.name: i for i, c in enumerate(COLLECTIONS)}
+    sorted_keys = all((order[a[0]], a[1]) < (order[b[0]], b[1]) for a, b in zip(keys, keys[1:]))
+    return (starts, sizes) if in_order and one_usage and sorted_keys else None
+
+
