@@ -1,0 +1,216 @@
+"""``tpugraphs-baseline``: write baseline submissions (random, learned) and combine per-collection files.
+
+    tpugraphs-baseline random  --split test --data-root DIR --seed 0 -o submission.csv
+    tpugraphs-baseline learned --split test --data-root DIR -o submission.csv
+    tpugraphs-baseline combine tile.csv layout_xla_default.csv ... --split test -o submission.csv
+
+Every file written passes the evaluator's strict validation first and is written atomically. When the
+split has runtimes (train, valid, or the demo's test), the file is scored by the evaluator and shown
+beside the expected score of random ranking and the oracle's. Exit codes: 0 ok, 1 invalid submission,
+2 usage or data problem, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from tpugraphs_eval import DataError, Options, load_ground_truth, scan_catalog, score_submission
+from tpugraphs_eval.catalog import SPLITS
+
+from . import learned
+from .cli_common import notice, print_scores, print_table, run, score_rows, write_json
+from .combine import combine_submissions
+from .data import data_root
+from .errors import EXIT_OK, KitError
+from .random_baseline import random_expectations, write_random_submission
+
+_DATA_ROOT_HELP = ("folder holding npz/ (official layout), or `demo` for the bundled SYNTHETIC data "
+                   "(default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)")
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError("the seed must be from 0 to 2**63 - 1")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tpugraphs-baseline", description=__doc__.split("\n\n")[0],
+                                     epilog="Exit codes: 0 ok, 1 invalid submission, 2 usage or data problem.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(sub: argparse.ArgumentParser, split_required: bool = True) -> None:
+        sub.add_argument("--split", required=split_required, choices=SPLITS, help="the split the submission ranks")
+        sub.add_argument("--data-root", metavar="DIR", help=_DATA_ROOT_HELP)
+        sub.add_argument("-o", "--output", required=True, type=Path, metavar="CSV", help="submission file to write")
+        sub.add_argument("--json", metavar="PATH", help="also write the numbers shown as JSON to PATH")
+        sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def scoring(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--configs", choices=("all", "official"), default="all",
+                         help="layout configs scored in the report (official: the paper's 1000 per valid graph)")
+        sub.add_argument("--eval-indices", metavar="DIR", help="folder of the official index lists (--configs official)")
+
+    sub = commands.add_parser("random", help="uniformly random rankings (tile: min(5,c) distinct configs; layout: "
+                                             "a permutation); reports the expected random score")
+    common(sub)
+    scoring(sub)
+    sub.add_argument("--seed", type=_seed, default=0, help="random seed; the same seed writes the same file (default 0)")
+    sub.add_argument("--draws", type=_count, default=10,
+                     help="random files scored to estimate the metrics without a closed form (seeds seed+1 … "
+                          "seed+N; default 10, 0 to skip)")
+
+    sub = commands.add_parser("learned", help="ridge regression of log-runtime per collection (numpy/scipy), "
+                                              "trained on --train-split, ranking --split")
+    common(sub)
+    scoring(sub)
+    sub.add_argument("--train-split", choices=SPLITS, default="train", help="split to train on (default train)")
+    sub.add_argument("--alpha", type=float, default=learned.DEFAULT_ALPHA,
+                     help=f"ridge penalty (default {learned.DEFAULT_ALPHA})")
+    sub.add_argument("--max-configs", type=int, default=learned.DEFAULT_MAX_CONFIGS,
+                     help=f"layout configs sampled per training graph (default {learned.DEFAULT_MAX_CONFIGS})")
+    sub.add_argument("--seed", type=_seed, default=0, help="seed of the config sampling (default 0)")
+
+    sub = commands.add_parser("combine", help="merge per-collection submission files into one (refuses duplicate "
+                                              "IDs; names missing collections); the result is validated first")
+    sub.add_argument("inputs", nargs="+", type=Path, metavar="CSV", help="submission files, e.g. one per collection")
+    common(sub)
+    sub.add_argument("--fill-random", type=_seed, metavar="SEED",
+                     help="fill graphs no input covers with the random baseline's rows (seeded) instead of failing")
+    return parser
+
+
+def _header(root, split: str, output: Path, n_rows: int) -> None:
+    print(f"wrote {output}: {n_rows} rows, valid (strict) for the {split} split of {root.label}")
+
+
+def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:
+    """(truth, report) of the written file when the split has runtimes, else the reason it has none."""
+    try:
+        truth = load_ground_truth(root, split, progress=not args.no_progress)
+    except DataError as err:
+        return None, None, str(err).split("\n")[0]
+    report = score_submission(output, truth, Options(configs=args.configs), eval_indices_dir=args.eval_indices)
+    return truth, report, None
+
+
+def _random(args) -> int:
+    root = data_root(args.data_root)
+    catalog = scan_catalog(root, args.split, progress=not args.no_progress)
+    validation = write_random_submission(catalog, args.output, args.seed)
+    _header(root, args.split, args.output, validation.n_rows)
+    notice(root)
+    payload = {"command": "random", "output": str(args.output), "split": args.split, "data_root": root.label,
+               "synthetic": root.synthetic, "rows": validation.n_rows, "valid": True, "seed": args.seed}
+    truth, report, reason = _score_or_reason(root, args.split, args.output, args)
+    if report is None:
+        print(f"not scored: {reason}")
+        payload.update(scored=False, reason=reason)
+        write_json(args.json, payload)
+        return EXIT_OK
+    expectations = random_expectations(truth, draws=args.draws, seed=args.seed, options=report.options,
+                                       eval_indices_dir=args.eval_indices)
+    rows = score_rows(report)
+    print_scores(f"this file (seed {args.seed}) vs the expected score of random ranking ({args.configs} configs)",
+                 [("this file", rows, "value"), ("random (expected)", rows, "random"),
+                  ("oracle", rows, "oracle"), ("normalised", rows, "normalised")])
+    for name, exp in expectations.items():
+        rows[name].update(random_method=exp.method, random_draws=exp.draws, random_estimated=exp.estimated,
+                          random_spread=exp.spread)
+    if args.draws:
+        _print_draws(expectations, args.draws, args.seed)
+    print("normalised = (score - random) / (oracle - random): 0 is chance, 1 is the oracle.")
+    payload.update(scored=True, overall=report.overall, collections=rows)
+    write_json(args.json, payload)
+    return EXIT_OK
+
+
+def _print_draws(expectations, draws: int, seed: int) -> None:
+    rows = [[name, metric, f"{mean:.4f} ± {exp.spread.get(metric, 0.0):.4f}"]
+            for name, exp in expectations.items() for metric, mean in exp.estimated.items()]
+    print_table(f"random ranking, every metric: mean ± sd over {draws} seeded files (seeds {seed + 1}…{seed + draws})",
+                ["collection", "metric", "mean ± sd"], rows)
+
+
+def _learned(args) -> int:
+    root = data_root(args.data_root)
+    catalog = scan_catalog(root, args.split, progress=not args.no_progress)
+    progress = None if not args.no_progress else False
+    start = time.perf_counter()
+    models = learned.train(root, args.train_split, collections=list(catalog.collections), alpha=args.alpha,
+                           max_configs=args.max_configs, seed=args.seed, progress=progress)
+    seconds = time.perf_counter() - start
+    print(f"trained {len(models)} ridge models on the {args.train_split} split in {seconds:.1f} s: "
+          + ", ".join(f"{m.collection} ({m.n_graphs} graphs)" for m in models.values()))
+    validation = learned.write_learned_submission(models, catalog, args.output, progress=progress)
+    _header(root, args.split, args.output, validation.n_rows)
+    notice(root)
+    payload = {"command": "learned", "output": str(args.output), "split": args.split, "data_root": root.label,
+               "synthetic": root.synthetic, "rows": validation.n_rows, "valid": True,
+               "train_split": args.train_split, "training_seconds": seconds, "alpha": args.alpha}
+    _, report, reason = _score_or_reason(root, args.split, args.output, args)
+    if report is None:
+        print(f"not scored: {reason}")
+        payload.update(scored=False, reason=reason)
+    else:
+        rows = score_rows(report)
+        print_scores(f"learned baseline vs random ranking on {args.split} ({args.configs} configs)",
+                     [("learned", rows, "value"), ("random (expected)", rows, "random"), ("oracle", rows, "oracle"),
+                      ("learned normalised", rows, "normalised")])
+        print("normalised = (score - random) / (oracle - random): 0 is chance, 1 is the oracle.")
+        payload.update(scored=True, overall=report.overall, collections=rows)
+    write_json(args.json, payload)
+    return EXIT_OK
+
+
+def _combine(args) -> int:
+    root = data_root(args.data_root)
+    catalog = scan_catalog(root, args.split, progress=not args.no_progress)
+    result = combine_submissions(args.inputs, args.output, catalog, fill_seed=args.fill_random)
+    _header(root, args.split, args.output, result.n_rows)
+    for name in catalog.collections:
+        print(f"  {name}: {', '.join(result.sources.get(name, [])) or 'no input'}")
+    if result.missing_collections:
+        print(f"missing collections (no input): {', '.join(result.missing_collections)}")
+    if result.filled:
+        print(f"filled {len(result.filled)} graph(s) with random rankings (seed {args.fill_random})")
+    for path, n in result.ignored_rows.items():
+        print(f"{path}: {n} row(s) of collections the data root lacks for this split were not copied")
+    if catalog.missing_collections:
+        print(f"the data root has no {args.split} graphs of {', '.join(catalog.missing_collections)}")
+    write_json(args.json, {"command": "combine", "output": str(args.output), "split": args.split,
+                           "rows": result.n_rows, "sources": result.sources,
+                           "missing_collections": result.missing_collections, "filled": len(result.filled)})
+    return EXIT_OK
+
+
+def _main(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command in ("random", "learned") and args.configs == "official" and args.split != "valid":
+        raise KitError("BAD_OPTION", "--configs official is the paper's protocol for the valid split")
+    return {"random": _random, "learned": _learned, "combine": _combine}[args.command](args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``tpugraphs-baseline``; returns the exit code."""
+    return run(_main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

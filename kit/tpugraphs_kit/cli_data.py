@@ -1,0 +1,139 @@
+"""``tpugraphs-data``: look at a data root and get the real dataset.
+
+    tpugraphs-data info --data-root demo                          # graphs per collection and split
+    tpugraphs-data list --data-root demo --collection tile:xla --split valid
+    tpugraphs-data urls --collections tile:xla --splits valid     # the official archive URLs
+    tpugraphs-data download --collections tile:xla,layout:xla:default --splits train,valid,test
+
+Exit codes: 0 ok, 2 usage or data problem (including a failed download or an unsafe archive), 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from tpugraphs_eval.catalog import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
+
+from .cli_common import notice, run
+from .data import collection, data_root, list_graphs
+from .download import BASE_URL, archives, download
+from .errors import EXIT_OK, KitError
+
+_ROOT_HELP = "folder holding npz/, or `demo` (default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)"
+
+
+def _names(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
+    if text == "all":
+        return list(allowed)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in allowed]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(bad) or repr(text)}; choose from "
+                                         f"{', '.join(allowed)} (comma-separated) or all")
+    return names
+
+
+def _collections(text: str) -> list[str]:
+    return _names(text, tuple(c.name for c in COLLECTIONS), "collection")
+
+
+def _splits(text: str) -> list[str]:
+    return _names(text, SPLITS, "split")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tpugraphs-data", description="Look at a TpuGraphs data root and "
+                                     "download the official dataset archives.",
+                                     epilog="Exit codes: 0 ok, 2 usage or data problem.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = commands.add_parser("info", help="graphs per collection and split of a data root")
+    sub.add_argument("--data-root", metavar="DIR", help=_ROOT_HELP)
+    sub = commands.add_parser("list", help="the graph names of one collection and split")
+    sub.add_argument("--data-root", metavar="DIR", help=_ROOT_HELP)
+    sub.add_argument("--collection", required=True, choices=[c.name for c in COLLECTIONS])
+    sub.add_argument("--split", required=True, choices=SPLITS)
+    for name, help_text in (("urls", "print the official archive URLs (one tar per collection and split)"),
+                            ("download", "download, check and safely extract archives into the data root")):
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--collections", type=_collections, default=None, metavar="NAMES",
+                         help="comma-separated collections, or all (default all)")
+        sub.add_argument("--splits", type=_splits, default=None, metavar="NAMES",
+                         help="comma-separated splits, or all (default all)")
+        sub.add_argument("--base-url", default=BASE_URL, help=f"where the archives are (default {BASE_URL})")
+        if name == "download":
+            sub.add_argument("--data-root", metavar="DIR",
+                             help="folder to install into (npz/ is created there; default $TPUGRAPHS_DATA, else "
+                                  "~/data/tpugraphs)")
+            sub.add_argument("--keep-archives", action="store_true", help="keep the .tar files after extraction")
+            sub.add_argument("--force", action="store_true", help="download again archives already installed")
+            sub.add_argument("--retries", type=int, default=3, help="resumed attempts after a cut connection (3)")
+            sub.add_argument("--timeout", type=float, default=60.0, help="seconds without data before giving up (60)")
+            sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def _info(args) -> int:
+    root = data_root(args.data_root)
+    print(f"data root: {root.label}")
+    notice(root)
+    print(f"{'collection':<20}" + "".join(f"{s:>8}" for s in SPLITS) + "   (real dataset: train/valid/test)")
+    for coll in COLLECTIONS:
+        counts = []
+        for split in SPLITS:
+            folder = root.path / coll.split_dir(split)
+            counts.append(str(len(list_graphs(root, coll, split))) if folder.is_dir() else "—")
+        real = "/".join(str(REAL_GRAPH_COUNTS[coll.name][s]) for s in SPLITS)
+        print(f"{coll.name:<20}" + "".join(f"{c:>8}" for c in counts) + f"   ({real})")
+    return EXIT_OK
+
+
+def _list(args) -> int:
+    root = data_root(args.data_root)
+    names = list_graphs(root, collection(args.collection), args.split)
+    if not names:
+        raise KitError("NO_GRAPHS", f"{root.label} has no {args.collection} {args.split} graphs")
+    for name in names:
+        print(name)
+    return EXIT_OK
+
+
+def _urls(args) -> int:
+    for archive in archives(args.collections, args.splits, args.base_url):
+        print(archive.url)
+    return EXIT_OK
+
+
+def _download(args) -> int:
+    if args.data_root == "demo":
+        raise KitError("BAD_OPTION", "the demo data is generated, not downloaded: pass --data-root DIR")
+    root = Path(args.data_root or os.environ.get("TPUGRAPHS_DATA") or "~/data/tpugraphs").expanduser()
+    if args.retries < 0 or not args.timeout > 0:
+        raise KitError("BAD_OPTION", "--retries must be >= 0 and --timeout > 0")
+    results = download(root, args.collections, args.splits, base_url=args.base_url,
+                       keep_archives=args.keep_archives, force=args.force, retries=args.retries,
+                       timeout=args.timeout, progress=False if args.no_progress else None)
+    for result in results:
+        archive = result.archive
+        if result.status == "skipped":
+            print(f"{archive.name}: already installed (use --force to download it again)")
+        else:
+            checked = "size checked" if result.size_checked else "size NOT checked (no Content-Length)"
+            print(f"{archive.name}: {result.files} files extracted, {checked}")
+    print(f"data root: {root} (use --data-root {root} with tpugraphs-eval and tpugraphs-baseline)")
+    return EXIT_OK
+
+
+def _main(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    return {"info": _info, "list": _list, "urls": _urls, "download": _download}[args.command](args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``tpugraphs-data``; returns the exit code."""
+    return run(_main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

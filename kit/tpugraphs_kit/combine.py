@@ -1,0 +1,121 @@
+"""Combine per-collection submission files into one (like the official ``combine_csvs.py``), safely.
+
+The official script of google-research-datasets/tpu_graphs concatenates the rows of one CSV per
+collection and stops on a duplicate ID. Here every input is read by the evaluator's parser
+(:func:`tpugraphs_eval.validate_submission`, strict), so a broken input is refused with its problems;
+a duplicate ID across inputs is refused naming both files; collections no input covers are reported
+(or filled with random rankings when asked); and the combined file is validated before it is written
+atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
+
+from .errors import SubmissionError
+from .random_baseline import random_rankings
+from .submission import write_submission
+
+_EXPECTED_IN_PARTS = {"MISSING_IDS"}
+"""Problems a per-collection file has by nature (rows of the other collections are missing)."""
+
+
+@dataclass
+class Combined:
+    """What :func:`combine_submissions` wrote.
+
+    Attributes:
+        path: the combined CSV.
+        n_rows: its data rows.
+        sources: collection → the input files that gave rows of it.
+        missing_collections: collections of the split that no input covered.
+        filled: IDs filled with random rankings (when ``fill_seed`` was given).
+        ignored_rows: per input, rows of collections the data root lacks for this split (not copied).
+        validation: the evaluator's strict validation of the combined bytes.
+    """
+
+    path: Path
+    n_rows: int
+    sources: dict[str, list[str]]
+    missing_collections: list[str]
+    filled: list[str] = field(default_factory=list)
+    ignored_rows: dict[str, int] = field(default_factory=dict)
+    validation: Validation | None = None
+
+
+def _read_part(path: Path, catalog: SplitCatalog) -> Validation:
+    validation = validate_submission(path, catalog, mode="strict")
+    bad = [p for p in validation.problems if p.severity == Severity.ERROR and p.code not in _EXPECTED_IN_PARTS]
+    if bad:
+        first = bad[0]
+        n_bad = sum(validation.counts[code] for code in {p.code for p in bad})
+        raise SubmissionError(first.code, f"{path}: {n_bad} problem(s) besides rows of other collections; first: "
+                                          f"line {first.line} {first.id or ''}: {first.message} "
+                                          f"(check it with `tpugraphs-eval validate {path} --split {catalog.split}`)",
+                              validation.problems)
+    return validation
+
+
+def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.PathLike[str], catalog: SplitCatalog,
+                        *, fill_seed: int | None = None) -> Combined:
+    """Merge the rows of ``inputs`` (each a submission for part of the split) into one strict submission.
+
+    Args:
+        inputs: CSV files, e.g. one per collection; each must be valid apart from its missing rows.
+        output: the combined CSV (written atomically, only when the result is valid).
+        catalog: the split's graphs (:func:`tpugraphs_eval.scan_catalog`).
+        fill_seed: when given, graphs no input covers get the random baseline's rows (seeded as
+            :func:`tpugraphs_kit.random_baseline.random_rankings`); when None they are an error.
+
+    Raises:
+        SubmissionError: ``DUPLICATE_ID`` (an ID in two inputs, or twice in one), an input with other
+            problems (its first problem's code), ``MISSING_COLLECTIONS`` / ``MISSING_IDS`` (graphs no
+            input covers, without ``fill_seed``).
+        UsageError: an input cannot be read.
+        KitError: ``CANNOT_WRITE``.
+    """
+    rankings: dict[str, np.ndarray] = {}
+    origin: dict[str, tuple[Path, int]] = {}
+    sources: dict[str, list[str]] = {}
+    ignored: dict[str, int] = {}
+    for raw in inputs:
+        path = Path(raw)
+        validation = _read_part(path, catalog)
+        if validation.counts.get("COLLECTION_ABSENT", 0):  # rows of collections the data root lacks
+            ignored[str(path)] = validation.n_rows - len(validation.submission.lines)
+        for name, packed in validation.submission.packed.items():
+            graphs = catalog.collections[name]
+            for position, data in packed.items():
+                graph_id = graphs.ids[position]
+                line = validation.submission.lines[graph_id]
+                if graph_id in origin:
+                    first_path, first_line = origin[graph_id]
+                    raise SubmissionError("DUPLICATE_ID", f"{graph_id} has a row in {first_path} (line {first_line}) "
+                                                          f"and in {path} (line {line})")
+                origin[graph_id] = (path, line)
+                rankings[graph_id] = np.frombuffer(data, dtype=np.int32)
+                if str(path) not in sources.setdefault(name, []):
+                    sources[name].append(str(path))
+
+    missing_collections = [name for name in catalog.collections if name not in sources]
+    missing_ids = [graph_id for graph_id in catalog.index if graph_id not in rankings]
+    filled: list[str] = []
+    if missing_ids and fill_seed is None:
+        code = "MISSING_COLLECTIONS" if missing_collections else "MISSING_IDS"
+        what = (f"no input has rows of {', '.join(missing_collections)}" if missing_collections
+                else f"{len(missing_ids)} graph(s) have no row in any input, e.g. {missing_ids[0]}")
+        raise SubmissionError(code, f"{what}; give their files, or fill them with random rankings "
+                                    "(--fill-random SEED)")
+    if missing_ids:
+        randoms = random_rankings(catalog, fill_seed, ids=missing_ids)
+        rankings.update(randoms)
+        filled = missing_ids
+    validation = write_submission(rankings, output, catalog)
+    return Combined(Path(output), validation.n_rows, sources, missing_collections, filled, ignored, validation)
+

@@ -1,0 +1,260 @@
+"""Data access: the graphs of a collection and split, and one graph's arrays read lazily as numpy arrays.
+
+Layout of a data root (google-research-datasets/tpu_graphs README; SPEC §1): ``npz/tile/xla/{split}/``
+and ``npz/layout/{xla,nlp}/{default,random}/{split}/``, one ``.npz`` per graph. Keys and dtypes seen in
+the real files: all graphs ``node_feat`` float32 (n, 140), ``node_opcode`` uint8 (n,), ``edge_index`` int64
+(m, 2), ``config_runtime`` int64 (c,) in ns; tile ``config_feat`` float32 (c, 24),
+``config_runtime_normalizers`` int64 (c,); layout ``node_config_feat`` float32 (c, nc, 18),
+``node_config_ids`` int64 (nc,), ``node_splits`` int64 (1, k).
+
+Every read opens the file with ``allow_pickle=False`` and reads only the key asked for (numpy's
+``NpzFile`` reads one zip member per key), so a layout graph's multi-GB ``node_config_feat`` is read only
+when asked for, and :meth:`Graph.iter_rows` can read it a block of configurations at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from tpugraphs_eval import DataRoot, resolve_data_root
+from tpugraphs_eval.catalog import BY_NAME, COLLECTIONS, SPLITS, Collection, submission_id
+
+from .errors import KitError
+from .progress import track
+
+RootLike = DataRoot | str | os.PathLike[str] | None
+"""A :class:`tpugraphs_eval.DataRoot`, a path, ``"demo"``, or None (``$TPUGRAPHS_DATA``, else ``~/data/tpugraphs``)."""
+
+
+def data_root(root: RootLike = None) -> DataRoot:
+    """Resolve ``root`` like the evaluator does. Raises :class:`tpugraphs_eval.DataError` if unusable."""
+    return root if isinstance(root, DataRoot) else resolve_data_root(root)
+
+
+def collection(name: str | Collection) -> Collection:
+    """The collection named ``name`` (``tile:xla``, ``layout:xla:default``, …).
+
+    Raises:
+        KitError: ``UNKNOWN_COLLECTION``.
+    """
+    if isinstance(name, Collection):
+        return name
+    if name not in BY_NAME:
+        raise KitError("UNKNOWN_COLLECTION", f"no collection {name!r}; the collections are "
+                                             f"{', '.join(c.name for c in COLLECTIONS)}")
+    return BY_NAME[name]
+
+
+def _check_split(split: str) -> str:
+    if split not in SPLITS:
+        raise KitError("UNKNOWN_SPLIT", f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    return split
+
+
+def list_graphs(root: RootLike, collection_name: str | Collection, split: str) -> list[str]:
+    """Graph names (file names without ``.npz``) of one collection and split, sorted; [] if the folder is absent.
+
+    Raises:
+        KitError: unknown collection or split.
+        DataError: the folder exists but is empty or unreadable.
+    """
+    root, coll = data_root(root), collection(collection_name)
+    files = root.graph_files(coll, _check_split(split))
+    return [p.stem for p in files or []]
+
+
+def present_collections(root: RootLike, split: str) -> list[str]:
+    """Names of the collections that have a folder for ``split`` under the data root."""
+    root = data_root(root)
+    _check_split(split)
+    return [c.name for c in COLLECTIONS if (root.path / c.split_dir(split)).is_dir()]
+
+
+class Graph:
+    """One graph file, read lazily: each key is read from disk on first access, then kept.
+
+    Attributes:
+        root: the data root.
+        collection: its collection.
+        split: ``train``, ``valid`` or ``test``.
+        name: the graph name (file name without ``.npz``).
+    """
+
+    def __init__(self, root: DataRoot, coll: Collection, split: str, name: str) -> None:
+        self.root, self.collection, self.split, self.name = root, coll, split, name
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def __repr__(self) -> str:
+        return f"Graph({self.id!r}, split={self.split!r}, loaded={sorted(self._arrays)})"
+
+    @property
+    def id(self) -> str:
+        """The submission ID, ``<collection>:<name>``."""
+        return submission_id(self.collection, self.name)
+
+    @property
+    def kind(self) -> str:
+        """``tile`` or ``layout``."""
+        return self.collection.kind
+
+    @property
+    def path(self) -> Path:
+        """The ``.npz`` file."""
+        return self.root.path / self.collection.split_dir(self.split) / f"{self.name}.npz"
+
+    @property
+    def loaded(self) -> list[str]:
+        """Keys read so far."""
+        return sorted(self._arrays)
+
+    def keys(self) -> list[str]:
+        """The keys stored in the file (reads the zip directory only)."""
+        with self._open() as npz:
+            return list(npz.files)
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        """The array stored under ``key``, read on first access (only that zip member).
+
+        Raises:
+            KitError: ``MISSING_KEY`` (the file has no such key), ``UNREADABLE_GRAPH``.
+        """
+        if key not in self._arrays:
+            self.load(key)
+        return self._arrays[key]
+
+    def load(self, *keys: str) -> dict[str, np.ndarray]:
+        """Read ``keys`` (those not read yet) in one opening of the file; returns {key: array}."""
+        todo = [k for k in keys if k not in self._arrays]
+        if todo:
+            with self._open() as npz:
+                missing = [k for k in todo if k not in npz.files]
+                if missing:
+                    raise KitError("MISSING_KEY", f"{self.path} has no {', '.join(missing)} "
+                                                  f"(keys: {', '.join(npz.files)})")
+                try:
+                    for key in todo:
+                        self._arrays[key] = npz[key]
+                except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+                    raise KitError("UNREADABLE_GRAPH", f"{self.path}: cannot read {key} "
+                                                       f"({type(err).__name__}: {err})") from None
+        return {k: self._arrays[k] for k in keys}
+
+    def forget(self, *keys: str) -> None:
+        """Drop arrays read earlier (all when no key is given), to free memory."""
+        for key in keys or list(self._arrays):
+            self._arrays.pop(key, None)
+
+    @property
+    def n_configs(self) -> int:
+        """c, the number of configurations (reads ``config_runtime`` only)."""
+        return int(self["config_runtime"].shape[0])
+
+    def runtimes(self, tile_runtime: str = "normalized") -> np.ndarray:
+        """(c,) runtimes in ns as the evaluator scores them (SPEC §3).
+
+        Tile: ``config_runtime / config_runtime_normalizers`` (float64) when ``tile_runtime`` is
+        ``normalized`` (default), else ``config_runtime``; layout: ``config_runtime`` (int64). The public
+        test files hold zeros (no ground truth).
+        """
+        if self.kind == "tile" and tile_runtime == "normalized":
+            arrays = self.load("config_runtime", "config_runtime_normalizers")
+            return arrays["config_runtime"].astype(np.float64) / arrays["config_runtime_normalizers"]
+        return self["config_runtime"]
+
+    def iter_rows(self, key: str, rows: int = 1024) -> Iterator[tuple[int, np.ndarray]]:
+        """Yield ``(start, block)`` with ``block = array[start:start + rows]``, reading the member piece by piece.
+
+        For a layout graph's ``node_config_feat`` (c, nc, 18) this needs memory for ``rows`` configurations,
+        not c. Arrays stored in Fortran order are read whole, then sliced. Nothing is cached.
+
+        Raises:
+            KitError: ``MISSING_KEY``, ``UNREADABLE_GRAPH``.
+        """
+        if key in self._arrays:
+            array = self._arrays[key]
+            for start in range(0, max(len(array), 1), rows):
+                yield start, array[start:start + rows]
+            return
+        try:
+            with zipfile.ZipFile(self.path) as archive:
+                if f"{key}.npy" not in archive.namelist():
+                    raise KitError("MISSING_KEY", f"{self.path} has no {key}")
+                with archive.open(f"{key}.npy") as member:
+                    yield from _member_rows(member, rows)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+            raise KitError("UNREADABLE_GRAPH", f"{self.path}: cannot read {key} ({type(err).__name__}: {err})") from None
+
+    def _open(self):
+        try:
+            return np.load(self.path, allow_pickle=False)
+        except FileNotFoundError:
+            raise KitError("GRAPH_NOT_FOUND", f"no graph file {self.path}") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+            raise KitError("UNREADABLE_GRAPH", f"{self.path} is not a readable .npz file ({err})") from None
+
+
+def _member_rows(member, rows: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Rows of one ``.npy`` stream, ``rows`` at a time (numpy's documented header readers, no pickle)."""
+    version = np.lib.format.read_magic(member)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran_order, dtype = read_header(member)
+    if dtype.hasobject:
+        raise ValueError("object arrays are not read (allow_pickle=False)")
+    if fortran_order or not shape:
+        array = np.frombuffer(member.read(), dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
+        for start in range(0, max(len(array) if shape else 1, 1), rows):
+            yield start, array[start:start + rows] if shape else array
+        return
+    row_shape = shape[1:]
+    row_bytes = int(np.prod(row_shape, dtype=np.int64)) * dtype.itemsize
+    for start in range(0, shape[0], rows):
+        n = min(rows, shape[0] - start)
+        buffer = _read_exact(member, n * row_bytes)
+        yield start, np.frombuffer(buffer, dtype=dtype).reshape((n, *row_shape))
+
+
+def _read_exact(stream, size: int) -> bytes:
+    parts, got = [], 0
+    while got < size:
+        chunk = stream.read(size - got)
+        if not chunk:
+            raise EOFError(f"the array ends after {got} of {size} bytes")
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def load_graph(root: RootLike, collection_name: str | Collection, split: str, name: str,
+               keys: Sequence[str] = ()) -> Graph:
+    """One graph; ``keys`` are read now, every other key on first access (``graph["node_feat"]``).
+
+    Raises:
+        KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``GRAPH_NOT_FOUND``, ``MISSING_KEY``,
+            ``UNREADABLE_GRAPH``.
+    """
+    graph = Graph(data_root(root), collection(collection_name), _check_split(split), name)
+    if not graph.path.is_file():
+        raise KitError("GRAPH_NOT_FOUND", f"no graph {name!r} in {graph.collection.name} {split} "
+                                          f"({graph.path} is not a file)")
+    if keys:
+        graph.load(*keys)
+    return graph
+
+
+def iter_graphs(root: RootLike, collection_name: str | Collection, split: str, keys: Sequence[str] = (), *,
+                progress: bool | None = None) -> Iterator[Graph]:
+    """Every graph of one collection and split, in name order, with ``keys`` read; a progress bar on stderr.
+
+    Args:
+        progress: True or False; None (default) draws the bar when stderr is a terminal.
+    """
+    root = data_root(root)
+    coll = collection(collection_name)
+    names = list_graphs(root, coll, split)
+    for name in track(names, len(names), f"{coll.name} {split}", progress):
+        yield load_graph(root, coll, split, name, keys)

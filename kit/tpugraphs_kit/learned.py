@@ -1,0 +1,148 @@
+"""The learned baseline: ridge regression of within-graph standardised log-runtime, one model per collection.
+
+Model (numpy/scipy only): for each configuration, ``score = design(graph)[config] @ w`` where
+:func:`tpugraphs_kit.features.design` gives config features centred within the graph and their
+interactions with graph aggregates of the node features. ``w`` minimises
+
+    sum_graphs (1 / c_g) * sum_configs (z - score)^2 + alpha * G * |w|^2      (features scaled to unit RMS)
+
+with ``z = (log y - mean log y) / std log y`` over the graph's configurations (y: runtime in ns, as the
+evaluator scores it), so every training graph weighs the same whatever its number of configurations,
+and G = the number of training graphs. Lower scores mean faster, like runtimes: rank configs by score.
+Graphs whose runtimes are all equal teach nothing and are skipped. Layout graphs train on at most
+``max_configs`` configurations each (a seeded uniform sample).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from tpugraphs_eval import SplitCatalog, Validation
+
+from .data import Graph, RootLike, collection, data_root, iter_graphs, present_collections
+from .errors import KitError
+from .features import design
+from .submission import write_predictions
+
+DEFAULT_ALPHA = 1e-2
+DEFAULT_MAX_CONFIGS = 2000
+
+
+@dataclass
+class RidgeRanker:
+    """A fitted model of one collection.
+
+    Attributes:
+        collection: the collection name.
+        weights: (p,) coefficients on features scaled by :attr:`scale`.
+        scale: (p,) root mean square of each training feature (1 where a feature never varied).
+        alpha: the ridge penalty (relative to the number of training graphs).
+        n_graphs: training graphs used (graphs with constant runtimes are skipped).
+        n_rows: training configurations used.
+    """
+
+    collection: str
+    weights: np.ndarray
+    scale: np.ndarray
+    alpha: float
+    n_graphs: int
+    n_rows: int
+
+    def predict(self, graph: Graph) -> np.ndarray:
+        """(c,) scores of every configuration of ``graph``, lower = predicted faster (standardised log-runtime units)."""
+        if graph.collection.name != self.collection:
+            raise KitError("WRONG_COLLECTION", f"this model ranks {self.collection} graphs, not {graph.id}")
+        return (design(graph) / self.scale) @ self.weights
+
+
+def _target(runtimes: np.ndarray) -> np.ndarray | None:
+    """Within-graph z-score of log runtime; None when the runtimes are constant or not positive."""
+    y = np.asarray(runtimes, dtype=np.float64)
+    if y.size < 2 or not (y > 0).all():
+        return None
+    log_y = np.log(y)
+    std = log_y.std()
+    return None if std == 0 else (log_y - log_y.mean()) / std
+
+
+def fit_collection(root: RootLike, collection_name: str, split: str = "train", *, alpha: float = DEFAULT_ALPHA,
+                   max_configs: int = DEFAULT_MAX_CONFIGS, seed: int = 0, progress: bool | None = None) -> RidgeRanker:
+    """Fit the ridge model of one collection on ``split``.
+
+    Raises:
+        KitError: ``NO_TRAINING_DATA`` (no graph with varying positive runtimes: e.g. the public test
+            files), ``BAD_OPTION`` (alpha <= 0 or max_configs < 2), and data-access errors.
+    """
+    if not alpha > 0 or max_configs < 2:
+        raise KitError("BAD_OPTION", f"alpha must be > 0 and max_configs >= 2 (got {alpha}, {max_configs})")
+    coll = collection(collection_name)
+    rng = np.random.default_rng(seed)
+    xtx = xty = None
+    n_graphs = n_rows = 0
+    for graph in iter_graphs(root, coll, split, progress=progress):
+        z = _target(graph.runtimes())
+        if z is None:
+            continue
+        rows = None
+        if coll.kind == "layout" and z.size > max_configs:
+            rows = np.sort(rng.choice(z.size, max_configs, replace=False))
+            z = z[rows]
+            z = (z - z.mean()) / z.std() if z.std() > 0 else z
+        x = design(graph, rows)
+        graph.forget()
+        weight = 1.0 / z.size
+        xtx = weight * (x.T @ x) if xtx is None else xtx + weight * (x.T @ x)
+        xty = weight * (x.T @ z) if xty is None else xty + weight * (x.T @ z)
+        n_graphs += 1
+        n_rows += z.size
+    if not n_graphs:
+        raise KitError("NO_TRAINING_DATA", f"no {coll.name} {split} graph has varying positive runtimes to learn from")
+    scale = np.sqrt(np.diag(xtx) / n_graphs)
+    scale[scale == 0] = 1.0
+    a = xtx / np.outer(scale, scale) + alpha * n_graphs * np.eye(scale.size)
+    weights = scipy.linalg.solve(a, xty / scale, assume_a="pos")
+    return RidgeRanker(coll.name, weights, scale, alpha, n_graphs, n_rows)
+
+
+def train(root: RootLike, split: str = "train", *, collections: Iterable[str] | None = None,
+          alpha: float = DEFAULT_ALPHA, max_configs: int = DEFAULT_MAX_CONFIGS, seed: int = 0,
+          progress: bool | None = None) -> dict[str, RidgeRanker]:
+    """One :class:`RidgeRanker` per collection (all those present in ``split`` when ``collections`` is None)."""
+    root = data_root(root)
+    names = list(collections) if collections is not None else present_collections(root, split)
+    return {name: fit_collection(root, name, split, alpha=alpha, max_configs=max_configs, seed=seed,
+                                 progress=progress) for name in names}
+
+
+def predict(models: dict[str, RidgeRanker], root: RootLike, split: str, *,
+            progress: bool | None = None) -> dict[str, np.ndarray]:
+    """Submission ID → (c,) scores for every graph of ``split`` in the models' collections present there."""
+    root = data_root(root)
+    present = set(present_collections(root, split))
+    out = {}
+    for name, model in models.items():
+        if name in present:
+            for graph in iter_graphs(root, name, split, progress=progress):
+                out[graph.id] = model.predict(graph)
+                graph.forget()
+    return out
+
+
+def write_learned_submission(models: dict[str, RidgeRanker], catalog: SplitCatalog,
+                             path: str | os.PathLike[str], *, progress: bool | None = None) -> Validation:
+    """Rank every graph of ``catalog``'s split with ``models`` and write a strict submission (atomic).
+
+    Raises:
+        SubmissionError: ``MISSING_IDS`` when a collection of the split has no model.
+        KitError: ``CANNOT_WRITE``.
+    """
+    missing = [name for name in catalog.collections if name not in models]
+    if missing:
+        raise KitError("NO_MODEL", f"no model for {', '.join(missing)}: train on a split that has them")
+    scores = predict(models, catalog.root, catalog.split, progress=progress)
+    return write_predictions(scores, path, catalog)
