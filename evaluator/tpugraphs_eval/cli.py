@@ -10,19 +10,19 @@ import functools
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from . import __version__
 from .api import check_protocol, score_submission, validation_report
+from .atomicfile import write_atomically
 from .catalog import SPLITS
 from .dataroot import resolve_data_root
+from .display import safe
 from .errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, UsageError
 from .groundtruth import TILE_RUNTIMES
 from .npzread import load_ground_truth, scan_catalog
 from .options import CONFIG_PROTOCOLS, Options
 from .problems import CODES
-from .display import safe
 from .report import Report
 from .solution import DEFAULT_PUBLIC_FRACTION, build_solution, load_solution
 
@@ -127,14 +127,7 @@ def _write_json(target: str, text: str) -> None:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(text)
             return
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     except OSError as err:
         raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}") from None
 

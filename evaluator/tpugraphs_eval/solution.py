@@ -18,8 +18,6 @@ import csv
 import hashlib
 import io
 import json
-import os
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from .atomicfile import write_atomically
 from .catalog import BY_NAME, COLLECTIONS
 from .dataroot import DataRoot
 from .errors import DataError, UsageError
@@ -137,14 +136,8 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
                 "counts": counts, "usage": usage}
     out = Path(out)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-        os.close(fd)
-        try:
-            frame.write_parquet(tmp, metadata={MANIFEST_KEY: json.dumps(manifest, sort_keys=True)})
-            os.replace(tmp, out)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_atomically(out, lambda tmp: frame.write_parquet(tmp, metadata={MANIFEST_KEY: json.dumps(
+            manifest, sort_keys=True)}))
     except OSError as err:
         raise UsageError(f"cannot write the solution file {out}: {err.strerror or err}") from None
     return manifest
