@@ -189,3 +189,11 @@ def test_baseline_cli_on_real_files(tmp_path, capsys, realdata):
                           "--configs", "official", "--eval-indices", str(realdata / "eval_indices"),
                           "--no-progress"]) == 0
     assert "layout:xla:default" in capsys.readouterr().out
+    learned_out = tmp_path / "l.csv"
+    assert baseline_main(["learned", "--split", "test", "--data-root", root, "-o", str(learned_out),
+                          "--no-progress"]) == 2  # the sample has no nlp train graphs: no model for them
+    assert "[NO_MODEL]" in capsys.readouterr().err
+    assert baseline_main(["learned", "--split", "test", "--data-root", root, "-o", str(learned_out),
+                          "--fill-random", "0", "--no-progress"]) == 0
+    assert "their rows are random" in capsys.readouterr().out
+    assert validate_submission(learned_out, catalog).valid

@@ -22,7 +22,7 @@ from tpugraphs_eval.catalog import SPLITS
 from . import learned
 from .cli_common import notice, print_scores, print_table, run, score_rows, write_json
 from .combine import combine_submissions
-from .data import data_root
+from .data import data_root, present_collections
 from .errors import EXIT_OK, KitError
 from .random_baseline import random_expectations, write_random_submission
 
@@ -86,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--max-configs", type=int, default=learned.DEFAULT_MAX_CONFIGS,
                      help=f"layout configs sampled per training graph (default {learned.DEFAULT_MAX_CONFIGS})")
     sub.add_argument("--seed", type=_seed, default=0, help="seed of the config sampling (default 0)")
+    sub.add_argument("--fill-random", type=_seed, metavar="SEED",
+                     help="collections without training graphs get random rows (seeded) instead of an error")
 
     sub = commands.add_parser("combine", help="merge per-collection submission files into one (refuses duplicate "
                                               "IDs; names missing collections); the result is validated first")
@@ -153,12 +155,17 @@ def _learned(args) -> int:
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     progress = None if not args.no_progress else False
     start = time.perf_counter()
-    models = learned.train(root, args.train_split, collections=list(catalog.collections), alpha=args.alpha,
+    trainable = [n for n in catalog.collections if n in present_collections(root, args.train_split)]
+    models = learned.train(root, args.train_split, collections=trainable, alpha=args.alpha,
                            max_configs=args.max_configs, seed=args.seed, progress=progress)
     seconds = time.perf_counter() - start
     print(f"trained {len(models)} ridge models on the {args.train_split} split in {seconds:.1f} s: "
           + ", ".join(f"{m.collection} ({m.n_graphs} graphs)" for m in models.values()))
-    validation = learned.write_learned_submission(models, catalog, args.output, progress=progress)
+    validation = learned.write_learned_submission(models, catalog, args.output, fill_seed=args.fill_random,
+                                                  progress=progress)
+    untrained = [n for n in catalog.collections if n not in models]
+    if untrained:
+        print(f"no {args.train_split} graphs of {', '.join(untrained)}: their rows are random (seed {args.fill_random})")
     _header(root, args.split, args.output, validation.n_rows)
     notice(root)
     payload = {"command": "learned", "output": str(args.output), "split": args.split, "data_root": root.label,

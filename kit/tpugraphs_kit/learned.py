@@ -27,7 +27,6 @@ from tpugraphs_eval import SplitCatalog, Validation
 from .data import Graph, RootLike, collection, data_root, iter_graphs, present_collections
 from .errors import KitError
 from .features import design
-from .submission import write_predictions
 
 DEFAULT_ALPHA = 1e-2
 DEFAULT_MAX_CONFIGS = 2000
@@ -134,15 +133,27 @@ def predict(models: dict[str, RidgeRanker], root: RootLike, split: str, *,
 
 
 def write_learned_submission(models: dict[str, RidgeRanker], catalog: SplitCatalog,
-                             path: str | os.PathLike[str], *, progress: bool | None = None) -> Validation:
+                             path: str | os.PathLike[str], *, fill_seed: int | None = None,
+                             progress: bool | None = None) -> Validation:
     """Rank every graph of ``catalog``'s split with ``models`` and write a strict submission (atomic).
 
+    Args:
+        fill_seed: collections of the split without a model get the random baseline's rows (seeded as
+            :func:`tpugraphs_kit.random_baseline.random_rankings`); when None they are an error.
+
     Raises:
-        SubmissionError: ``MISSING_IDS`` when a collection of the split has no model.
-        KitError: ``CANNOT_WRITE``.
+        KitError: ``NO_MODEL`` (a collection of the split has no model and no ``fill_seed``), ``CANNOT_WRITE``.
     """
+    from .random_baseline import random_rankings
+    from .submission import rank_configs, write_submission
+
     missing = [name for name in catalog.collections if name not in models]
+    if missing and fill_seed is None:
+        raise KitError("NO_MODEL", f"no model for {', '.join(missing)} (no training graphs?): train on a split that "
+                                   "has them, or fill their rows with random rankings")
+    scores = predict({n: m for n, m in models.items() if n in catalog.collections}, catalog.root, catalog.split,
+                     progress=progress)
+    rankings = {graph_id: rank_configs(s, catalog.index[graph_id][0].kind) for graph_id, s in scores.items()}
     if missing:
-        raise KitError("NO_MODEL", f"no model for {', '.join(missing)}: train on a split that has them")
-    scores = predict(models, catalog.root, catalog.split, progress=progress)
-    return write_predictions(scores, path, catalog)
+        rankings.update(random_rankings(catalog, fill_seed, ids=[i for i in catalog.index if i not in rankings]))
+    return write_submission(rankings, path, catalog)
