@@ -13,8 +13,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from tpugraphs_eval import DataRoot
-from tpugraphs_kit import KitError, iter_graphs, list_graphs, load_graph, present_collections
+from tpugraphs_eval import DataRoot, scan_catalog
+from tpugraphs_kit import KitError, iter_graphs, iter_split, list_graphs, load_graph, present_collections
 from tpugraphs_kit.cli_data import main as data_main
 
 
@@ -138,3 +138,9 @@ def test_realdata_access(realdata):
     assert tile["config_feat"].shape == (9, 24) and tile["node_opcode"].dtype == np.uint8
     test_graph = next(iter_graphs(root, "layout:nlp:default", "test", ["config_runtime"], progress=False))
     assert test_graph.n_configs == 1001 and not test_graph["config_runtime"].any()  # public test: all zeros
+
+
+def test_iter_split_covers_every_collection(demo_root):
+    graphs = list(iter_split(demo_root, "valid", ["config_runtime"], progress=True))
+    assert [g.id for g in graphs] == list(scan_catalog(demo_root, "valid").index)  # the evaluator's order
+    assert len(graphs) == 36

@@ -18,7 +18,7 @@ import pytest
 
 from tpugraphs_eval import load_ground_truth, resolve_data_root
 from tpugraphs_kit.cli_data import main as data_main
-from tpugraphs_kit.download import archive_name, archives, download, fetch
+from tpugraphs_kit.download import archive_name, archives, fetch
 from tpugraphs_kit.errors import DownloadError
 from tpugraphs_kit.extract import safe_extract
 

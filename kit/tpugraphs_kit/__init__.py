@@ -11,7 +11,8 @@ Every submission file the kit writes is validated first by the evaluator
 """
 
 from .combine import Combined, combine_submissions
-from .data import Graph, collection, data_root, iter_graphs, list_graphs, load_graph, present_collections
+from .data import (Graph, collection, data_root, iter_graphs, iter_split, list_graphs, load_graph,
+                   present_collections)
 from .errors import DownloadError, KitError, SubmissionError
 from .learned import RidgeRanker, fit_collection, predict, train, write_learned_submission
 from .random_baseline import (RandomExpectation, random_expectations, random_rankings, random_ranking,
@@ -20,7 +21,8 @@ from .submission import csv_bytes, rank_configs, write_predictions, write_submis
 
 __all__ = [
     "Combined", "DownloadError", "Graph", "KitError", "RandomExpectation", "RidgeRanker", "SubmissionError",
-    "collection", "combine_submissions", "csv_bytes", "data_root", "fit_collection", "iter_graphs", "list_graphs",
+    "collection", "combine_submissions", "csv_bytes", "data_root", "fit_collection", "iter_graphs", "iter_split",
+    "list_graphs",
     "load_graph", "predict", "present_collections", "random_expectations", "random_ranking", "random_rankings",
     "rank_configs", "train", "write_learned_submission", "write_predictions", "write_random_submission",
     "write_submission",

@@ -51,7 +51,8 @@ def _count(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tpugraphs-baseline", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="tpugraphs-baseline", description="Write baseline submissions (random, "
+                                     "learned) and combine per-collection files; every file is validated first.",
                                      epilog="Exit codes: 0 ok, 1 invalid submission, 2 usage or data problem.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -156,6 +157,11 @@ def _learned(args) -> int:
     progress = None if not args.no_progress else False
     start = time.perf_counter()
     trainable = [n for n in catalog.collections if n in present_collections(root, args.train_split)]
+    if len(trainable) < len(catalog.collections) and args.fill_random is None:
+        untrained = [n for n in catalog.collections if n not in trainable]
+        raise KitError("NO_MODEL", f"the {args.train_split} split of {root.label} has no graphs of "
+                                   f"{', '.join(untrained)}: nothing to train their models on; add --fill-random SEED "
+                                   "to give them random rows")
     models = learned.train(root, args.train_split, collections=trainable, alpha=args.alpha,
                            max_configs=args.max_configs, seed=args.seed, progress=progress)
     seconds = time.perf_counter() - start

@@ -53,11 +53,6 @@ def run(main: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
         return EXIT_INTERNAL
 
 
-def describe_root(root: DataRoot) -> str:
-    """The data root as reports name it (the demo is labelled SYNTHETIC)."""
-    return root.label
-
-
 def notice(root: DataRoot) -> None:
     """Print the synthetic-data notice when ``root`` is the demo."""
     if root.synthetic:

@@ -258,3 +258,19 @@ def iter_graphs(root: RootLike, collection_name: str | Collection, split: str, k
     names = list_graphs(root, coll, split)
     for name in track(names, len(names), f"{coll.name} {split}", progress):
         yield load_graph(root, coll, split, name, keys)
+
+
+def iter_split(root: RootLike, split: str, keys: Sequence[str] = (), *, collections: Sequence[str] | None = None,
+               progress: bool | None = None) -> Iterator[Graph]:
+    """Every graph of ``split`` (collection after collection, in the official order), with ``keys`` read, under one
+    progress bar on stderr.
+
+    Args:
+        collections: limit to these collections (default: all those present for ``split``).
+        progress: True or False; None (default) draws the bar when stderr is a terminal.
+    """
+    root = data_root(root)
+    names = list(collections) if collections is not None else present_collections(root, split)
+    jobs = [(collection(name), graph) for name in names for graph in list_graphs(root, name, split)]
+    for coll, name in track(jobs, len(jobs), f"{split} graphs", progress):
+        yield load_graph(root, coll, split, name, keys)

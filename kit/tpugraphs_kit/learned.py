@@ -150,7 +150,8 @@ def write_learned_submission(models: dict[str, RidgeRanker], catalog: SplitCatal
     missing = [name for name in catalog.collections if name not in models]
     if missing and fill_seed is None:
         raise KitError("NO_MODEL", f"no model for {', '.join(missing)} (no training graphs?): train on a split that "
-                                   "has them, or fill their rows with random rankings")
+                                   "has them, or fill their rows with random rankings (--fill-random SEED, "
+                                   "fill_seed=SEED)")
     scores = predict({n: m for n, m in models.items() if n in catalog.collections}, catalog.root, catalog.split,
                      progress=progress)
     rankings = {graph_id: rank_configs(s, catalog.index[graph_id][0].kind) for graph_id, s in scores.items()}
