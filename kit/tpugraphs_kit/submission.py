@@ -77,6 +77,12 @@ def csv_bytes(rankings: Mapping[str, np.ndarray], catalog: SplitCatalog | None =
     return b"".join(lines)
 
 
+def describe(problem) -> str:
+    """``line N ID: message`` of an evaluator :class:`tpugraphs_eval.Problem` (parts it lacks left out)."""
+    where = " ".join(x for x in (f"line {problem.line}" if problem.line else "", problem.id or "") if x)
+    return f"{where}: {problem.message}" if where else problem.message
+
+
 def check(data: bytes, catalog: SplitCatalog, what: str) -> Validation:
     """Strict validation of ``data`` by the evaluator; raises :class:`SubmissionError` unless valid."""
     validation = validate_submission(data, catalog, mode="strict")
@@ -84,9 +90,7 @@ def check(data: bytes, catalog: SplitCatalog, what: str) -> Validation:
         errors = [p for p in validation.problems if p.severity == Severity.ERROR] or validation.problems
         counts = ", ".join(f"{code} x{n}" for code, n in sorted(validation.counts.items()))
         first = errors[0] if errors else None
-        where = " ".join(x for x in (f"line {first.line}" if first and first.line else "",
-                                     first.id if first and first.id else "") if x)
-        detail = f"; first: {where + ': ' if where else ''}{first.message}" if first else ""
+        detail = f"; first: {describe(first)}" if first else ""
         raise SubmissionError(first.code if first else "INVALID_SUBMISSION",
                               f"{what} fails strict validation ({counts}){detail}", validation.problems)
     return validation
