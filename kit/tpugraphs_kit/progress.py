@@ -6,6 +6,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
+from tpugraphs_eval.progress import track as evaluator_track
+
 T = TypeVar("T")
 
 
@@ -28,14 +30,4 @@ def console():
 
 def track(items: Iterable[T], total: int, description: str, progress: bool | None) -> Iterator[T]:
     """Yield ``items`` while a transient bar counts them (``progress``: True, False or None = automatic)."""
-    if not wanted(progress):
-        yield from items
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console(), transient=True) as bar:
-        task = bar.add_task(description, total=total)
-        for item in items:
-            yield item
-            bar.advance(task)
+    return evaluator_track(items, total, description, wanted(progress), min_items=1)
