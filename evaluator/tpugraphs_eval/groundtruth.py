@@ -78,6 +78,14 @@ class SplitCatalog:
         return {graph_id: (collection.name, position, c, expected_length(collection.kind, c), collection.kind)
                 for graph_id, (collection, position, c) in self.index.items()}
 
+    def restrict(self, names: list[str]) -> SplitCatalog:
+        """The same split limited to the collections ``names`` (e.g. to validate a per-collection file).
+
+        Raises:
+            KeyError: a name is not a present collection.
+        """
+        return SplitCatalog(self.root, self.split, {name: self.collections[name] for name in names})
+
     @property
     def missing_collections(self) -> list[str]:
         """Collections with no folder for this split under the data root."""

@@ -102,6 +102,11 @@ class Problem:
     severity: Severity
     message: str
 
+    def describe(self) -> str:
+        """``line N ID: message`` (the parts it lacks left out), for one-line summaries."""
+        where = " ".join(x for x in (f"line {self.line}" if self.line else "", self.id or "") if x)
+        return f"{where}: {self.message}" if where else self.message
+
     def to_dict(self) -> dict[str, object]:
         """The JSON form: ``{line, id, code, severity, message}``."""
         return {"line": self.line, "id": self.id, "code": self.code,

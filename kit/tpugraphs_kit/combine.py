@@ -20,7 +20,7 @@ from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submissi
 
 from .errors import SubmissionError
 from .random_baseline import random_rankings
-from .submission import describe, write_submission
+from .submission import write_submission
 
 _EXPECTED_IN_PARTS = {"MISSING_IDS"}
 """Problems a per-collection file has by nature (rows of the other collections are missing)."""
@@ -56,7 +56,7 @@ def _read_part(path: Path, catalog: SplitCatalog) -> Validation:
         first = bad[0]
         n_bad = sum(validation.counts[code] for code in {p.code for p in bad})
         raise SubmissionError(first.code, f"{path}: {n_bad} problem(s) besides rows of other collections; first: "
-                                          f"{describe(first)} (check it with `tpugraphs-eval validate {path} --split {catalog.split}`)",
+                                          f"{first.describe()} (check it with `tpugraphs-eval validate {path} --split {catalog.split}`)",
                               validation.problems)
     return validation
 

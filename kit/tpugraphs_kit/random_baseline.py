@@ -21,7 +21,7 @@ import numpy as np
 
 from tpugraphs_eval import GroundTruth, Options, SplitCatalog, Validation, score_submission
 from tpugraphs_eval.catalog import TILE_TOP_K
-from tpugraphs_eval.references import collection_references
+from tpugraphs_eval import collection_references, load_eval_indices
 
 from .errors import KitError
 from .submission import csv_bytes, write_submission
@@ -121,10 +121,10 @@ def random_expectations(truth: GroundTruth, *, draws: int = 0, seed: int = 0, op
         data = csv_bytes(random_rankings(catalog, draw_seed), catalog)
         return score_submission(data, truth, options, eval_indices_dir=eval_indices_dir)
 
-    if options.configs == "all":
-        references = collection_references(truth)
-    else:  # the evaluator computes the references under the official lists when it scores
-        references = score(seed).references
+    indices = None
+    if options.configs == "official":
+        indices, _ = load_eval_indices(eval_indices_dir or truth.catalog.root.path / "eval_indices", truth.catalog)
+    references = collection_references(truth, indices)
     out = {}
     for name, ref in references.items():
         kind = truth.collections[name].graphs.collection.kind

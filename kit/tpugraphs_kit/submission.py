@@ -60,7 +60,7 @@ def restrict(catalog: SplitCatalog, collections: Iterable[str] | None) -> SplitC
     if absent:
         raise KitError("COLLECTION_NOT_IN_SPLIT", f"the {catalog.split} split of {catalog.root.label} has no "
                                                   f"{', '.join(absent)} graphs")
-    return SplitCatalog(catalog.root, catalog.split, {n: catalog.collections[n] for n in names})
+    return catalog.restrict(names)
 
 
 def csv_bytes(rankings: Mapping[str, np.ndarray], catalog: SplitCatalog | None = None) -> bytes:
@@ -77,12 +77,6 @@ def csv_bytes(rankings: Mapping[str, np.ndarray], catalog: SplitCatalog | None =
     return b"".join(lines)
 
 
-def describe(problem) -> str:
-    """``line N ID: message`` of an evaluator :class:`tpugraphs_eval.Problem` (parts it lacks left out)."""
-    where = " ".join(x for x in (f"line {problem.line}" if problem.line else "", problem.id or "") if x)
-    return f"{where}: {problem.message}" if where else problem.message
-
-
 def check(data: bytes, catalog: SplitCatalog, what: str) -> Validation:
     """Strict validation of ``data`` by the evaluator; raises :class:`SubmissionError` unless valid."""
     validation = validate_submission(data, catalog, mode="strict")
@@ -90,7 +84,7 @@ def check(data: bytes, catalog: SplitCatalog, what: str) -> Validation:
         errors = [p for p in validation.problems if p.severity == Severity.ERROR] or validation.problems
         counts = ", ".join(f"{code} x{n}" for code, n in sorted(validation.counts.items()))
         first = errors[0] if errors else None
-        detail = f"; first: {describe(first)}" if first else ""
+        detail = f"; first: {first.describe()}" if first else ""
         raise SubmissionError(first.code if first else "INVALID_SUBMISSION",
                               f"{what} fails strict validation ({counts}){detail}", validation.problems)
     return validation
