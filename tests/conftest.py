@@ -29,3 +29,19 @@ def demo_root():
     from tpugraphs_eval import resolve_data_root
 
     return resolve_data_root("demo")
+
+
+@pytest.fixture(scope="session")
+def tiny_root(tmp_path_factory) -> Path:
+    """The tiny data root of the bad-input tests (see ``badinput.py``)."""
+    from badinput import build_tiny_root
+
+    return build_tiny_root(tmp_path_factory.mktemp("tiny") / "root")
+
+
+@pytest.fixture(scope="session")
+def catalog(tiny_root: Path):
+    """The tiny data root's test-split catalog."""
+    from tpugraphs_eval import resolve_data_root, scan_catalog
+
+    return scan_catalog(resolve_data_root(tiny_root), "test")

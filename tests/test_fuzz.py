@@ -6,7 +6,7 @@ lists; fields quoted; a BOM; separators, quotes, CR, NUL, non-ASCII and digits s
 error is reported, scoring works and gives finite values; strict and lenient find the same problems
 (one parser); CRLF line ends change nothing but add a note; (c) the CLI on random files exits 0 or 1
 (as the API's verdict says), never 2 or 3, and prints no traceback. The tiny data root is the one of
-``test_bad_input``. The whole module runs in about 10 s.
+``test_bad_submissions``. The whole module runs in about 10 s.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from tpugraphs_eval import Options, cli, load_ground_truth, resolve_data_root, score_submission, validate_submission
 from tpugraphs_eval.problems import CODES, Severity
-from test_bad_input import A, B, L, ROW_A, ROW_B, ROW_L, build_tiny_root, csv
+from badinput import A, B, L, ROW_A, ROW_B, ROW_L, build_tiny_root, csv
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
