@@ -1,0 +1,130 @@
+"""Build a leaderboard: submissions folder + solution file → ``leaderboard.{csv,md,json,html}``.
+
+The straight line: :mod:`folder` (teams and submissions) → :mod:`scorer` (one record per submission,
+through ``score_submission``, cached) → :mod:`standings` and :mod:`uncertainty` (via :mod:`assemble`:
+the document) → :mod:`render_text` / :mod:`render_html` → :mod:`output` (atomic write).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import DataError, UsageError
+from ..options import Options
+from ..solution import load_solution, read_manifest
+from .assemble import VIEWS, assemble
+from .cache import ScoreCache
+from .folder import read_folder
+from .output import render_all, write_outputs
+from .scorer import DEFAULT_MAX_BYTES, score_entries
+from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+CACHE_FOLDER = ".cache"
+"""The default cache folder's name inside the output folder."""
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``), else ``os.cpu_count()``."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class BuildResult:
+    """What a build did.
+
+    Attributes:
+        document: the leaderboard document (``leaderboard.json``'s content).
+        files: output file name → text written.
+        counts: ``cached`` (records from the cache), ``scored`` (scored now), ``unread`` (too large or
+            unreadable), ``pruned`` (stale cache entries removed), ``corrupt`` (unreadable cache entries,
+            rescored).
+        seconds: wall time of each step: ``read`` (folder and solution), ``score``, ``assemble``
+            (standings and bootstrap), ``write`` (render and write). Not part of any output.
+    """
+
+    document: dict[str, Any]
+    files: dict[str, str]
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _check_paths(submissions: Path, out: Path) -> None:
+    subs, target = submissions.resolve(), out.resolve()
+    if target == subs or subs in target.parents:
+        raise UsageError(f"the output folder {out} is inside the submissions folder {submissions}: the next build "
+                         "would read it as a team; write the leaderboard elsewhere")
+
+
+def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str | None = None,
+                      options: Options = Options(), view: str = "organiser", workers: int | None = None,
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                      cache_dir: Path | None | str = "default", max_bytes: int = DEFAULT_MAX_BYTES,
+                      progress: Callable[[int], Callable[[int], None]] | None = None) -> BuildResult:
+    """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
+
+    Args:
+        submissions: the folder of team folders (layout: :mod:`folder`).
+        solution: a solution file (:func:`tpugraphs_eval.solution.build_solution`).
+        out: the output folder (created; must not be inside ``submissions``).
+        name: the title (default: ``out``'s folder name).
+        options: validation mode (``configs`` must be ``all``).
+        view: ``organiser`` (ranked by private, with public ranks and shake-up) or ``public`` (nothing
+            private: what participants may see).
+        workers: scoring processes (default :func:`default_workers`).
+        resamples, seed: the bootstrap's (:mod:`uncertainty`).
+        cache_dir: the cache folder; ``"default"`` is ``out/.cache``; None disables the cache.
+        max_bytes: submissions larger than this are recorded unread.
+        progress: given the number of submissions, returns the function to call with 1 per submission done.
+
+    Raises:
+        UsageError: bad folders or options; DataError: the solution file is unusable.
+        scorer.ScoringFailed: the evaluator raised on a submission (a bug) or a worker died.
+    """
+    submissions, solution, out = Path(submissions), Path(solution), Path(out)
+    if view not in VIEWS:
+        raise UsageError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+    if options.configs != "all":
+        raise UsageError("a leaderboard scores all configs (--configs all, the Kaggle test protocol)")
+    if resamples < 1:
+        raise UsageError(f"the number of bootstrap resamples must be at least 1, not {resamples}")
+    if max_bytes < 1:
+        raise UsageError(f"the size limit must be positive, not {max_bytes}")
+    _check_paths(submissions, out)
+    clock = [time.perf_counter()]
+    seconds: dict[str, float] = {}
+
+    def lap(step: str) -> None:
+        clock.append(time.perf_counter())
+        seconds[step] = clock[-1] - clock[-2]
+
+    folder = read_folder(submissions)
+    manifest = read_manifest(solution)
+    truth = load_solution(solution, tile_runtime=options.tile_runtime)
+    if not truth.has_usage:
+        raise DataError(f"{solution} has no Public/Private usage: rebuild it with `tpugraphs-eval solution build`")
+    cache = ScoreCache(None if cache_dir is None else out / CACHE_FOLDER if cache_dir == "default" else Path(cache_dir))
+    advance = progress(len(folder.entries)) if progress else None
+    lap("read")
+    records, counts = score_entries(folder.entries, truth, solution, options, cache,
+                                    workers=default_workers() if workers is None else workers,
+                                    max_bytes=max_bytes, advance=advance)
+    lap("score")
+    document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest, options,
+                        view=view, resamples=resamples, seed=seed)
+    lap("assemble")
+    files = render_all(document)
+    write_outputs(out, files)
+    lap("write")
+    try:
+        counts["pruned"] = cache.prune()
+    except OSError:
+        counts["pruned"] = 0
+    counts["corrupt"] = cache.corrupt
+    return BuildResult(document, files, counts, seconds)

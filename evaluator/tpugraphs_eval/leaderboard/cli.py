@@ -1,0 +1,172 @@
+"""``tpugraphs-leaderboard``: build leaderboards from a folder of submissions (a thin layer over :mod:`build`).
+
+Exit codes: 0 the leaderboard was written (invalid submissions are recorded in it: they are normal in a
+competition, not a failure of the build), 1 written but some submission is invalid or unread and
+``--fail-on-invalid`` was given, 2 usage or data problem (nothing written), 3 internal error (nothing
+written), 130 interrupted (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import __version__
+from ..display import safe
+from ..errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
+from ..options import Options
+from .build import BuildResult, build_leaderboard
+from .codes import LEADERBOARD_CODES
+from .output import OUTPUT_FILES
+from .scorer import DEFAULT_MAX_BYTES, ScoringFailed
+from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tpugraphs-leaderboard", description="Build public/private leaderboards from a folder of submissions.",
+        epilog="Exit codes: 0 written, 1 written but a submission is invalid (only with --fail-on-invalid), "
+               "2 usage or data problem, 3 internal error.")
+    parser.add_argument("--version", action="version", version=f"tpugraphs-leaderboard {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    build = commands.add_parser(
+        "build", help="score every submission of a folder and write leaderboard.{csv,md,json,html}",
+        description="SUBMISSIONS_DIR holds one folder per team (its name is the team's), each holding submission "
+                    "CSVs, each optionally with metadata NAME.json next to NAME.csv: {\"submitted\": ISO-8601, "
+                    "\"description\": str, \"selected\": bool}. See README, section Leaderboards.")
+    build.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR")
+    build.add_argument("--solution", required=True, type=Path, metavar="FILE",
+                       help="the solution file (`tpugraphs-eval solution build`)")
+    build.add_argument("-o", "--output", required=True, type=Path, metavar="DIR", help="the leaderboard folder")
+    build.add_argument("--name", help="the leaderboard's title (default: the output folder's name)")
+    build.add_argument("--public-only", action="store_true",
+                       help="participant-facing: ranked by the public leaderboard, nothing private written")
+    build.add_argument("--lenient", action="store_true", help="Kaggle-compatible validation (as tpugraphs-eval)")
+    build.add_argument("--workers", type=_positive, metavar="N", help="scoring processes (default: the CPUs available)")
+    build.add_argument("--resamples", type=_positive, default=DEFAULT_RESAMPLES, metavar="N",
+                       help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
+    build.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    cache = build.add_mutually_exclusive_group()
+    cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="score cache folder (default: OUTPUT/.cache)")
+    cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no cache")
+    build.add_argument("--max-size", type=_positive, default=DEFAULT_MAX_BYTES >> 20, metavar="MIB",
+                       help=f"larger submissions are recorded unread (default {DEFAULT_MAX_BYTES >> 20} MiB)")
+    build.add_argument("--fail-on-invalid", action="store_true",
+                       help="exit with 1 when some submission is invalid or unread (the leaderboard is still written)")
+    build.add_argument("--no-progress", action="store_true", help="no progress bar")
+    build.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    demo = commands.add_parser("demo", help="build the demo leaderboard (committed in leaderboards/demo/)",
+                               description="Generate the demo submissions and solution (synthetic, deterministic) "
+                                           "and build their leaderboard.")
+    demo.add_argument("-o", "--output", type=Path, default=Path("leaderboards/demo"), metavar="DIR",
+                      help="the leaderboard folder (default leaderboards/demo)")
+    demo.add_argument("--submissions", type=Path, metavar="DIR",
+                      help="also keep the generated submissions folder there (new or empty)")
+    demo.add_argument("--samples", type=Path, metavar="DIR", help="the sample_submissions/ folder (default: the "
+                                                                  "repository's)")
+    demo.add_argument("--workers", type=_positive, metavar="N")
+    demo.add_argument("--no-progress", action="store_true")
+    demo.add_argument("--quiet", "-q", action="store_true")
+    commands.add_parser("codes", help="list the leaderboard's own problem codes")
+    return parser
+
+
+def _progress_factory(enabled: bool) -> tuple[Callable[[int], Callable[[int], None]] | None, list]:
+    """A factory for a rich progress bar on stderr (None when disabled) and a list holding it to stop it."""
+    if not enabled:
+        return None, []
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    holder: list = []
+
+    def start(total: int) -> Callable[[int], None]:
+        bar = Progress(TextColumn("scoring submissions"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                       console=Console(stderr=True), transient=True)
+        task = bar.add_task("scoring", total=total)
+        bar.start()
+        holder.append(bar)
+        return lambda n: bar.advance(task, n)
+
+    return start, holder
+
+
+def _summary(result: BuildResult, out: Path) -> str:
+    counts, doc = result.counts, result.document["counts"]
+    suffixes = ",".join(f.removeprefix("leaderboard.") for f in OUTPUT_FILES)
+    return (f"wrote {safe(str(out))}/leaderboard.{{{suffixes}}}: {doc['teams']} teams ({doc['ranked_teams']} ranked), {doc['submissions']} submissions: "
+            f"{doc['scored']} scored, {doc['invalid']} invalid, {doc['error']} unread; {doc['ignored_entries']} "
+            f"ignored entries. Scored now {counts['scored']}, from the cache {counts['cached']}"
+            + (f", {counts['corrupt']} corrupt cache entries rescored" if counts.get("corrupt") else "") + ".")
+
+
+def run(argv: list[str]) -> int:
+    """Run the CLI on ``argv`` (without the program name); returns the exit code."""
+    args = _parser().parse_args(argv)
+    if args.command == "codes":
+        for code, (severity, meaning) in LEADERBOARD_CODES.items():
+            print(f"{code:24} {severity:8} {meaning}")
+        return EXIT_OK
+    from rich.console import Console
+
+    progress, bars = _progress_factory(not (args.no_progress or args.quiet) and Console(stderr=True).is_terminal)
+    try:
+        if args.command == "demo":
+            from .demo import SAMPLES, build_demo
+
+            result = build_demo(args.output, submissions=args.submissions, samples=args.samples or SAMPLES,
+                                workers=args.workers, progress=progress)
+        else:
+            result = build_leaderboard(
+                args.submissions, args.solution, args.output, name=args.name,
+                options=Options(mode="lenient" if args.lenient else "strict"),
+                view="public" if args.public_only else "organiser", workers=args.workers, resamples=args.resamples,
+                seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or "default",
+                max_bytes=args.max_size << 20, progress=progress)
+    finally:
+        for bar in bars:
+            bar.stop()
+    if not args.quiet:
+        print(_summary(result, args.output))
+    bad = result.document["counts"]["invalid"] + result.document["counts"]["error"]
+    return EXIT_INVALID if bad and getattr(args, "fail_on_invalid", False) else EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: no traceback for bad input; exit codes in the module docstring."""
+    try:
+        code = run(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
+        code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA
+    except TpuGraphsEvalError as err:
+        print(f"tpugraphs-leaderboard: error: {safe(str(err))}", file=sys.stderr)
+        code = err.exit_code
+    except KeyboardInterrupt:
+        print("tpugraphs-leaderboard: interrupted; the previous leaderboard is unchanged", file=sys.stderr)
+        code = 130
+    except ScoringFailed as err:
+        print(f"tpugraphs-leaderboard: internal error: {safe(str(err))}. This is a bug; please report it with the "
+              "submission. Nothing was written.", file=sys.stderr)
+        code = EXIT_INTERNAL
+    except OSError as err:
+        print(f"tpugraphs-leaderboard: error: {err.strerror or err}", file=sys.stderr)
+        code = EXIT_USAGE_OR_DATA
+    except Exception as err:  # a bug: say so briefly; TPUGRAPHS_EVAL_DEBUG=1 shows the traceback
+        if os.environ.get("TPUGRAPHS_EVAL_DEBUG"):
+            raise
+        print(f"tpugraphs-leaderboard: internal error ({type(err).__name__}: {safe(str(err))}). This is a bug; "
+              "please report it. Set TPUGRAPHS_EVAL_DEBUG=1 for the traceback.", file=sys.stderr)
+        code = EXIT_INTERNAL
+    if argv is None:
+        sys.exit(code)
+    return code

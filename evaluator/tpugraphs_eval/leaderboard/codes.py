@@ -1,0 +1,34 @@
+"""The leaderboard's own problem codes: about files, metadata and selections, not about CSV content.
+
+A submission's content problems keep the evaluator's codes (:data:`tpugraphs_eval.CODES`); these codes
+cover what only a folder of submissions can get wrong. Codes are stable: tools may match on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
+    "SUBMISSION_UNREADABLE": ("error", "The submission file cannot be read (permissions, vanished, not a regular "
+                                       "file): it is recorded unscored."),
+    "SUBMISSION_TOO_LARGE": ("error", "The submission file is larger than --max-size: it is recorded unscored, "
+                                      "without being read."),
+    "METADATA_INVALID": ("warning", "The metadata file (or one of its fields) is unusable: those fields keep "
+                                    "their defaults (time unknown, no description, not selected)."),
+    "IGNORED_ENTRY": ("warning", "An entry of the submissions folder that is not a submission (a file at the top "
+                                 "level, a non-CSV file, a nested folder, a symbolic link, a hidden entry)."),
+    "TOO_MANY_SELECTED": ("warning", "A team selected more than 2 submissions: the 2 most recent selected valid ones "
+                                     "count (Kaggle allows 2)."),
+    "SELECTED_INVALID": ("warning", "A selected submission is invalid or unscored: it cannot count for the private "
+                                    "leaderboard."),
+    "NO_VALID_SUBMISSION": ("warning", "The team has no valid submission: it is listed without a rank."),
+    "SCORE_UNDEFINED": ("warning", "A valid submission whose leaderboard score is undefined (every collection "
+                                   "undefined on that leaderboard's graphs): it cannot rank."),
+}
+"""Code → (severity, meaning)."""
+
+
+def note(code: str, message: str) -> dict[str, Any]:
+    """A leaderboard problem as a dict ``{code, severity, message}`` (the shape of a report's problems)."""
+    severity, _ = LEADERBOARD_CODES[code]
+    return {"code": code, "severity": severity, "message": message}

@@ -1,0 +1,208 @@
+"""The submissions folder: one sub-folder per team holding CSV files, each with optional metadata.
+
+Layout (README "Leaderboards")::
+
+    SUBMISSIONS_DIR/
+      <team>/              the folder name is the team name
+        <name>.csv         one submission (any file name ending in .csv, case-insensitive)
+        <name>.json        optional metadata of <name>.csv (same stem; suffixes in any case):
+                           {"submitted": "2023-11-17T12:00:00Z", "description": "...", "selected": true}
+
+Everything else found there is not a submission and is recorded as ``IGNORED_ENTRY`` with the reason
+(a file at the top level, a file that is neither ``.csv`` nor the metadata of one, a nested folder,
+a symbolic link, a hidden entry): nothing is skipped silently. Names come from the file system and
+are untrusted: they are only ever *shown* (escaped by each renderer), never used to build a path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..display import safe
+from ..errors import UsageError
+from .codes import note
+
+METADATA_KEYS = ("submitted", "description", "selected")
+MAX_METADATA_BYTES = 64 * 1024
+"""A metadata file larger than this is not read (it is recorded as ``METADATA_INVALID``)."""
+
+
+def display_name(name: str) -> str:
+    """A file-system name made showable: undecodable bytes as ``\\xNN``, control and invisible characters
+    escaped (:func:`display.safe`), so two teams cannot look alike through a zero-width character."""
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return safe(text)
+
+
+@dataclass
+class Entry:
+    """One submission file found in the folder.
+
+    Attributes:
+        team: the team's name as shown (the folder name, made showable by :func:`display_name`).
+        file: the file name as shown.
+        path: where it is (read only by the scorer; never used to build an output path).
+        submitted: submission time, UTC, ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``, or None when unknown.
+        description: the metadata's description ("" when none).
+        selected: True when the metadata marks it as selected for the final (private) leaderboard.
+        notes: leaderboard problems of this entry (metadata faults), as :func:`codes.note` dicts.
+    """
+
+    team: str
+    file: str
+    path: Path
+    submitted: str | None = None
+    description: str = ""
+    selected: bool = False
+    notes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        """``team/file``: how the leaderboard names this submission."""
+        return f"{self.team}/{self.file}"
+
+
+@dataclass
+class Folder:
+    """What :func:`read_folder` found.
+
+    Attributes:
+        teams: every team folder's shown name, sorted (teams without a submission included).
+        entries: every submission, sorted by (team, file name).
+        ignored: entries that are not submissions, each a :func:`codes.note` dict with a ``path``.
+    """
+
+    teams: list[str]
+    entries: list[Entry]
+    ignored: list[dict[str, Any]]
+
+
+def parse_time(text: object) -> str:
+    """An ISO-8601 time as UTC text ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; a time without a zone is read as UTC.
+
+    Raises:
+        ValueError: not a string, or not an ISO-8601 date and time.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"`submitted` must be an ISO-8601 string, not {type(text).__name__}")
+    when = dt.datetime.fromisoformat(text.strip())
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return when.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+
+
+def read_metadata(path: Path, entry: Entry) -> None:
+    """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default."""
+    def bad(message: str) -> None:
+        entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{display_name(path.name)}: {message}"))
+
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            return bad("not a regular file; ignored")
+        if info.st_size > MAX_METADATA_BYTES:
+            return bad(f"{info.st_size} bytes, more than {MAX_METADATA_BYTES}; ignored")
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        return bad(f"not readable as UTF-8 JSON ({type(err).__name__}); ignored")
+    if not isinstance(data, dict):
+        return bad(f"a JSON object is expected, not {type(data).__name__}; ignored")
+    unknown = sorted(str(k) for k in data if k not in METADATA_KEYS)
+    if unknown:
+        bad(f"unknown keys {', '.join(safe(k)[:40] for k in unknown[:5])} (known: {', '.join(METADATA_KEYS)})")
+    if "submitted" in data:
+        try:
+            entry.submitted = parse_time(data["submitted"])
+        except ValueError as err:
+            bad(f"`submitted`: {safe(str(err))[:200]}; the time is unknown")
+    if "description" in data:
+        if isinstance(data["description"], str):
+            entry.description = safe(data["description"])
+        else:
+            bad("`description` must be a string; ignored")
+    if "selected" in data:
+        if isinstance(data["selected"], bool):
+            entry.selected = data["selected"]
+        else:
+            bad("`selected` must be true or false; read as false")
+
+
+def _ignored(path: str, why: str) -> dict[str, Any]:
+    return {"path": path, **note("IGNORED_ENTRY", f"{path}: {why}")}
+
+
+def _kind(path: Path) -> str:
+    """``file``, ``dir``, ``link`` or ``other``, without following links."""
+    mode = path.lstat().st_mode
+    return ("link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode)
+            else "file" if stat.S_ISREG(mode) else "other")
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(os.listdir(folder), key=lambda n: os.fsencode(n))
+
+
+def read_folder(root: Path) -> Folder:
+    """Find every team and submission under ``root`` (layout in the module docstring).
+
+    Raises:
+        UsageError: ``root`` is not a readable folder.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise UsageError(f"the submissions folder {root} does not exist or is not a folder")
+    try:
+        top = _listing(root)
+    except OSError as err:
+        raise UsageError(f"cannot list the submissions folder {root}: {err.strerror or err}") from None
+    teams, entries, ignored = [], [], []
+    for raw_team in top:
+        team = display_name(raw_team)
+        team_path = root / raw_team
+        kind = _kind(team_path)
+        if raw_team.startswith("."):
+            ignored.append(_ignored(team, "hidden entry at the top level (team folders do not start with '.')"))
+            continue
+        if kind != "dir":
+            why = {"link": "a symbolic link (team folders must be real folders)",
+                   "file": "a file at the top level (submissions go in a team folder)"}.get(kind, "not a folder")
+            ignored.append(_ignored(team, why))
+            continue
+        teams.append(team)
+        try:
+            names = _listing(team_path)
+        except OSError as err:
+            ignored.append(_ignored(team, f"the team folder cannot be listed ({err.strerror or err})"))
+            continue
+        metadata = {n[:-5]: n for n in names if n.lower().endswith(".json")}
+        stems = {n[:-4] for n in names if n.lower().endswith(".csv")}
+        for raw in names:
+            shown = f"{team}/{display_name(raw)}"
+            path = team_path / raw
+            kind = _kind(path)
+            is_csv, is_meta = raw.lower().endswith(".csv"), raw.lower().endswith(".json")
+            if raw.startswith("."):
+                ignored.append(_ignored(shown, "hidden entry"))
+            elif kind == "link":
+                ignored.append(_ignored(shown, "a symbolic link (submissions must be regular files)"))
+            elif kind == "dir":
+                ignored.append(_ignored(shown, "a folder inside a team folder (not read)"))
+            elif is_meta and raw[:-5] in stems:
+                continue  # read with its CSV below
+            elif not is_csv or kind != "file":
+                why = ("metadata without a CSV of the same name" if is_meta else
+                       "not a regular file" if is_csv else "not a .csv file")
+                ignored.append(_ignored(shown, why))
+            else:
+                entry = Entry(team, display_name(raw), path)
+                meta = metadata.get(raw[:-4])
+                if meta is not None:
+                    read_metadata(team_path / meta, entry)
+                entries.append(entry)
+    return Folder(teams, entries, ignored)

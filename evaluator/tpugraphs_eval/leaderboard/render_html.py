@@ -1,0 +1,234 @@
+"""``leaderboard.html``: one self-contained page (inline CSS, JS and SVG; no request leaves the page).
+
+- Every text from a submission or the file system is HTML-escaped (:func:`html.escape`, quotes too).
+- A Content-Security-Policy allows only this page's own script and style (by their sha256) and ``data:``
+  images: even a name that escaped escaping could neither run a script nor load anything.
+- The teams table sorts by any column when its header is clicked (plain JS; empty cells stay last;
+  ``aria-sort`` says the order). An SVG plot shows each ranked team's overall score with its 95% interval.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from typing import Any
+
+from .render_text import (COLLECTION_NAMES, MAX_SHOWN_PROBLEMS, interval_text, problem_summary, shorten,
+                          summary_lines)
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem;color:#1b1f24;max-width:90rem}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
+p.summary{margin:.2rem 0;color:#444}p.synthetic{color:#a40000;font-weight:bold}
+table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
+th,td{border-bottom:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.nw{white-space:nowrap}
+th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;cursor:pointer;color:inherit}
+th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
+tr.tied td:first-child{box-shadow:inset 3px 0 #2a7de1}
+.muted{color:#777}.error{color:#a40000}
+svg text{font-size:11px;font-family:inherit}
+""".strip()
+
+_JS = """
+(function () {
+  function key(cell) {
+    var v = cell ? cell.getAttribute('data-sort') : null;
+    return v === null ? '' : v;
+  }
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, col) {
+      var button = th.querySelector('button');
+      if (!button) { return; }
+      button.addEventListener('click', function () {
+        var ascending = th.getAttribute('aria-sort') !== 'ascending';
+        var numeric = th.getAttribute('data-type') === 'number';
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[col]), y = key(b.cells[col]);
+          if (x === '' || y === '') {
+            if (x === y) { return a.getAttribute('data-index') - b.getAttribute('data-index'); }
+            return x === '' ? 1 : -1;
+          }
+          var c = numeric ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+          if (!ascending) { c = -c; }
+          return c !== 0 ? c : a.getAttribute('data-index') - b.getAttribute('data-index');
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+})();
+""".strip()
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+CSP = (f"default-src 'none'; script-src {_csp_hash(_JS)}; style-src {_csp_hash(_CSS)}; img-src data:; "
+       "base-uri 'none'; form-action 'none'")
+"""The page's Content-Security-Policy (a meta tag): nothing but its own script and style."""
+
+
+def e(text: object) -> str:
+    """HTML-escaped text (quotes too, so it is safe in attributes)."""
+    return html.escape(str(text), quote=True)
+
+
+def _num(value: float | None, digits: int = 5) -> tuple[str, str]:
+    """(sort key, shown text) of a number."""
+    return ("", "—") if value is None else (repr(float(value)), f"{value:.{digits}f}")
+
+
+def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowrap: bool = False) -> str:
+    cls = ' class="num"' if numeric else ' class="nw"' if nowrap else ""
+    return f'<td{cls} data-sort="{e(sort)}"{extra}>{shown}</td>'
+
+
+def _table(head: list[tuple[str, str]], rows: list[str], table_id: str, sorted_by: int | None = None) -> str:
+    """A sortable table; ``sorted_by``: the column its rows are already in ascending order of, if any."""
+    marks = [' aria-sort="ascending"' if i == sorted_by else "" for i in range(len(head))]
+    cells = "".join(f'<th scope="col" data-type="{kind}"{mark}><button type="button">{e(label)}</button></th>'
+                    for (label, kind), mark in zip(head, marks))
+    return (f'<table class="sortable" id="{table_id}"><thead><tr>{cells}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _teams(document: dict[str, Any]) -> str:
+    organiser = document["view"] == "organiser"
+    head = [("Rank", "number"), ("Team", "text"), ("Overall", "number"), ("95% interval", "number"),
+            ("Rank interval", "number"), ("Tied with leader", "text")]
+    head += [(n, "number") for n in COLLECTION_NAMES]
+    head += ([("Public rank", "number"), ("Public overall", "number")] if organiser else [])
+    head += [("Submissions", "number"), ("Last submission", "text")]
+    rows = []
+    for index, team in enumerate(document["teams"]):
+        low = team["interval"][0] if team["interval"] else None
+        cells = [_cell("" if team["rank"] is None else team["rank"], e(team["rank"] or "—"), True),
+                 _cell(team["team"], e(team["team"]), nowrap=True), _cell(*_num(team["overall"]), True),
+                 _cell(*(("", "—") if low is None else (repr(low), e(interval_text(team["interval"])))), True),
+                 _cell(*(("", "—") if not team["rank_interval"] else
+                         (team["rank_interval"][0], e(interval_text(team["rank_interval"])))), True),
+                 _cell("yes" if team["tied_with_leader"] else "", "yes" if team["tied_with_leader"] else "")]
+        cells += [_cell(*_num(team["collections"][n], 4), True) for n in COLLECTION_NAMES]
+        if organiser:
+            cells += [_cell("" if team["public_rank"] is None else team["public_rank"], e(team["public_rank"] or "—"),
+                          True), _cell(*_num(team["public_overall"]), True)]
+        cells += [_cell(team["submissions"], f"{team['valid_submissions']}/{team['submissions']} valid", True),
+                  _cell(team["last_submission"] or "", e(team["last_submission"] or "unknown"), nowrap=True)]
+        cls = ' class="tied"' if team["tied_with_leader"] else ""
+        rows.append(f'<tr data-index="{index}"{cls}>{"".join(cells)}</tr>')
+    return _table(head, rows, "teams", sorted_by=0)
+
+
+def _plot(document: dict[str, Any]) -> str:
+    """An SVG dot-and-whisker plot of each ranked team's overall score and 95% interval."""
+    teams = [t for t in document["teams"] if t["rank"] is not None and t["interval"] and t["interval"][0] is not None]
+    if not teams:
+        return '<p class="muted">No ranked team: nothing to plot.</p>'
+    lows = [t["interval"][0] for t in teams] + [t["overall"] for t in teams]
+    highs = [t["interval"][1] for t in teams] + [t["overall"] for t in teams]
+    lo, hi = min(lows), max(highs)
+    pad = (hi - lo) * 0.05 or 0.05
+    lo, hi = lo - pad, hi + pad
+    left, width, row, top = 220, 480, 18, 24
+    height = top + row * len(teams) + 10
+
+    def x(value: float) -> float:
+        return round(left + (value - lo) / (hi - lo) * width, 2)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{left + width + 20}" height="{height}" '
+             f'viewBox="0 0 {left + width + 20} {height}" aria-labelledby="plot-title">',
+             f'<title id="plot-title">Overall {e(document["ranked_by"])} score and 95% interval per team</title>']
+    for k in range(6):
+        value = lo + (hi - lo) * k / 5
+        parts.append(f'<line x1="{x(value)}" y1="{top - 6}" x2="{x(value)}" y2="{height - 8}" stroke="#eee"/>'
+                     f'<text x="{x(value)}" y="{top - 10}" text-anchor="middle" fill="#555">{value:.3f}</text>')
+    for i, team in enumerate(teams):
+        y = top + row * i + row / 2
+        color = "#2a7de1" if team["tied_with_leader"] else "#555"
+        label = shorten(f"{team['rank']}. {team['team']}", 34)
+        parts.append(f'<g><title>{e(team["team"])}: {team["overall"]:.5f} {e(interval_text(team["interval"]))}</title>'
+                     f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{e(label)}</text>'
+                     f'<line x1="{x(team["interval"][0])}" y1="{y}" x2="{x(team["interval"][1])}" y2="{y}" '
+                     f'stroke="{color}" stroke-width="2"/>'
+                     f'<circle cx="{x(team["overall"])}" cy="{y}" r="4" fill="{color}"/></g>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _shakeup(document: dict[str, Any]) -> str:
+    shake = document.get("shakeup")
+    if shake is None:
+        return ""
+    tau = "undefined" if shake["kendall_tau"] is None else f"{shake['kendall_tau']:.4f}"
+    out = [f"<h2>Shake-up</h2><p>Kendall's tau-b between the public and private ranks of {shake['n_teams']} teams: "
+           f"<strong>{tau}</strong>.</p>"]
+    if shake["largest_moves"]:
+        out.append("<table><thead><tr><th>Team</th><th>Public rank</th><th>Private rank</th><th>Move</th></tr></thead>"
+                   "<tbody>" + "".join(f'<tr><td>{e(m["team"])}</td><td class="num">{m["public_rank"]}</td>'
+                                      f'<td class="num">{m["private_rank"]}</td><td class="num">{m["move"]:+d}</td></tr>'
+                                      for m in shake["largest_moves"]) + "</tbody></table>")
+    return "".join(out)
+
+
+def _submissions(document: dict[str, Any]) -> str:
+    organiser = document["view"] == "organiser"
+    head = [("Submission", "text"), ("Submitted", "text"), ("Description", "text"), ("Selected", "text"),
+            ("Final", "text"), ("Status", "text"), ("Public", "number")]
+    head += [("Private", "number")] if organiser else []
+    head += [("Problems", "text")]
+    rows = []
+    for index, sub in enumerate(document["submissions"]):
+        cells = [_cell(sub["id"], e(sub["id"]), nowrap=True),
+                 _cell(sub["submitted"] or "", e(sub["submitted"] or "unknown"), nowrap=True),
+                 _cell(sub["description"], e(shorten(sub["description"]))),
+                 _cell("yes" if sub["selected"] else "", "yes" if sub["selected"] else ""),
+                 _cell("yes" if sub["final"] else "", "yes" if sub["final"] else ""),
+                 _cell(sub["status"], e(sub["status"]), extra="" if sub["status"] == "scored" else ' class="error"'),
+                 _cell(*_num(sub["public"]["overall"] if sub["public"] else None), True)]
+        if organiser:
+            cells.append(_cell(*_num(sub["private"]["overall"] if sub["private"] else None), True))
+        problems = sub["problems"] + sub["notes"]
+        listed = "".join(f"<li>{e(p['code'])}: {e(shorten(p['message'], 300))}</li>"
+                         for p in problems[:MAX_SHOWN_PROBLEMS])
+        more = len(problems) - MAX_SHOWN_PROBLEMS
+        detail = (f"{e(problem_summary(sub))}<ul>{listed}</ul>"
+                  + (f'<span class="muted">{more} more in leaderboard.json</span>' if more > 0 else "")) if problems else ""
+        cells.append(_cell(problem_summary(sub), detail))
+        rows.append(f'<tr data-index="{index}">{"".join(cells)}</tr>')
+    return _table(head, rows, "submissions")
+
+
+def render_html(document: dict[str, Any]) -> str:
+    """The whole leaderboard as one HTML page."""
+    summary = "".join(f'<p class="{"synthetic" if line.startswith("SYNTHETIC") else "summary"}">{e(line)}</p>'
+                      for line in summary_lines(document))
+    notes = [n for team in document["teams"] for n in team["notes"]]
+    notes_html = ("<h2>Team notes</h2><ul>" + "".join(f"<li>{e(n['code'])}: {e(n['message'])}</li>" for n in notes)
+                  + "</ul>") if notes else ""
+    ignored = ("<h2>Ignored entries</h2><ul>" + "".join(f"<li>{e(i['message'])}</li>" for i in document["ignored"])
+               + "</ul>") if document["ignored"] else ""
+    title = f"Leaderboard: {document['name']}"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{e(CSP)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,">'
+        f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>"
+        f"<h1>{e(title)}</h1>{summary}"
+        f"<h2>Teams</h2><p class=\"muted\">Click a column header to sort. Highlighted rows are statistically tied "
+        f"with the leader.</p>{_teams(document)}{notes_html}"
+        f"<h2>Overall score and 95% interval</h2>{_plot(document)}"
+        f"{_shakeup(document)}"
+        f"<h2>Submissions</h2>{_submissions(document)}{ignored}"
+        "<p class=\"muted\">Every problem of every submission is listed in leaderboard.json.</p>"
+        f"<script>{_JS}</script></body></html>\n"
+    )

@@ -1,0 +1,166 @@
+"""``leaderboard.csv`` and ``leaderboard.md``: views of the leaderboard document (:mod:`assemble`).
+
+Text from submissions (team and file names, descriptions, problem messages) is untrusted:
+
+- CSV: written by :mod:`csv` (quoting as needed); a text cell starting with ``=``, ``+``, ``-``, ``@``,
+  a tab or a carriage return gets a leading ``'`` so a spreadsheet shows it as text instead of running
+  it as a formula (OWASP "CSV injection"). Number cells are never prefixed.
+- Markdown: ``&``, ``<``, ``>`` become HTML entities; backslash, backtick, ``* _ [ ] | ~`` are escaped; line
+  breaks become spaces; so a name cannot open a link, an image, code, emphasis, raw HTML or a new table
+  cell (such text only ever follows other text, so block syntax such as ``#`` cannot start).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Any
+
+from ..catalog import COLLECTIONS
+
+COLLECTION_NAMES = [c.name for c in COLLECTIONS]
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+MAX_SHOWN_PROBLEMS = 3
+"""Problem messages shown per submission in Markdown and HTML (every one is in leaderboard.json)."""
+MAX_DESCRIPTION = 200
+"""Characters of a description shown in Markdown and HTML (the whole text is in leaderboard.json)."""
+
+
+def csv_text(value: str) -> str:
+    """A text cell safe from spreadsheet formula injection."""
+    return "'" + value if value.startswith(_FORMULA_START) else value
+
+
+def number(value: float | None, digits: int | None = None) -> str:
+    """``repr`` of a float (or rounded to ``digits``), ``""`` for None."""
+    if value is None:
+        return ""
+    return repr(float(value)) if digits is None else f"{value:.{digits}f}"
+
+
+def md(text: str) -> str:
+    """Markdown-safe inline text."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.splitlines()))
+
+
+def shorten(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def team_columns(document: dict[str, Any]) -> list[str]:
+    """The CSV header."""
+    organiser = document["view"] == "organiser"
+    return (["rank", "team", "overall", *COLLECTION_NAMES, "overall_low", "overall_high", "rank_low", "rank_high",
+             "tied_with_leader"] + (["public_rank", "public_overall"] if organiser else [])
+            + ["submissions", "valid_submissions", "last_submission", "scored_by"])
+
+
+def render_csv(document: dict[str, Any]) -> str:
+    """One row per team, in leaderboard order (the columns of :func:`team_columns`)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    columns = team_columns(document)
+    writer.writerow(columns)
+    for team in document["teams"]:
+        interval, ranks = team["interval"] or [None, None], team["rank_interval"] or [None, None]
+        cells = {"rank": team["rank"], "team": csv_text(team["team"]), "overall": number(team["overall"]),
+                 **{n: number(team["collections"][n]) for n in COLLECTION_NAMES},
+                 "overall_low": number(interval[0]), "overall_high": number(interval[1]),
+                 "rank_low": ranks[0], "rank_high": ranks[1],
+                 "tied_with_leader": "true" if team["tied_with_leader"] else "false",
+                 "public_rank": team.get("public_rank"), "public_overall": number(team.get("public_overall")),
+                 "submissions": team["submissions"], "valid_submissions": team["valid_submissions"],
+                 "last_submission": team["last_submission"] or "",
+                 "scored_by": csv_text(team["scored_by"] or "")}
+        writer.writerow(["" if cells[c] is None else cells[c] for c in columns])
+    return out.getvalue()
+
+
+def _f(value: float | None, digits: int = 5) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def interval_text(pair: list | None, digits: int = 4) -> str:
+    """``[low, high]`` of scores, ``low–high`` of ranks (one number when equal), ``—`` when absent."""
+    if not pair or pair[0] is None:
+        return "—"
+    if isinstance(pair[0], float):
+        return f"[{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
+    return str(pair[0]) if pair[0] == pair[1] else f"{pair[0]}–{pair[1]}"
+
+
+def summary_lines(document: dict[str, Any]) -> list[str]:
+    """Plain-text lines describing the build (shared by Markdown and HTML)."""
+    counts, solution = document["counts"], document["solution"]
+    board = document["ranked_by"]
+    lines = [f"Ranked by the {board} leaderboard"
+             + (" (each team's best final submission; public ranks alongside)." if board == "private"
+                else " (each team's best submission)."),
+             f"Split {solution['split']}: {counts['teams']} teams ({counts['ranked_teams']} ranked), "
+             f"{counts['submissions']} submissions ({counts['scored']} scored, {counts['invalid']} invalid, "
+             f"{counts['error']} unread), {counts['ignored_entries']} ignored entries.",
+             f"Solution ground truth sha256 {solution['ground_truth_sha256']}; evaluator "
+             f"{document['evaluator_version']}; validation {document['options']['mode']}.",
+             f"Uncertainty: {int(document['bootstrap']['level'] * 100)}% percentile intervals from "
+             f"{document['bootstrap']['resamples']} paired bootstrap resamples of the {board} graphs, stratified by "
+             f"collection (seed {document['bootstrap']['seed']}).",
+             ]
+    if solution["synthetic"]:
+        lines.insert(0, "SYNTHETIC data: these numbers are not TpuGraphs measurements.")
+    return lines
+
+
+def problem_summary(submission: dict[str, Any]) -> str:
+    """``CODE ×n, …`` of a submission's problems and notes."""
+    counts = dict(submission["problem_counts"])
+    for item in submission["notes"]:
+        counts[item["code"]] = counts.get(item["code"], 0) + 1
+    return ", ".join(f"{code} ×{n}" for code, n in sorted(counts.items()))
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    """The whole leaderboard as GitHub-flavoured Markdown."""
+    organiser = document["view"] == "organiser"
+    out = [f"# Leaderboard: {md(document['name'])}", ""]
+    out += [md(line) + "  " for line in summary_lines(document)] + [""]
+    head = ["Rank", "Team", "Overall", "95% interval", "Rank interval", "Tied with leader", *COLLECTION_NAMES]
+    head += (["Public rank"] if organiser else []) + ["Submissions", "Last submission"]
+    out += ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
+    for team in document["teams"]:
+        cells = [str(team["rank"] or "—"), md(team["team"]), _f(team["overall"]), interval_text(team["interval"]),
+                 interval_text(team["rank_interval"]), "yes" if team["tied_with_leader"] else "",
+                 *(_f(team["collections"][n]) for n in COLLECTION_NAMES)]
+        cells += [str(team["public_rank"] or "—")] if organiser else []
+        cells += [f"{team['valid_submissions']}/{team['submissions']} valid", md(team["last_submission"] or "unknown")]
+        out.append("| " + " | ".join(cells) + " |")
+    notes = [n for team in document["teams"] for n in team["notes"]]
+    if notes:
+        out += ["", "Team notes:", ""] + [f"- `{n['code']}`: {md(n['message'])}" for n in notes]
+    if organiser:
+        shake = document["shakeup"]
+        tau = "undefined" if shake["kendall_tau"] is None else f"{shake['kendall_tau']:.4f}"
+        out += ["", "## Shake-up", "", f"Kendall's tau-b between the public and private ranks of "
+                f"{shake['n_teams']} teams: {tau}.", ""]
+        if shake["largest_moves"]:
+            out += ["| Team | Public rank | Private rank | Move |", "|---|---|---|---|"]
+            out += [f"| {md(m['team'])} | {m['public_rank']} | {m['private_rank']} | {m['move']:+d} |"
+                    for m in shake["largest_moves"]]
+    head = ["Submission", "Submitted", "Selected", "Final", "Status", "Public"] + (["Private"] if organiser else [])
+    head += ["Problems"]
+    out += ["", "## Submissions", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for sub in document["submissions"]:
+        scores = [_f(sub["public"]["overall"] if sub["public"] else None)]
+        scores += [_f(sub["private"]["overall"] if sub["private"] else None)] if organiser else []
+        problems = problem_summary(sub)
+        shown = [p["message"] for p in (sub["problems"] + sub["notes"])[:MAX_SHOWN_PROBLEMS]]
+        detail = md(problems) + ("" if not shown else ": " + md(shorten(" / ".join(shown), 300)))
+        out.append(f"| {md(sub['id'])} | {md(sub['submitted'] or 'unknown')} | {'yes' if sub['selected'] else ''} | "
+                   f"{'yes' if sub['final'] else ''} | {sub['status']} | " + " | ".join(scores) + f" | {detail} |")
+    if document["ignored"]:
+        out += ["", "## Ignored entries", ""] + [f"- {md(item['message'])}" for item in document["ignored"]]
+    out += ["", "Every problem of every submission is listed in leaderboard.json."]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,258 @@
+"""Score every submission of a folder through :func:`tpugraphs_eval.score_submission`, on several cores.
+
+The one scoring path: each submission's bytes go to ``score_submission(data, truth, options)`` with
+``truth = load_solution(path)``; the report is cut down to a *record* (JSON-able: validity, problems,
+public/private/all summaries, and the per-graph primary metric of each leaderboard for the bootstrap).
+Workers are processes of a :class:`concurrent.futures.ProcessPoolExecutor` whose initializer loads the
+solution once per worker. Results are placed by submission index, so the output does not depend on the
+order in which workers finish. Unchanged submissions come from the cache (:mod:`cache`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import multiprocessing
+import os
+import stat
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..api import score_submission
+from ..groundtruth import GroundTruth
+from ..options import Options
+from ..report import LEADERBOARDS
+from ..solution import load_solution
+from .cache import ScoreCache, cache_key
+from .codes import note
+from .folder import Entry
+
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+"""Submissions larger than this are recorded as ``SUBMISSION_TOO_LARGE`` unread (real test files: ~10 MB)."""
+IN_FLIGHT_PER_WORKER = 4
+"""Submissions queued per worker (the queue holds entries; each worker reads its files itself)."""
+PARALLEL_MIN_BYTES = 32 << 20
+"""Submissions to score totalling fewer bytes are scored in this process: starting a worker (a fresh
+interpreter that loads the solution) costs about as much as scoring 20 MB of CSV (bench/README.md)."""
+
+
+def encode_array(values: np.ndarray) -> str:
+    """(G,) float64 → base64 of little-endian float64 bytes (exact, NaN kept)."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype="<f8").tobytes()).decode("ascii")
+
+
+def decode_array(text: str) -> np.ndarray:
+    """The inverse of :func:`encode_array`: a (G,) float64 array."""
+    return np.frombuffer(base64.b64decode(text), dtype="<f8")
+
+
+def record_of(data: bytes, truth: GroundTruth, options: Options) -> dict[str, Any]:
+    """Score one submission and keep what the leaderboard needs.
+
+    Returns:
+        ``{status: "scored"|"invalid", sha256, n_rows, n_errors, problem_counts, problems}``, plus for a
+        scored submission ``boards`` (``public``, ``private``, ``all``: ``{overall, collections}``, the
+        report's :class:`Scores` values) and ``per_graph`` (``public``, ``private``: collection → base64 (G,) float64 of
+        the primary metric, tile ``score`` or layout ``kendall_tau``, NaN where undefined, in the
+        solution's graph order restricted to that leaderboard).
+    """
+    report = score_submission(data, truth, options)
+    record: dict[str, Any] = {
+        "status": "scored" if report.valid and report.scored else "invalid",
+        "sha256": report.provenance["submission_sha256"], "n_rows": report.n_rows, "n_errors": report.n_errors,
+        "problem_counts": dict(sorted(report.validation.counts.items())),
+        "problems": [p.to_dict() for p in report.problems],
+    }
+    if record["status"] == "scored":
+        boards = {**{b: report.leaderboards[b] for b in LEADERBOARDS}, "all": report.scores}
+        record["boards"] = {b: {"overall": scores.overall,
+                                "collections": {name: r.value for name, r in scores.collections.items()}}
+                            for b, scores in boards.items()}
+        record["per_graph"] = {b: {name: encode_array(r.per_graph[r.metric])
+                                   for name, r in report.leaderboards[b].collections.items()}
+                               for b in LEADERBOARDS}
+    return record
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(solution: str, options: Options, max_bytes: int, cache_folder: str | None) -> None:
+    """Worker initializer: load the solution once per process."""
+    truth = load_solution(Path(solution), tile_runtime=options.tile_runtime)
+    _WORKER.update(truth=truth, options=options, max_bytes=max_bytes,
+                   cache=ScoreCache(None if cache_folder is None else Path(cache_folder)))
+
+
+def _score_in_worker(entry: Entry) -> dict[str, Any]:
+    """Read (in the worker: no file travels between processes), score, and store in the cache, one submission."""
+    data = _read(entry, _WORKER["max_bytes"])
+    if isinstance(data, dict):
+        return data
+    record = record_of(data, _WORKER["truth"], _WORKER["options"])
+    _WORKER["cache"].put(cache_key(record["sha256"], _WORKER["truth"].sha256, _WORKER["options"].to_dict()), record)
+    return record
+
+
+def _read(entry: Entry, max_bytes: int) -> bytes | dict[str, Any]:
+    """The file's bytes, or an error record (too large: not read; unreadable)."""
+    try:
+        info = os.stat(entry.path, follow_symlinks=False)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError("not a regular file")
+        if info.st_size > max_bytes:
+            return {"status": "error", "problems": [note("SUBMISSION_TOO_LARGE", f"{entry.id}: {info.st_size} bytes, "
+                                                         f"more than the limit of {max_bytes} (--max-size)")]}
+        with open(entry.path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as err:
+        return {"status": "error", "problems": [note("SUBMISSION_UNREADABLE",
+                                                     f"{entry.id}: {err.strerror or err}")]}
+    if len(data) > max_bytes:  # grew after the stat
+        return {"status": "error", "problems": [note("SUBMISSION_TOO_LARGE", f"{entry.id}: more than the limit "
+                                                     f"of {max_bytes} bytes (--max-size)")]}
+    return data
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """``forkserver`` where available, else ``spawn``: never a plain fork of this process, whose polars
+    thread pool would deadlock in the child (polars documents this)."""
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method)
+
+
+def _size(entry: Entry) -> int | dict[str, Any]:
+    """The file's size, or an error record when it cannot be looked at (the scorer reads it later)."""
+    try:
+        return os.stat(entry.path, follow_symlinks=False).st_size
+    except OSError as err:
+        return {"status": "error", "problems": [note("SUBMISSION_UNREADABLE", f"{entry.id}: {err.strerror or err}")]}
+
+
+def _enough(items: Iterator[tuple[int, int]], min_bytes: int,
+            first: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Move items of ``items`` into ``first`` until their sizes total ``min_bytes`` (or none is left); return
+    the rest, still lazy."""
+    total = 0
+    for item in items:
+        if total >= min_bytes:
+            return itertools.chain([item], items)
+        first.append(item)
+        total += item[1]
+    return iter(())
+
+
+class ScoringFailed(RuntimeError):
+    """Scoring a submission raised (a bug in the evaluator) or a worker process died."""
+
+
+def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, options: Options, cache: ScoreCache, *,
+                  workers: int = 2, max_bytes: int = DEFAULT_MAX_BYTES,
+                  advance: Callable[[int], None] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """A record per entry (same order as ``entries``), and counts ``{cached, scored, unread}``.
+
+    Two passes: every file is read and hashed here to find it in the cache (when the cache has entries);
+    the others are read again and scored, in ``workers`` processes (each reading its own files, starting
+    while the first pass goes on) once they total :data:`PARALLEL_MIN_BYTES`, else here. A new record
+    is stored under the hash of the bytes actually scored (the report's ``submission_sha256``), so a
+    file changed between the passes is never mis-keyed.
+
+    Args:
+        entries: the submissions (:func:`folder.read_folder`).
+        truth: the loaded solution (used in this process for few submissions or ``workers <= 1``).
+        solution: its path (each worker process loads it once).
+        options: validation and scoring options.
+        cache: where records of unchanged submissions are found and new ones stored.
+        workers: processes scoring in parallel.
+        max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
+        advance: called with 1 after each submission is done (a progress bar).
+
+    Raises:
+        ScoringFailed: the evaluator raised on a submission (a bug), or a worker died.
+    """
+    records: list[dict[str, Any] | None] = [None] * len(entries)
+    counts = {"cached": 0, "scored": 0, "unread": 0}
+    first: list[tuple[int, int]] = []
+    options_key = options.to_dict()
+    advance = advance or (lambda n: None)
+
+    def misses() -> Iterator[tuple[int, int]]:  # the first pass, lazily: (index, size) of each miss
+        empty = cache.empty  # nothing to find: no need to read and hash here
+        for i, entry in enumerate(entries):
+            data = _size(entry) if empty else _read(entry, max_bytes)
+            if isinstance(data, dict):
+                records[i], counts["unread"] = data, counts["unread"] + 1
+            elif isinstance(data, int):
+                yield i, data if data <= max_bytes else 0  # too large: recorded unread by the scorer
+                continue
+            else:
+                hit = cache.get(cache_key(hashlib.sha256(data).hexdigest(), truth.sha256, options_key))
+                if hit is None:
+                    yield i, len(data)
+                    continue
+                records[i], counts["cached"] = hit, counts["cached"] + 1
+            advance(1)
+
+    def done(i: int, record: dict[str, Any], stored: bool = False) -> None:
+        records[i] = record
+        if record["status"] == "error":  # unreadable or too large (found by the scorer's read)
+            counts["unread"] += 1
+        else:  # keyed by the hash of the bytes actually scored (the report's)
+            key = cache_key(record["sha256"], truth.sha256, options_key)
+            if stored:  # a worker wrote the entry
+                cache.used.add(key)
+            else:
+                cache.put(key, record)
+            counts["scored"] += 1
+        advance(1)
+
+    todo = (i for i, _ in _enough(misses(), PARALLEL_MIN_BYTES if workers > 1 else 0, first))
+    if workers <= 1 or sum(size for _, size in first) < PARALLEL_MIN_BYTES:
+        for i in itertools.chain((i for i, _ in first), todo):
+            data = _read(entries[i], max_bytes)
+            try:
+                record = data if isinstance(data, dict) else record_of(data, truth, options)
+            except Exception as err:
+                raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
+            done(i, record)
+    else:
+        _parallel(itertools.chain((i for i, _ in first), todo), entries, solution, options, workers, max_bytes,
+                  cache.folder, lambda i, record: done(i, record, stored=True))
+    return records, counts  # type: ignore[return-value]
+
+
+def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, options: Options, workers: int,
+              max_bytes: int, cache_folder: Path | None, done: Callable[[int, dict[str, Any]], None]) -> None:
+    """Score ``todo`` in worker processes (which also write the cache entries), calling ``done`` in index
+    order of each batch finished."""
+    pending: dict[Future, int] = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_init_worker,
+                             initargs=(str(solution), options, max_bytes,
+                                       None if cache_folder is None else str(cache_folder))) as pool:
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < workers * IN_FLIGHT_PER_WORKER:
+                i = next(todo, None)
+                if i is None:
+                    exhausted = True
+                    break
+                pending[pool.submit(_score_in_worker, entries[i])] = i
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=pending.__getitem__):
+                i = pending.pop(future)
+                try:
+                    record = future.result()
+                except BrokenProcessPool as err:
+                    raise ScoringFailed(f"a scoring worker died while scoring {entries[i].id} "
+                                        "(out of memory?)") from err
+                except Exception as err:
+                    raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
+                done(i, record)
