@@ -18,7 +18,8 @@ from .atomicfile import write_atomically
 from .catalog import SPLITS
 from .dataroot import resolve_data_root
 from .display import safe
-from .errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, UsageError
+from .entrypoint import guarded_main
+from .errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
 from .groundtruth import TILE_RUNTIMES
 from .npzread import load_ground_truth, scan_catalog
 from .options import CONFIG_PROTOCOLS, Options
@@ -245,28 +246,4 @@ def _show(console, args: argparse.Namespace, reports: list[Report | None], failu
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: never shows a traceback for bad input; see the module docstring for exit codes."""
-    try:
-        code = run(sys.argv[1:] if argv is None else argv)
-    except BrokenPipeError:  # the reader of --help or `codes` went away
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = EXIT_OK
-    except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
-        code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA
-    except TpuGraphsEvalError as err:
-        print(f"tpugraphs-eval: error: {err}", file=sys.stderr)
-        code = err.exit_code
-    except KeyboardInterrupt:
-        print("tpugraphs-eval: interrupted", file=sys.stderr)
-        code = 130
-    except OSError as err:  # the terminal or disk refused the output (e.g. no space left)
-        print(f"tpugraphs-eval: error: cannot write the output: {err.strerror or err}", file=sys.stderr)
-        code = EXIT_USAGE_OR_DATA
-    except Exception as err:  # a bug: say so briefly; TPUGRAPHS_EVAL_DEBUG=1 shows the traceback
-        if os.environ.get("TPUGRAPHS_EVAL_DEBUG"):
-            raise
-        print(f"tpugraphs-eval: internal error ({type(err).__name__}: {err}). This is a bug; please report it "
-              "with the command and input. Set TPUGRAPHS_EVAL_DEBUG=1 for the traceback.", file=sys.stderr)
-        code = EXIT_INTERNAL
-    if argv is None:
-        sys.exit(code)
-    return code
+    return guarded_main("tpugraphs-eval", run, argv)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -53,6 +54,10 @@ class CollectionResult:
 
     def means(self) -> dict[str, float | None]:
         """Unweighted mean of each metric over the graphs where it is defined (None if none)."""
+        return dict(self._means)
+
+    @cached_property
+    def _means(self) -> dict[str, float | None]:  # results are not changed once made: computed once
         out: dict[str, float | None] = {}
         for name, values in self.per_graph.items():
             defined = values[~np.isnan(values)]
@@ -62,7 +67,7 @@ class CollectionResult:
     @property
     def value(self) -> float | None:
         """The collection value (mean of :attr:`metric` over defined graphs), None if undefined everywhere."""
-        return self.means()[self.metric]
+        return self._means[self.metric]
 
     def programs(self) -> dict[str, dict[str, float]]:
         """Tile only: program → {metric: mean, ``n_graphs``}; {} for layout.

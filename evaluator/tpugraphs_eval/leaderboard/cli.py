@@ -9,14 +9,13 @@ written), 130 interrupted (nothing written).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from .. import __version__
 from ..display import safe
-from ..errors import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
+from ..entrypoint import guarded_main
+from ..errors import EXIT_INVALID, EXIT_OK
 from ..options import Options
 from .build import BuildResult, build_leaderboard
 from .codes import LEADERBOARD_CODES
@@ -144,29 +143,5 @@ def run(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: no traceback for bad input; exit codes in the module docstring."""
-    try:
-        code = run(sys.argv[1:] if argv is None else argv)
-    except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
-        code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA
-    except TpuGraphsEvalError as err:
-        print(f"tpugraphs-leaderboard: error: {safe(str(err))}", file=sys.stderr)
-        code = err.exit_code
-    except KeyboardInterrupt:
-        print("tpugraphs-leaderboard: interrupted; the previous leaderboard is unchanged", file=sys.stderr)
-        code = 130
-    except ScoringFailed as err:
-        print(f"tpugraphs-leaderboard: internal error: {safe(str(err))}. This is a bug; please report it with the "
-              "submission. Nothing was written.", file=sys.stderr)
-        code = EXIT_INTERNAL
-    except OSError as err:
-        print(f"tpugraphs-leaderboard: error: {err.strerror or err}", file=sys.stderr)
-        code = EXIT_USAGE_OR_DATA
-    except Exception as err:  # a bug: say so briefly; TPUGRAPHS_EVAL_DEBUG=1 shows the traceback
-        if os.environ.get("TPUGRAPHS_EVAL_DEBUG"):
-            raise
-        print(f"tpugraphs-leaderboard: internal error ({type(err).__name__}: {safe(str(err))}). This is a bug; "
-              "please report it. Set TPUGRAPHS_EVAL_DEBUG=1 for the traceback.", file=sys.stderr)
-        code = EXIT_INTERNAL
-    if argv is None:
-        sys.exit(code)
-    return code
+    return guarded_main("tpugraphs-leaderboard", run, argv,
+                        interrupted="interrupted; the previous leaderboard is unchanged", bugs=(ScoringFailed,))

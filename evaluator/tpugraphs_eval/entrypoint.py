@@ -1,0 +1,49 @@
+"""The console entry points' common shell: exit codes for every outcome, and never a traceback for bad input."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+from .display import safe
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
+
+
+def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] | None, *,
+                 interrupted: str = "interrupted", bugs: tuple[type[BaseException], ...] = ()) -> int:
+    """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code.
+
+    ``TpuGraphsEvalError`` → its ``exit_code`` (2); argparse's exits → their code; Ctrl-C → 130; a
+    broken pipe → 0 (the reader went away); other ``OSError`` (the terminal or disk refused the output)
+    → 2; ``bugs`` and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
+    re-raises it). With ``argv`` None (the console script) the process exits with the code.
+    """
+    try:
+        code = run(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_OK
+    except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
+        code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA
+    except TpuGraphsEvalError as err:
+        print(f"{program}: error: {safe(str(err))}", file=sys.stderr)
+        code = err.exit_code
+    except KeyboardInterrupt:
+        print(f"{program}: {interrupted}", file=sys.stderr)
+        code = 130
+    except bugs as err:
+        print(f"{program}: internal error: {safe(str(err))}. This is a bug; please report it.", file=sys.stderr)
+        code = EXIT_INTERNAL
+    except OSError as err:
+        print(f"{program}: error: cannot read or write: {err.strerror or err}", file=sys.stderr)
+        code = EXIT_USAGE_OR_DATA
+    except Exception as err:  # a bug: say so briefly
+        if os.environ.get("TPUGRAPHS_EVAL_DEBUG"):
+            raise
+        print(f"{program}: internal error ({type(err).__name__}: {safe(str(err))}). This is a bug; please report "
+              "it with the command and input. Set TPUGRAPHS_EVAL_DEBUG=1 for the traceback.", file=sys.stderr)
+        code = EXIT_INTERNAL
+    if argv is None:
+        sys.exit(code)
+    return code
