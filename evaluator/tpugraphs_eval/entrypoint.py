@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 
@@ -10,11 +11,17 @@ from .display import safe
 from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
 
 
+def error_code(err: BaseException) -> str:
+    """The stable code of an error: its ``code`` attribute, else its class name in upper snake case
+    (``DataError`` → ``DATA_ERROR``)."""
+    return getattr(err, "code", None) or re.sub(r"(?<!^)(?=[A-Z])", "_", type(err).__name__).upper()
+
+
 def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] | None, *,
                  interrupted: str = "interrupted", bugs: tuple[type[BaseException], ...] = ()) -> int:
     """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code.
 
-    ``TpuGraphsEvalError`` → its ``exit_code`` (2); argparse's exits → their code; Ctrl-C → 130; a
+    ``TpuGraphsEvalError`` → ``program: error: [CODE] message`` and its ``exit_code`` (2); argparse's exits → their code; Ctrl-C → 130; a
     broken pipe → 0 (the reader went away); other ``OSError`` (the terminal or disk refused the output)
     → 2; ``bugs`` and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
     re-raises it). With ``argv`` None (the console script) the process exits with the code.
@@ -27,7 +34,9 @@ def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] 
     except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
         code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA
     except TpuGraphsEvalError as err:
-        print(f"{program}: error: {safe(str(err))}", file=sys.stderr)
+        message = str(err)
+        prefix = "" if message.startswith("[") else f"[{error_code(err)}] "
+        print(f"{program}: error: {prefix}{safe(message)}", file=sys.stderr)
         code = err.exit_code
     except KeyboardInterrupt:
         print(f"{program}: {interrupted}", file=sys.stderr)

@@ -11,12 +11,31 @@ Every submission file the kit writes is validated first by the evaluator
 """
 
 from .combine import Combined, combine_submissions
-from .data import (Graph, collection, data_root, iter_graphs, iter_split, list_graphs, load_graph,
-                   present_collections)
+from .data import (
+                   Graph,
+                   collection,
+                   data_root,
+                   iter_graphs,
+                   iter_split,
+                   list_graphs,
+                   load_graph,
+                   present_collections,
+)
 from .errors import DownloadError, KitError, SubmissionError
-from .learned import RidgeRanker, fit_collection, predict, train, write_learned_submission
-from .random_baseline import (RandomExpectation, random_expectations, random_rankings, random_ranking,
-                              write_random_submission)
+from .learned import (
+                   RidgeRanker,
+                   fit_collection,
+                   predict,
+                   train,
+                   write_learned_submission,
+)
+from .random_baseline import (
+                   RandomExpectation,
+                   random_expectations,
+                   random_ranking,
+                   random_rankings,
+                   write_random_submission,
+)
 from .submission import csv_bytes, rank_configs, write_predictions, write_submission
 
 __all__ = [

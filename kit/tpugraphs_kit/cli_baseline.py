@@ -16,11 +16,18 @@ import argparse
 import time
 from pathlib import Path
 
-from tpugraphs_eval import DataError, Options, load_ground_truth, scan_catalog, score_submission
+from tpugraphs_eval import (
+    DataError,
+    Options,
+    load_ground_truth,
+    scan_catalog,
+    score_submission,
+)
 from tpugraphs_eval.catalog import SPLITS
+from tpugraphs_eval.entrypoint import guarded_main
 
 from . import learned
-from .cli_common import notice, print_scores, print_table, run, score_rows, write_json
+from .cli_common import notice, print_scores, print_table, score_rows, write_json
 from .combine import combine_submissions
 from .data import data_root, present_collections
 from .errors import EXIT_OK, KitError
@@ -222,7 +229,7 @@ def _main(argv: list[str] | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``tpugraphs-baseline``; returns the exit code."""
-    return run(_main, argv)
+    return guarded_main("tpugraphs-baseline", _main, argv)
 
 
 if __name__ == "__main__":

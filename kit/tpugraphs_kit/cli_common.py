@@ -8,49 +8,13 @@ produces a traceback.
 from __future__ import annotations
 
 import json
-import os
-import re
-import sys
-from collections.abc import Callable
 
-from tpugraphs_eval import DataRoot, Report, TpuGraphsEvalError
+from tpugraphs_eval import DataRoot, Report
 
-from .errors import EXIT_OK
 from .files import write_atomic
 
-EXIT_INTERNAL = 3
 SYNTHETIC_NOTICE = ("SYNTHETIC demo data: these numbers come from random synthetic graphs, not TPU measurements; "
                     "they show that the pipeline works, not how good a model is on TpuGraphs.")
-
-
-def error_code(err: BaseException) -> str:
-    """The stable code of an error: its ``code`` attribute, else its class name in upper snake case."""
-    code = getattr(err, "code", None)
-    return code or re.sub(r"(?<!^)(?=[A-Z])", "_", type(err).__name__).upper()
-
-
-def run(main: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
-    """Call ``main(argv)`` and turn every failure into a message on stderr and an exit code."""
-    try:
-        return main(argv)
-    except SystemExit as err:  # argparse: --help (0) or a usage error (2, message already printed)
-        return err.code if isinstance(err.code, int) else (0 if err.code is None else 2)
-    except TpuGraphsEvalError as err:
-        message = str(err)
-        prefix = "" if message.startswith("[") else f"[{error_code(err)}] "
-        print(f"error: {prefix}{message}", file=sys.stderr)
-        return err.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
-    except Exception as err:  # noqa: BLE001 - a bug: say so without a traceback unless asked
-        if os.environ.get("TPUGRAPHS_EVAL_DEBUG"):
-            raise
-        print(f"internal error ({type(err).__name__}: {err}); please report it. Set TPUGRAPHS_EVAL_DEBUG=1 to see "
-              "the traceback.", file=sys.stderr)
-        return EXIT_INTERNAL
 
 
 def notice(root: DataRoot) -> None:

@@ -15,8 +15,9 @@ import os
 from pathlib import Path
 
 from tpugraphs_eval.catalog import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
+from tpugraphs_eval.entrypoint import guarded_main
 
-from .cli_common import notice, run
+from .cli_common import notice
 from .data import collection, data_root, list_graphs
 from .download import BASE_URL, archives, download
 from .errors import EXIT_OK, KitError
@@ -132,7 +133,7 @@ def _main(argv: list[str] | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``tpugraphs-data``; returns the exit code."""
-    return run(_main, argv)
+    return guarded_main("tpugraphs-data", _main, argv)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
-
 from tpugraphs_eval import DataRoot, resolve_data_root
-from tpugraphs_eval.catalog import BY_NAME, COLLECTIONS, SPLITS, Collection, submission_id
+from tpugraphs_eval.catalog import (
+    BY_NAME,
+    COLLECTIONS,
+    SPLITS,
+    Collection,
+    submission_id,
+)
 
 from .errors import KitError
 from .progress import track

@@ -139,8 +139,14 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     bar = None
     progress_cm = None
     if wanted(progress):
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
         progress_cm = Progress(TextColumn(path.name), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                                TimeRemainingColumn(), console=console(), transient=True)
         progress_cm.start()

@@ -21,10 +21,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-
 from tpugraphs_eval import SplitCatalog, Validation
 
-from .data import Graph, RootLike, collection, data_root, iter_graphs, present_collections
+from .data import (
+    Graph,
+    RootLike,
+    collection,
+    data_root,
+    iter_graphs,
+    present_collections,
+)
 from .errors import KitError
 from .features import design
 

@@ -18,10 +18,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from tpugraphs_eval import GroundTruth, Options, SplitCatalog, Validation, score_submission
+from tpugraphs_eval import (
+    GroundTruth,
+    Options,
+    SplitCatalog,
+    Validation,
+    collection_references,
+    load_eval_indices,
+    score_submission,
+)
 from tpugraphs_eval.catalog import TILE_TOP_K
-from tpugraphs_eval import collection_references, load_eval_indices
 
 from .errors import KitError
 from .submission import csv_bytes, write_submission

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
-
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
 from tpugraphs_eval.catalog import TILE_TOP_K
 
