@@ -26,6 +26,8 @@
 #define FLAG_OUT_OF_RANGE 2 /* value >= n_configs */
 #define FLAG_DUPLICATE 4    /* a value listed twice */
 #define MAX_DIGITS 9        /* 999,999,999 < 2**31: fits int32 */
+#define SMALL_SEEN_BYTES 1024        /* up to 8191 configs: the seen-bitmap lives on the stack */
+#define RELEASE_GIL_BYTES (64 << 10) /* shorter fields are parsed faster than the GIL changes hands */
 
 static PyObject *scan_indices(PyObject *self, PyObject *args) {
     Py_buffer field;
@@ -43,8 +45,12 @@ static PyObject *scan_indices(PyObject *self, PyObject *args) {
         return NULL;
     }
     int32_t *values = (int32_t *)PyBytes_AS_STRING(out);
+    unsigned char small_seen[SMALL_SEEN_BYTES];
     unsigned char *seen = NULL;
-    if (n_configs > 0) {
+    if (n_configs > 0 && (size_t)n_configs / 8 + 1 <= SMALL_SEEN_BYTES) {
+        seen = small_seen;
+        memset(seen, 0, (size_t)n_configs / 8 + 1);
+    } else if (n_configs > 0) {
         seen = (unsigned char *)calloc((size_t)n_configs / 8 + 1, 1);
         if (seen == NULL) {
             Py_DECREF(out);
@@ -53,7 +59,7 @@ static PyObject *scan_indices(PyObject *self, PyObject *args) {
         }
     }
     int flags = 0;
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState *released = field.len >= RELEASE_GIL_BYTES ? PyEval_SaveThread() : NULL;
     const unsigned char *p = s;
     for (Py_ssize_t k = 0; k < n_tokens; k++) {
         const unsigned char *start = p;
@@ -76,8 +82,8 @@ static PyObject *scan_indices(PyObject *self, PyObject *args) {
         }
         p++; /* past the ';' (or the end) */
     }
-    Py_END_ALLOW_THREADS
-    free(seen);
+    if (released != NULL) PyEval_RestoreThread(released);
+    if (seen != small_seen) free(seen);
     PyBuffer_Release(&field);
     return Py_BuildValue("(Nni)", out, n_tokens, flags);
 }

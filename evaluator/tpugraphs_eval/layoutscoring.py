@@ -25,8 +25,9 @@ _HEAD = max(SLOWDOWN_KS)
 """Entries of each ranking the slowdowns look at."""
 _BATCH_CONFIGS = 1 << 20
 """Layout configs gathered per vectorised step (bounds the temporary arrays to about 12 MB)."""
-_PARALLEL_MIN_CONFIGS = 20_000
-"""From this many layout configs the discordant pairs are counted on two threads (the C code releases the GIL)."""
+_PARALLEL_MIN_CONFIGS = 250_000
+"""From this many layout configs the discordant pairs are counted on two threads (the C code releases the GIL);
+below, the counting takes about a millisecond and handing work to a thread costs more than it saves."""
 _pool: ThreadPoolExecutor | None = None
 
 PerGraph = tuple[dict[str, np.ndarray], np.ndarray]
