@@ -45,3 +45,14 @@ def catalog(tiny_root: Path):
     from tpugraphs_eval import resolve_data_root, scan_catalog
 
     return scan_catalog(resolve_data_root(tiny_root), "test")
+
+
+@pytest.fixture(scope="session")
+def demo_solution(demo_root, tmp_path_factory) -> Path:
+    """The demo's test solution file (default seeded Usage: 10 of 40 tile graphs and 1 of 3 per layout
+    collection public)."""
+    from tpugraphs_eval.solution import build_solution
+
+    path = tmp_path_factory.mktemp("demo-solution") / "test.parquet"
+    build_solution(demo_root, "test", path)
+    return path

@@ -6,23 +6,15 @@ import doctest
 
 import pandas as pd
 import pytest
-
 from test_scoring import csv_bytes, demo_rows
 from tpugraphs_eval import kaggle_metric, score_submission
 from tpugraphs_eval.kaggle_metric import ParticipantVisibleError, score, solution_frame
-from tpugraphs_eval.solution import build_solution, load_solution
+from tpugraphs_eval.solution import load_solution
 
 
 def test_docstring_examples():
     result = doctest.testmod(kaggle_metric, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 4 and result.failed == 0
-
-
-@pytest.fixture(scope="module")
-def demo_solution(demo_root, tmp_path_factory):
-    path = tmp_path_factory.mktemp("kaggle") / "solution.parquet"
-    build_solution(demo_root, "test", path)
-    return path
 
 
 def test_same_numbers_as_the_cli_on_all_public_and_private_rows(demo_solution):

@@ -25,8 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from test_leaderboard import REPO, build_folder, demo_solution  # noqa: F401  (fixture)
+from leaderboard_helpers import REPO, build_folder
 from tpugraphs_eval.leaderboard import build_leaderboard
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

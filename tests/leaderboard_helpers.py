@@ -1,0 +1,38 @@
+"""Shared by the leaderboard tests: submissions of graded quality and team folders built from them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from tpugraphs_eval.solution import load_solution
+
+REPO = Path(__file__).resolve().parent.parent
+OUTPUTS = ("leaderboard.csv", "leaderboard.md", "leaderboard.json", "leaderboard.html")
+
+
+
+def rows_for(truth, sigma: float, seed: int) -> bytes:
+    """A strict-valid submission ranking each graph by log runtime + sigma * noise."""
+    rng = np.random.default_rng(seed)
+    lines = ["ID,TopConfigs"]
+    for t in truth.collections.values():
+        for graph_id, y in zip(t.graphs.ids, t.runtimes):
+            order = np.argsort(np.log(y) + sigma * rng.standard_normal(y.size), kind="stable")
+            order = order[: min(5, y.size)] if t.graphs.collection.kind == "tile" else order
+            lines.append(f"{graph_id}," + ";".join(map(str, order.tolist())))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def build_folder(root: Path, solution: Path, spec: dict[str, list[tuple]]) -> Path:
+    """Team folders from ``{team: [(stem, sigma, selected[, day]), ...]}``; day d gives 2023-10-(d+1) 09:00 UTC."""
+    truth = load_solution(solution)
+    root.mkdir(parents=True, exist_ok=True)
+    for t, (team, subs) in enumerate(spec.items()):
+        (root / team).mkdir()
+        for k, (stem, sigma, selected, *day) in enumerate(subs):
+            (root / team / f"{stem}.csv").write_bytes(rows_for(truth, sigma, 1000 * t + k))
+            meta = {"selected": selected, "submitted": f"2023-10-{(day[0] if day else k) + 1:02d}T09:00:00Z"}
+            (root / team / f"{stem}.json").write_text(json.dumps(meta), encoding="utf-8")
+    return root
