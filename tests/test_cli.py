@@ -215,3 +215,10 @@ def test_api_accepts_bytes_like_and_refuses_text_mode(tmp_path, demo_root):
             validate_submission(text_mode, catalog)
     with pytest.raises(UsageError, match="not int"):
         validate_submission(42, catalog)
+
+
+def test_our_own_multi_line_messages_keep_their_newlines():
+    from tpugraphs_eval.display import safe
+
+    assert safe("cannot be scored:\n  a.npz: bad") == "cannot be scored:\n  a.npz: bad"
+    assert safe("id\x1b[2J\r") == "id\\x1b[2J\\x0d"

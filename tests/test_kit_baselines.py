@@ -197,3 +197,16 @@ def test_baseline_cli_on_real_files(tmp_path, capsys, realdata):
                           "--fill-random", "0", "--no-progress"]) == 0
     assert "their rows are random" in capsys.readouterr().out
     assert validate_submission(learned_out, catalog).valid
+
+
+def test_odd_learned_and_download_options_are_coded(tmp_path, capsys):
+    from tpugraphs_kit.cli_baseline import main as baseline_main
+    from tpugraphs_kit.cli_data import main as data_main
+
+    assert baseline_main(["learned", "--split", "valid", "--data-root", "demo", "--alpha", "inf",
+                          "-o", str(tmp_path / "l.csv")]) == 2
+    assert "[BAD_OPTION]" in capsys.readouterr().err
+    assert data_main(["download", "--data-root", str(tmp_path), "--base-url", "notaurl",
+                      "--collections", "tile:xla", "--splits", "valid"]) == 2
+    err = capsys.readouterr().err
+    assert "[BAD_OPTION]" in err and "Traceback" not in err

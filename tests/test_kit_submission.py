@@ -124,3 +124,21 @@ def test_combine_cli_exit_codes(tmp_path, catalog, capsys):
     assert baseline_main(["combine", str(tmp_path / "nope.csv"), "--split", "valid", "--data-root", "demo",
                           "-o", str(out)]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_wrong_types_and_missing_folders_are_coded_kit_errors(tmp_path, demo_root):
+    from tpugraphs_eval import scan_catalog
+    from tpugraphs_kit import KitError, write_predictions, write_submission
+
+    catalog = scan_catalog(demo_root, "test")
+    for bad in ([1, 2, 3], {1: [0.5]}):
+        with pytest.raises(KitError) as err:
+            write_predictions(bad, tmp_path / "x.csv", catalog)
+        assert err.value.code == "BAD_PREDICTIONS"
+    graph_id = next(iter(catalog.index))
+    c = catalog.index[graph_id][2]
+    with pytest.raises(KitError, match=graph_id):  # a NaN prediction names its graph
+        write_predictions({graph_id: [float("nan")] * c}, tmp_path / "x.csv", catalog)
+    with pytest.raises(KitError) as err:  # a valid submission, but a folder that does not exist
+        write_submission(random_rankings(catalog, 0), tmp_path / "no-such-folder" / "x.csv", catalog)
+    assert err.value.code == "CANNOT_WRITE" and not (tmp_path / "no-such-folder").exists()

@@ -17,6 +17,7 @@ import naive_scorer
 import numpy as np
 import pytest
 from leaderboard_helpers import OUTPUTS, build_folder, rows_for
+from tpugraphs_eval import UsageError
 from tpugraphs_eval.leaderboard import build_leaderboard, cli
 from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import Entry
@@ -229,6 +230,14 @@ def test_public_view_holds_nothing_private(demo_solution, tmp_path):
     private_numbers = {repr(s["private"]["overall"]) for s in organiser["submissions"]}
     for name, text in public.files.items():
         assert '"private"' not in text and not any(n in text for n in private_numbers), name
+    # nothing else in the published folder either: its cache (private scores) is not kept there
+    for path in (tmp_path / "pub").rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert '"private"' not in text and not any(n in text for n in private_numbers), path
+    with pytest.raises(UsageError, match="outside the output folder"):
+        build_leaderboard(subs, demo_solution, tmp_path / "pub", workers=1, resamples=50, view="public",
+                          cache_dir=tmp_path / "pub" / "cache")
 
 
 def test_cli_usage_errors_exit_2_without_traceback(demo_solution, tmp_path, capsys):

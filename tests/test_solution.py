@@ -146,3 +146,31 @@ def test_rows_in_any_order_load_the_same_and_gaps_are_refused(solution, tmp_path
     frame.filter(~((pl.col("collection") == "tile:xla") & (pl.col("config") == 1))).write_parquet(gap, metadata=metadata)
     with pytest.raises(DataError, match="missing or repeated configs"):
         load_solution(gap)
+
+
+def test_public_only_with_an_invalid_submission_exits_1(solution, tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("ID,TopConfigs\ntile:xla:nope,0\n")
+    assert cli.main([str(bad), "--solution", str(solution), "--public-only", "--json", str(tmp_path / "r.json")]) == 1
+    assert json.loads((tmp_path / "r.json").read_text())["graphs_scored"] == "public leaderboard only"
+    assert "internal error" not in capsys.readouterr().err
+
+
+def test_malformed_usage_values_and_manifests_are_data_errors(solution, tmp_path):
+    import polars as pl
+
+    metadata = pl.read_parquet_metadata(solution)
+    odd = tmp_path / "odd.parquet"
+    pl.read_parquet(solution).with_columns(pl.lit("Maybe").alias("usage")).write_parquet(odd, metadata=metadata)
+    with pytest.raises(DataError, match="Public or Private"):
+        load_solution(odd)
+    listed = tmp_path / "listed.parquet"
+    pl.read_parquet(solution).write_parquet(listed, metadata={"tpugraphs_eval_solution": "[1, 2]"})
+    with pytest.raises(DataError, match="solution format"):
+        load_solution(listed)
+
+
+def test_negative_seeds_are_usage_errors(tmp_path, capsys):
+    out = str(tmp_path / "s.parquet")
+    assert cli.main(["solution", "build", "--data-root", "demo", "--split", "test", "-o", out, "--seed", "-1"]) == 2
+    assert "must be 0 or more" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from .atomicfile import write_atomically
 from .catalog import SPLITS
 from .dataroot import resolve_data_root
 from .display import safe
-from .entrypoint import guarded_main
+from .entrypoint import guarded_main, int_at_least
 from .errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
 from .groundtruth import TILE_RUNTIMES
 from .npzread import load_ground_truth, scan_catalog
@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the "
                                                         "tables then go to stderr); a list of reports when "
                                                         "several submissions are given")
-        sub.add_argument("--max-problems", type=_non_negative, default=5, metavar="N",
+        sub.add_argument("--max-problems", type=int_at_least(0), default=5, metavar="N",
                          help="problems shown per code in the terminal (all are in the JSON report; default 5)")
         sub.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
         sub.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     usage.add_argument("--public-fraction", type=float, default=DEFAULT_PUBLIC_FRACTION, metavar="F",
                        help=f"share of each collection's graphs on the public leaderboard (default {DEFAULT_PUBLIC_FRACTION})")
     usage.add_argument("--usage-file", type=Path, metavar="FILE", help="CSV `ID,Usage` (Public/Private per graph)")
-    build.add_argument("--seed", type=int, default=0, help="seed of the Public/Private draw (default 0)")
+    build.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the Public/Private draw (default 0)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
     return parser
 
@@ -157,13 +157,6 @@ def _build_solution(args: argparse.Namespace) -> int:
                       f"{counts['configs']} configs")
     console.print(f"  ground truth sha256 {manifest['ground_truth_sha256']}")
     return EXIT_OK
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
 
 
 def run(argv: list[str]) -> int:

@@ -19,10 +19,11 @@ def shorten(text: str, limit: int = MAX_ID_SHOWN) -> str:
 
 
 def safe(text: str) -> str:
-    """``text`` with control, format (zero-width) and unassigned characters written as ``\\xNN`` / ``\\uNNNN``."""
+    """``text`` with control (but newline), format (zero-width) and unassigned characters written as
+    ``\\xNN`` / ``\\uNNNN``. Submission text never holds a newline: lines are split before."""
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+    return "".join(ch if ch.isprintable() or ch in " \n" else _escape(ch) for ch in text)
 
 
 def _escape(ch: str) -> str:

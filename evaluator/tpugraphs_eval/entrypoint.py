@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
@@ -9,6 +10,19 @@ from collections.abc import Callable
 
 from .display import safe
 from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
+
+
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``minimum`` (else argparse's usage error, exit 2)."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its messages
+    return parse
 
 
 def error_code(err: BaseException) -> str:

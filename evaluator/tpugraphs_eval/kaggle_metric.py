@@ -106,7 +106,7 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
         >>> score(solution, bad, "ID")
         Traceback (most recent call last):
         ...
-        tpugraphs_eval.kaggle_metric.ParticipantVisibleError: invalid submission (3 errors): line 2 tile:xla:g INDEX_OUT_OF_RANGE: 1 index >= 3: 9; the graph has 3 configurations (valid indices 0..2). | line 2 tile:xla:g TILE_TOO_FEW: 2 distinct valid indices; a tile row lists min(5, c) = 3 for this graph of 3 configurations. | line 3 layout:xla:default:h LAYOUT_NOT_PERMUTATION: lists 2 of the graph's 4 configurations (missing: 2, 3); a layout row ranks all of 0..3.
+        tpugraphs_eval.kaggle_metric.ParticipantVisibleError: invalid submission (3 error(s)): line 2 tile:xla:g INDEX_OUT_OF_RANGE: 1 index >= 3: 9; the graph has 3 configurations (valid indices 0..2). | line 2 tile:xla:g TILE_TOO_FEW: 2 distinct valid indices; a tile row lists min(5, c) = 3 for this graph of 3 configurations. | line 3 layout:xla:default:h LAYOUT_NOT_PERMUTATION: lists 2 of the graph's 4 configurations (missing: 2, 3); a layout row ranks all of 0..3.
     """
     from .api import score_submission
 
@@ -122,7 +122,7 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
         shown = " | ".join(f"{'' if p.line is None else f'line {p.line} '}{shorten(p.id) + ' ' if p.id else ''}"
                            f"{p.code}: {p.message}" for p in errors[:_SHOWN_PROBLEMS])
         more = f" | … and {report.n_errors - _SHOWN_PROBLEMS} more" if report.n_errors > _SHOWN_PROBLEMS else ""
-        raise ParticipantVisibleError(f"invalid submission ({report.n_errors} errors): {shown}{more}")
+        raise ParticipantVisibleError(f"invalid submission ({report.n_errors} error(s)): {shown}{more}")
     return float("nan") if report.overall is None else float(report.overall)
 
 

@@ -155,8 +155,10 @@ class Report:
         """The participant-facing report: the public leaderboard's graphs and numbers only, nothing private.
 
         Raises:
-            ValueError: the ground truth has no Public/Private split.
+            ValueError: scored against a ground truth without a Public/Private split.
         """
+        if not self.scored:  # an invalid submission: its problems are all there is, nothing private
+            return dataclasses.replace(self, public_only=True)
         if "public" not in self.leaderboards:
             raise ValueError("this report has no public leaderboard (score against a solution file)")
         return dataclasses.replace(self, scores=self.leaderboards["public"], leaderboards={}, public_only=True)

@@ -88,7 +88,7 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
         masks[collection][position] = row[1] == "Public"
     missing = [i for i in ids if i not in seen]
     if missing:
-        faults.append(f"{len(missing)} graphs have no Usage row, e.g. {', '.join(missing[:3])}")
+        faults.append(f"{len(missing)} graph(s) have no Usage row, e.g. {', '.join(missing[:3])}")
     if faults:
         raise DataError(f"the usage file {path} cannot be used:\n  " + "\n  ".join(faults[:10]))
     return masks, hashlib.sha256(data).hexdigest()
@@ -154,8 +154,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise DataError(f"solution file {path} does not exist") from None
     except (OSError, KeyError, ValueError, pl.exceptions.PolarsError) as err:
         raise DataError(f"{path} is not a tpugraphs-eval solution file ({type(err).__name__})") from None
-    if manifest.get("format") != SOLUTION_FORMAT:
-        raise DataError(f"{path}: solution format {manifest.get('format')!r}, this evaluator reads {SOLUTION_FORMAT}")
+    if not isinstance(manifest, dict) or manifest.get("format") != SOLUTION_FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
+        raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}")
     return manifest
 
 
@@ -188,6 +189,9 @@ def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.
     missing = {"collection", "graph", "config", "runtime", "normalizer", "usage"} - set(frame.columns)
     if missing:
         raise DataError(f"{path}: the solution file lacks the columns {', '.join(sorted(missing))}")
+    usages = set(frame["usage"].unique().to_list()) - set(USAGES)
+    if usages:
+        raise DataError(f"{path}: usage must be Public or Private, found {sorted(map(str, usages))[:3]}")
     unknown = set(frame["collection"].unique().to_list()) - set(BY_NAME)
     if unknown or frame.height == 0:
         raise DataError(f"{path}: unknown collections {sorted(unknown)}" if unknown else f"{path}: no graphs")

@@ -69,6 +69,8 @@ def archives(collections: Iterable[str] | None = None, splits: Iterable[str] | N
     """The archives of ``collections`` × ``splits`` (all when None), in the official order."""
     names = list(collections) if collections is not None else [c.name for c in COLLECTIONS]
     chosen = list(splits) if splits is not None else list(SPLITS)
+    if not base_url.startswith(("http://", "https://", "file://")):
+        raise KitError("BAD_OPTION", f"--base-url must be an http://, https:// or file:// address, not {base_url!r}")
     base = base_url if base_url.endswith("/") else base_url + "/"
     return [Archive(name, split, archive_name(name, split), base + archive_name(name, split))
             for name in names for split in chosen]

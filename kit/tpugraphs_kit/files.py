@@ -14,14 +14,15 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder, then rename it into place.
 
     The rename is atomic on POSIX file systems: readers see the old file or the new one, and an error
-    (disk full, interrupt) leaves no partial file behind. Missing parent folders are created.
+    (disk full, interrupt) leaves no partial file behind. The folder must exist.
 
     Raises:
         KitError: ``CANNOT_WRITE`` (permissions, disk full, the path is a folder).
     """
     path = Path(path).expanduser()
+    if not path.parent.is_dir():  # a typo in the folder must not create folders
+        raise KitError("CANNOT_WRITE", f"cannot write {path}: the folder {path.parent} does not exist")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_dir():
             raise IsADirectoryError(21, "is a folder")
         write_atomically(path, lambda tmp: Path(tmp).write_bytes(data))

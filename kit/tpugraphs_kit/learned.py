@@ -81,9 +81,10 @@ def fit_collection(root: RootLike, collection_name: str, split: str = "train", *
 
     Raises:
         KitError: ``NO_TRAINING_DATA`` (no graph with varying positive runtimes: e.g. the public test
-            files), ``BAD_OPTION`` (alpha <= 0 or max_configs < 2), and data-access errors.
+            files), ``BAD_OPTION`` (alpha not a finite positive number, or max_configs < 2), and
+            data-access errors.
     """
-    if not alpha > 0 or max_configs < 2:
+    if not 0 < alpha < float("inf") or max_configs < 2:
         raise KitError("BAD_OPTION", f"alpha must be > 0 and max_configs >= 2 (got {alpha}, {max_configs})")
     coll = collection(collection_name)
     rng = np.random.default_rng(seed)

@@ -23,6 +23,13 @@ from .files import write_atomic
 HEADER = b"ID,TopConfigs\n"
 
 
+def _check_mapping(value: object, what: str) -> None:
+    """``value`` must map submission IDs (str) to arrays. Raises :class:`KitError` ``BAD_PREDICTIONS``."""
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise KitError("BAD_PREDICTIONS", f"{what} must be a mapping of submission IDs (str) to arrays, e.g. "
+                                          "{'tile:xla:<graph>': array}")
+
+
 def rank_configs(scores: np.ndarray, kind: str) -> np.ndarray:
     """Config indices ordered by ``scores``, lowest (predicted fastest) first.
 
@@ -108,6 +115,7 @@ def write_submission(rankings: Mapping[str, np.ndarray], path: str | os.PathLike
         KitError: ``CANNOT_WRITE``, ``COLLECTION_NOT_IN_SPLIT``.
     """
     target = restrict(catalog, collections)
+    _check_mapping(rankings, "rankings")
     data = csv_bytes(rankings, target)
     validation = check(data, target, f"the submission for {Path(path)}")
     write_atomic(path, data)
@@ -124,6 +132,7 @@ def write_predictions(predictions: Mapping[str, np.ndarray], path: str | os.Path
         KitError: ``BAD_PREDICTIONS`` (also when a graph's prediction count differs from its c).
         SubmissionError, KitError: as :func:`write_submission`.
     """
+    _check_mapping(predictions, "predictions")
     rankings = {}
     for graph_id, scores in predictions.items():
         spec = catalog.index.get(graph_id)
@@ -131,5 +140,8 @@ def write_predictions(predictions: Mapping[str, np.ndarray], path: str | os.Path
             raise KitError("BAD_PREDICTIONS", f"{graph_id} has {spec[2]} configurations; got predictions of "
                                               f"shape {np.shape(scores)}")
         kind = spec[0].kind if spec is not None else ("tile" if graph_id.startswith("tile:") else "layout")
-        rankings[graph_id] = rank_configs(scores, kind)
+        try:
+            rankings[graph_id] = rank_configs(scores, kind)
+        except KitError as err:
+            raise KitError(err.code, f"{graph_id}: {err}") from None
     return write_submission(rankings, path, catalog, collections=collections)

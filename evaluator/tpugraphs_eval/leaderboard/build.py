@@ -79,7 +79,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
             private: what participants may see).
         workers: scoring processes (default :func:`default_workers`).
         resamples, seed: the bootstrap's (:mod:`uncertainty`).
-        cache_dir: the cache folder; ``"default"`` is ``out/.cache``; None disables the cache.
+        cache_dir: the cache folder; ``"default"`` is ``out/.cache`` (no cache for the public view, whose
+            folder is made to be published: the cache holds private scores); None disables the cache.
         max_bytes: submissions larger than this are recorded unread.
         progress: given the number of submissions, returns the function to call with 1 per submission done.
 
@@ -109,6 +110,10 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
     truth = load_solution(solution, tile_runtime=options.tile_runtime)
     if not truth.has_usage:
         raise DataError(f"{solution} has no Public/Private usage: rebuild it with `tpugraphs-eval solution build`")
+    if view == "public" and cache_dir == "default":
+        cache_dir = None  # the cache holds private scores: never inside a folder made to be published
+    if view == "public" and cache_dir is not None and Path(cache_dir).resolve().is_relative_to(out.resolve()):
+        raise UsageError("a public leaderboard's cache holds private scores: put --cache-dir outside the output folder")
     cache = ScoreCache(None if cache_dir is None else out / CACHE_FOLDER if cache_dir == "default" else Path(cache_dir))
     advance = progress(len(folder.entries)) if progress else None
     lap("read")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..display import safe
-from ..entrypoint import guarded_main
+from ..entrypoint import guarded_main, int_at_least
 from ..errors import EXIT_INVALID, EXIT_OK
 from ..options import Options
 from .build import BuildResult, build_leaderboard
@@ -22,13 +22,6 @@ from .codes import LEADERBOARD_CODES
 from .output import OUTPUT_FILES
 from .scorer import DEFAULT_MAX_BYTES, ScoringFailed
 from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,14 +44,14 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--public-only", action="store_true",
                        help="participant-facing: ranked by the public leaderboard, nothing private written")
     build.add_argument("--lenient", action="store_true", help="Kaggle-compatible validation (as tpugraphs-eval)")
-    build.add_argument("--workers", type=_positive, metavar="N", help="scoring processes (default: the CPUs available)")
-    build.add_argument("--resamples", type=_positive, default=DEFAULT_RESAMPLES, metavar="N",
+    build.add_argument("--workers", type=int_at_least(1), metavar="N", help="scoring processes (default: the CPUs available)")
+    build.add_argument("--resamples", type=int_at_least(1), default=DEFAULT_RESAMPLES, metavar="N",
                        help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
-    build.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    build.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
     cache = build.add_mutually_exclusive_group()
     cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="score cache folder (default: OUTPUT/.cache)")
     cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no cache")
-    build.add_argument("--max-size", type=_positive, default=DEFAULT_MAX_BYTES >> 20, metavar="MIB",
+    build.add_argument("--max-size", type=int_at_least(1), default=DEFAULT_MAX_BYTES >> 20, metavar="MIB",
                        help=f"larger submissions are recorded unread (default {DEFAULT_MAX_BYTES >> 20} MiB)")
     build.add_argument("--fail-on-invalid", action="store_true",
                        help="exit with 1 when some submission is invalid or unread (the leaderboard is still written)")
@@ -73,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="also keep the generated submissions folder there (new or empty)")
     demo.add_argument("--samples", type=Path, metavar="DIR", help="the sample_submissions/ folder (default: the "
                                                                   "repository's)")
-    demo.add_argument("--workers", type=_positive, metavar="N")
+    demo.add_argument("--workers", type=int_at_least(1), metavar="N")
     demo.add_argument("--no-progress", action="store_true")
     demo.add_argument("--quiet", "-q", action="store_true")
     commands.add_parser("codes", help="list the leaderboard's own problem codes")
