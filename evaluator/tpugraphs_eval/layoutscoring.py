@@ -114,7 +114,8 @@ def score_all_configs(truths: list[CollectionTruth], packed: list[dict[int, byte
     for truth, p in zip(truths, packed):
         part = slice(graph, graph + truth.best.size)
         for g in np.flatnonzero(lengths[part] != n_configs[part]):  # lenient partial rows
-            taus[graph + g] = _partial_row_tau(truth.runtimes[g], np.frombuffer(p[g], dtype=np.int32))
+            runtime = truth.values[truth.offsets[g]:truth.offsets[g + 1]]  # (not .runtimes: a view per graph)
+            taus[graph + g] = _partial_row_tau(runtime, np.frombuffer(p[g], dtype=np.int32))
         out.append(({name: values[part] for name, values in metrics.items()}, n_configs[part]))
         graph += truth.best.size
     return out
