@@ -35,10 +35,11 @@ sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
 import synth_data  # noqa: E402
+
 import tpugraphs_eval  # noqa: E402
-from tpugraphs_eval.dataroot import DataRoot  # noqa: E402
 from tpugraphs_eval.leaderboard import build_leaderboard  # noqa: E402
-from tpugraphs_eval.solution import build_solution, load_solution  # noqa: E402
+from tpugraphs_eval.truth.dataroot import DataRoot  # noqa: E402
+from tpugraphs_eval.truth.solution import build_solution, load_solution  # noqa: E402
 
 TARGET = 50.0
 """Submissions per second on 2 cores (issue: leaderboard regeneration, item 7)."""

@@ -41,10 +41,11 @@ import rss_probe  # noqa: E402
 import scipy  # noqa: E402
 import scipy.stats  # noqa: E402
 import synth_data  # noqa: E402
+
 import tpugraphs_eval  # noqa: E402
 from tpugraphs_eval import load_ground_truth, resolve_data_root, score_submission, validate_submission  # noqa: E402
-from tpugraphs_eval.scoring import score_parsed  # noqa: E402
-from tpugraphs_eval.solution import build_solution, load_solution  # noqa: E402
+from tpugraphs_eval.scoring.score import score_parsed  # noqa: E402
+from tpugraphs_eval.truth.solution import build_solution, load_solution  # noqa: E402
 
 SPEEDUP_TARGET = 10.0
 SCORE_TOLERANCE = 1e-9
@@ -130,7 +131,7 @@ class Bench:
 
     def profile_ours(self, prefix: str, csv_path: Path, truth, parsed) -> None:
         """cProfile of score_submission (main thread only), and the tau-b kernel alone over every layout graph."""
-        from tpugraphs_eval.metrics import ranking_tau_b
+        from tpugraphs_eval.scoring.metrics import ranking_tau_b
 
         profiler = cProfile.Profile()
         profiler.runcall(score_submission, csv_path, truth)

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tpugraphs_eval import cli
+
+from tpugraphs_eval.commands import evaluate as cli
 
 # --- the tiny data root ---------------------------------------------------------------------------
 
@@ -80,7 +81,7 @@ CONSOLE_SCRIPT = Path(sys.executable).with_name("tpugraphs-eval")
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str]:
-    """Run ``tpugraphs_eval.cli.main`` in-process; (exit code, stdout + stderr). Fails on a traceback."""
+    """Run ``tpugraphs_eval.commands.evaluate.main`` in-process; (exit code, stdout + stderr). Fails on a traceback."""
     try:
         code = cli.main([str(a) for a in argv])
     except SystemExit as exc:  # argparse errors (see test_main_returns_on_argparse_errors)

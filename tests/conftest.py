@@ -51,7 +51,7 @@ def catalog(tiny_root: Path):
 def demo_solution(demo_root, tmp_path_factory) -> Path:
     """The demo's test solution file (default seeded Usage: 10 of 40 tile graphs and 1 of 3 per layout
     collection public)."""
-    from tpugraphs_eval.solution import build_solution
+    from tpugraphs_eval.truth.solution import build_solution
 
     path = tmp_path_factory.mktemp("demo-solution") / "test.parquet"
     build_solution(demo_root, "test", path)

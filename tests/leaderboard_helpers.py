@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from tpugraphs_eval.solution import load_solution
+
+from tpugraphs_eval.truth.solution import load_solution
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUTS = ("leaderboard.csv", "leaderboard.md", "leaderboard.json", "leaderboard.html")

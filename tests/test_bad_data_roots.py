@@ -32,7 +32,8 @@ from badinput import (
     run_script,
     submit,
 )
-from tpugraphs_eval import cli
+
+from tpugraphs_eval.commands import evaluate as cli
 
 # --- bad data roots -------------------------------------------------------------------------------
 

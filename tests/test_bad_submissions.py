@@ -35,8 +35,9 @@ from badinput import (
     run_cli,
     submit,
 )
+
 from tpugraphs_eval import resolve_data_root, scan_catalog, validate_submission
-from tpugraphs_eval.problems import CODES, Severity
+from tpugraphs_eval.submission.problems import CODES, Severity
 
 # --- malformed submissions, strict mode -----------------------------------------------------------
 

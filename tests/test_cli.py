@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tpugraphs_eval import cli
-from tpugraphs_eval.problems import CODES
+from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.submission.problems import CODES
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_submissions"

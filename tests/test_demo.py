@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tpugraphs_eval import demo
-from tpugraphs_eval.catalog import BY_NAME, COLLECTIONS, SPLITS
+from tpugraphs_eval.dataset import BY_NAME, COLLECTIONS, SPLITS
+from tpugraphs_eval.demo import dataset as demo
 
 # Pins the generator's output (runtimes and tile normalizers of every file, see demo_fingerprint).
 # If this changes, the demo data changed: bump demo.DEMO_VERSION and record the new value here.

@@ -18,12 +18,13 @@ import re
 from pathlib import Path
 
 import pytest
+from badinput import ROW_A, ROW_B, ROW_L, A, B, L, build_tiny_root, csv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tpugraphs_eval import Options, cli, load_ground_truth, resolve_data_root, score_submission, validate_submission
-from tpugraphs_eval.problems import CODES, Severity
-from badinput import A, B, L, ROW_A, ROW_B, ROW_L, build_tiny_root, csv
+from tpugraphs_eval import Options, load_ground_truth, resolve_data_root, score_submission, validate_submission
+from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.submission.problems import CODES, Severity
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,4 +1,4 @@
-"""The Kaggle-convention metric (tpugraphs_eval.kaggle_metric): same numbers as the CLI, participant-safe errors."""
+"""The Kaggle-convention metric (tpugraphs_eval.hosting.kaggle_metric): same numbers as the CLI, participant-safe errors."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import doctest
 import pandas as pd
 import pytest
 from test_scoring import csv_bytes, demo_rows
-from tpugraphs_eval import kaggle_metric, score_submission
-from tpugraphs_eval.kaggle_metric import ParticipantVisibleError, score, solution_frame
-from tpugraphs_eval.solution import load_solution
+
+from tpugraphs_eval import score_submission
+from tpugraphs_eval.hosting import kaggle_metric
+from tpugraphs_eval.hosting.kaggle_metric import ParticipantVisibleError, score, solution_frame
+from tpugraphs_eval.truth.solution import load_solution
 
 
 def test_docstring_examples():

@@ -17,13 +17,26 @@ import math
 import numpy as np
 import pytest
 
-from tpugraphs_eval import (DataRoot, load_ground_truth, resolve_data_root, scan_catalog, score_submission,
-                            validate_submission)
-from tpugraphs_kit import (KitError, fit_collection, random_expectations, random_rankings, train,
-                           write_learned_submission, write_random_submission)
+from tpugraphs_eval import (
+    DataRoot,
+    load_ground_truth,
+    resolve_data_root,
+    scan_catalog,
+    score_submission,
+    validate_submission,
+)
+from tpugraphs_kit import (
+    KitError,
+    fit_collection,
+    random_expectations,
+    random_rankings,
+    train,
+    write_learned_submission,
+    write_random_submission,
+)
 from tpugraphs_kit.cli_baseline import main as baseline_main
-from tpugraphs_kit.features import design
 from tpugraphs_kit.data import iter_graphs
+from tpugraphs_kit.features import design
 
 
 @pytest.fixture(scope="module")

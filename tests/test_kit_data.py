@@ -2,7 +2,7 @@
 here, and the real files (../shared/realdata, skipped when absent).
 
 Expected values come from numpy reading the same .npz files directly (np.load), from the demo generator's
-published counts (tpugraphs_eval.demo_generate: 80/24/40 tile graphs, 6/3/3 per layout collection), and
+published counts (tpugraphs_eval.demo.generate: 80/24/40 tile graphs, 6/3/3 per layout collection), and
 from ../shared/realdata/README.md (unet_3d.4x4.bf16 of xla:default valid: 1965 configs, 1924 distinct runtimes).
 """
 

@@ -6,8 +6,8 @@ import re
 import shlex
 from pathlib import Path
 
-from tpugraphs_eval import cli as eval_cli
 from tpugraphs_eval import resolve_data_root, scan_catalog, validate_submission
+from tpugraphs_eval.commands import evaluate as eval_cli
 from tpugraphs_kit import cli_baseline, cli_data
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

@@ -10,8 +10,16 @@ import numpy as np
 import pytest
 
 from tpugraphs_eval import scan_catalog, validate_submission
-from tpugraphs_kit import (KitError, SubmissionError, combine_submissions, csv_bytes, random_rankings, rank_configs,
-                           write_predictions, write_submission)
+from tpugraphs_kit import (
+    KitError,
+    SubmissionError,
+    combine_submissions,
+    csv_bytes,
+    random_rankings,
+    rank_configs,
+    write_predictions,
+    write_submission,
+)
 from tpugraphs_kit.cli_baseline import main as baseline_main
 
 

@@ -17,13 +17,15 @@ import naive_scorer
 import numpy as np
 import pytest
 from leaderboard_helpers import OUTPUTS, build_folder, rows_for
+
 from tpugraphs_eval import UsageError
-from tpugraphs_eval.leaderboard import build_leaderboard, cli
+from tpugraphs_eval.commands import leaderboard as cli
+from tpugraphs_eval.leaderboard import build_leaderboard
 from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import Entry
 from tpugraphs_eval.leaderboard.scorer import score_entries
 from tpugraphs_eval.options import Options
-from tpugraphs_eval.solution import load_solution
+from tpugraphs_eval.truth.solution import load_solution
 
 
 def demo_root_file(tmp_path: Path) -> Path:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from leaderboard_helpers import REPO, build_folder
+
 from tpugraphs_eval.leaderboard import build_leaderboard
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.stats
 from leaderboard_helpers import rows_for
+
 from tpugraphs_eval.leaderboard import read_folder
 from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import Entry, parse_time
@@ -26,7 +27,7 @@ from tpugraphs_eval.leaderboard.uncertainty import (
     uncertainty,
 )
 from tpugraphs_eval.options import Options
-from tpugraphs_eval.solution import load_solution
+from tpugraphs_eval.truth.solution import load_solution
 
 # -- the folder ------------------------------------------------------------------------------------------------
 

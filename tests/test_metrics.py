@@ -1,4 +1,4 @@
-"""The metric definitions (tpugraphs_eval.metrics): hand-worked values, scipy on the same inputs, invariances.
+"""The metric definitions (tpugraphs_eval.scoring.metrics): hand-worked values, scipy on the same inputs, invariances.
 
 Expected values say where they come from: "by hand" (worked in the comment) or "scipy" (scipy.stats.kendalltau
 on the same inputs, computed in the test).
@@ -12,8 +12,14 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from tpugraphs_eval.metrics import (best_of_top_k_ratio, first_k_minima, kendall_tau_b, ranking_tau_b,
-                                    tile_score, top_k_error)
+from tpugraphs_eval.scoring.metrics import (
+    best_of_top_k_ratio,
+    first_k_minima,
+    kendall_tau_b,
+    ranking_tau_b,
+    tile_score,
+    top_k_error,
+)
 
 
 def scipy_tau(x, y) -> float:

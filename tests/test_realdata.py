@@ -14,8 +14,15 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from tpugraphs_eval import Options, cli, load_ground_truth, resolve_data_root, scan_catalog, score_submission
-from tpugraphs_eval import validate_submission
+from tpugraphs_eval import (
+    Options,
+    load_ground_truth,
+    resolve_data_root,
+    scan_catalog,
+    score_submission,
+    validate_submission,
+)
+from tpugraphs_eval.commands import evaluate as cli
 
 UNET = "unet_3d.4x4.bf16"
 VALID_IDS = ("tile:xla:inception_v3_batch_128_train_426e203f19335d17",

@@ -1,4 +1,4 @@
-"""Random and oracle references and the normalised figure (tpugraphs_eval.references)."""
+"""Random and oracle references and the normalised figure (tpugraphs_eval.scoring.references)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 import pytest
-
 from test_scoring import csv_bytes, demo_rows, write_root
+
 from tpugraphs_eval import Options, load_ground_truth, resolve_data_root, score_submission
-from tpugraphs_eval.references import References, collection_references, expected_random_tile_scores
+from tpugraphs_eval.scoring.references import References, collection_references, expected_random_tile_scores
 
 
 def test_expected_random_tile_score_by_hand_and_by_enumeration(tmp_path):

@@ -10,10 +10,10 @@ import math
 import os
 from pathlib import Path
 
+import naive_scorer
 import numpy as np
 import pytest
 
-import naive_scorer
 from tpugraphs_eval import Options, load_ground_truth, resolve_data_root, scan_catalog, score_submission
 
 
@@ -173,7 +173,7 @@ def test_report_json_shape(demo_root):
 
 
 def test_threaded_tau_counting_equals_serial(demo_root, monkeypatch):
-    from tpugraphs_eval import layoutscoring
+    from tpugraphs_eval.scoring import layout as layoutscoring
 
     truth = load_ground_truth(demo_root, "valid")
     data = csv_bytes(demo_rows(truth, "random", seed=9))
@@ -189,7 +189,7 @@ def test_threaded_tau_counting_equals_serial(demo_root, monkeypatch):
 
 
 def test_batched_gathering_equals_one_batch(demo_root, monkeypatch):
-    from tpugraphs_eval import layoutscoring
+    from tpugraphs_eval.scoring import layout as layoutscoring
 
     truth = load_ground_truth(demo_root, "test")
     data = csv_bytes(demo_rows(truth, "random", seed=11))

@@ -1,4 +1,4 @@
-"""Solution files and public/private scores (tpugraphs_eval.solution).
+"""Solution files and public/private scores (tpugraphs_eval.truth.solution).
 
 Expected values: the same submission scored against the demo's .npz tree (an independent source of the
 runtimes), and means over the public/private graphs worked out here from the per-graph metrics.
@@ -10,10 +10,11 @@ import json
 
 import numpy as np
 import pytest
-
 from test_scoring import csv_bytes, demo_rows
-from tpugraphs_eval import DataError, Options, UsageError, cli, load_ground_truth, score_submission
-from tpugraphs_eval.solution import assign_usage, build_solution, load_solution, read_manifest
+
+from tpugraphs_eval import DataError, Options, UsageError, load_ground_truth, score_submission
+from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.truth.solution import assign_usage, build_solution, load_solution, read_manifest
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def test_usage_is_a_seeded_stratified_quarter(solution, demo_root):
     assert manifest["usage"] == {"source": "seeded", "public_fraction": 0.25, "seed": 0}
     truth = load_solution(solution)
     assert manifest["ground_truth_sha256"] == truth.sha256
-    from tpugraphs_eval.npzread import read_split
+    from tpugraphs_eval.truth.npzread import read_split
 
     read = read_split(demo_root, "test", with_runtimes=False, progress=False)
     again = assign_usage(read, 0.25, 0)

@@ -9,20 +9,19 @@ Quick use::
 Definitions: SPEC §2 (format) and §3 (metrics); see README.md.
 """
 
-__version__ = "0.1.0"
-
-from .api import evaluate, score_submission, validation_report  # noqa: E402
-from .catalog import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection  # noqa: E402
-from .dataroot import DataRoot, resolve_data_root  # noqa: E402
-from .errors import DataError, TpuGraphsEvalError, UsageError  # noqa: E402
-from .groundtruth import GroundTruth, SplitCatalog  # noqa: E402
-from .npzread import load_ground_truth, scan_catalog  # noqa: E402
-from .options import Options  # noqa: E402
-from .evalindices import load_eval_indices  # noqa: E402
-from .problems import CODES, Problem, Severity  # noqa: E402
-from .references import References, collection_references  # noqa: E402
-from .report import Report  # noqa: E402
-from .validation import Validation, validate_submission  # noqa: E402
+from ._version import __version__
+from .api import evaluate, score_submission, validation_report
+from .dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
+from .errors import DataError, TpuGraphsEvalError, UsageError
+from .options import Options
+from .report.report import Report
+from .scoring.references import References, collection_references
+from .submission.problems import CODES, Problem, Severity
+from .submission.validation import Validation, validate_submission
+from .truth.dataroot import DataRoot, resolve_data_root
+from .truth.eval_indices import load_eval_indices
+from .truth.groundtruth import GroundTruth, SplitCatalog
+from .truth.npzread import load_ground_truth, scan_catalog
 
 __all__ = [
     "BY_NAME", "CODES", "COLLECTIONS", "Collection", "DataError", "DataRoot", "GroundTruth", "Options", "Problem",

@@ -1,5 +1,5 @@
 """``python -m tpugraphs_eval``: the same as the ``tpugraphs-eval`` command."""
 
-from .cli import main
+from .commands.evaluate import main
 
 main()

@@ -9,17 +9,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .csvfile import SubmissionSource
-from .dataroot import DataRoot, resolve_data_root
 from .errors import UsageError
-from .evalindices import load_eval_indices
-from .groundtruth import GroundTruth, SplitCatalog
-from .npzread import load_ground_truth, scan_catalog
 from .options import Options
-from .references import collection_references
-from .report import LEADERBOARDS, Report, Scores, provenance
-from .scoring import score_parsed
-from .validation import Validation, validate_submission
+from .report.report import LEADERBOARDS, Report, Scores, provenance
+from .scoring.references import collection_references
+from .scoring.score import score_parsed
+from .submission.csvfile import SubmissionSource
+from .submission.validation import Validation, validate_submission
+from .truth.dataroot import DataRoot, resolve_data_root
+from .truth.eval_indices import load_eval_indices
+from .truth.groundtruth import GroundTruth, SplitCatalog
+from .truth.npzread import load_ground_truth, scan_catalog
 
 
 def _report(source: SubmissionSource, validation: Validation, catalog: SplitCatalog, options: Options) -> Report:

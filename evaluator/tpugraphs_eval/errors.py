@@ -1,7 +1,7 @@
 """Exceptions of tpugraphs_eval and the CLI exit codes they map to.
 
 Problems in a *submission* are never raised: they are collected as
-:class:`tpugraphs_eval.problems.Problem` values, all in one pass. Exceptions are for what stops the
+:class:`tpugraphs_eval.submission.problems.Problem` values, all in one pass. Exceptions are for what stops the
 evaluator from working at all: a bad data root, a bad option.
 """
 

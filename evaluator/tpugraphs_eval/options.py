@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from .catalog import TILE_TOP_K
+from .dataset import TILE_TOP_K
 from .errors import UsageError
-from .groundtruth import TILE_RUNTIMES, TileRuntime
-from .problems import MODES, Mode
+from .submission.problems import MODES, Mode
+from .truth.groundtruth import TILE_RUNTIMES, TileRuntime
 
 ConfigProtocol = Literal["all", "official"]
 CONFIG_PROTOCOLS: tuple[ConfigProtocol, ...] = ("all", "official")

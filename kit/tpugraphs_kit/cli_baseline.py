@@ -23,8 +23,8 @@ from tpugraphs_eval import (
     scan_catalog,
     score_submission,
 )
-from tpugraphs_eval.catalog import SPLITS
-from tpugraphs_eval.entrypoint import guarded_main
+from tpugraphs_eval.commands.entrypoint import guarded_main
+from tpugraphs_eval.dataset import SPLITS
 
 from . import learned
 from .cli_common import notice, print_scores, print_table, score_rows, write_json

@@ -14,8 +14,8 @@ import argparse
 import os
 from pathlib import Path
 
-from tpugraphs_eval.catalog import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
-from tpugraphs_eval.entrypoint import guarded_main
+from tpugraphs_eval.commands.entrypoint import guarded_main
+from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
 
 from .cli_common import notice
 from .data import collection, data_root, list_graphs

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
 
 from .errors import SubmissionError

@@ -20,8 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
+
 from tpugraphs_eval import DataRoot, resolve_data_root
-from tpugraphs_eval.catalog import (
+from tpugraphs_eval.dataset import (
     BY_NAME,
     COLLECTIONS,
     SPLITS,

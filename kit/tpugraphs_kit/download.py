@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path
 
-from tpugraphs_eval.catalog import COLLECTIONS, SPLITS
+from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 
 from .data import collection
 from .errors import DownloadError, KitError

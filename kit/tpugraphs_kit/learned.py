@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+
 from tpugraphs_eval import SplitCatalog, Validation
 
 from .data import (

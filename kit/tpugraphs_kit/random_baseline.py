@@ -4,7 +4,7 @@
   permutation of 0..c-1. Each graph draws from its own generator, ``numpy.random.default_rng([seed,
   crc32(submission ID)])``, so the same seed gives the same file, and a graph's row does not depend on
   which other graphs the data root holds.
-- Expected scores: exact closed forms from the evaluator (:func:`tpugraphs_eval.references.collection_references`:
+- Expected scores: exact closed forms from the evaluator (:func:`tpugraphs_eval.scoring.references.collection_references`:
   tile ``2 - E[min of a uniform min(5, c)-subset] / min y``; layout Kendall tau-b 0), with the oracle.
   Metrics without a closed form here (tile top-K errors, layout slowdowns) are estimated by scoring
   ``draws`` random submissions with seeds ``seed + 1 … seed + draws``.
@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from tpugraphs_eval import (
     GroundTruth,
     Options,
@@ -27,7 +28,7 @@ from tpugraphs_eval import (
     load_eval_indices,
     score_submission,
 )
-from tpugraphs_eval.catalog import TILE_TOP_K
+from tpugraphs_eval.dataset import TILE_TOP_K
 
 from .errors import KitError
 from .submission import csv_bytes, write_submission
@@ -103,7 +104,7 @@ def random_expectations(truth: GroundTruth, *, draws: int = 0, seed: int = 0, op
                         eval_indices_dir: str | os.PathLike[str] | None = None) -> dict[str, RandomExpectation]:
     """Expected random score of every collection of ``truth`` (exact), plus ``draws`` scored random files.
 
-    The exact values are the evaluator's references (:func:`tpugraphs_eval.references.collection_references`,
+    The exact values are the evaluator's references (:func:`tpugraphs_eval.scoring.references.collection_references`,
     as :func:`tpugraphs_eval.score_submission` attaches them to a report under ``options``' config protocol).
 
     Args:

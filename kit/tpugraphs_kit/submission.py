@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
+
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
-from tpugraphs_eval.catalog import TILE_TOP_K
+from tpugraphs_eval.dataset import TILE_TOP_K
 
 from .errors import KitError, SubmissionError
 from .files import write_atomic

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
-from ..catalog import COLLECTIONS
-from ..groundtruth import GroundTruth
+from .._version import __version__
+from ..dataset import COLLECTIONS
 from ..options import Options
+from ..truth.groundtruth import GroundTruth
 from .folder import Folder
 from .scorer import decode_array
 from .standings import TeamStanding, standings, time_key

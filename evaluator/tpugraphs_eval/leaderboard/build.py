@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..errors import DataError, UsageError
 from ..options import Options
-from ..solution import load_solution, read_manifest
+from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble
 from .cache import ScoreCache
 from .folder import read_folder
@@ -71,7 +71,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
 
     Args:
         submissions: the folder of team folders (layout: :mod:`folder`).
-        solution: a solution file (:func:`tpugraphs_eval.solution.build_solution`).
+        solution: a solution file (:func:`tpugraphs_eval.truth.solution.build_solution`).
         out: the output folder (created; must not be inside ``submissions``).
         name: the title (default: ``out``'s folder name).
         options: validation mode (``configs`` must be ``all``).

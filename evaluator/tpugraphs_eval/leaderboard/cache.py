@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 
 CACHE_FORMAT = 1
 

@@ -14,8 +14,7 @@ import hashlib
 import html
 from typing import Any
 
-from .render_text import (COLLECTION_NAMES, MAX_SHOWN_PROBLEMS, interval_text, problem_summary, shorten,
-                          summary_lines)
+from .render_text import COLLECTION_NAMES, MAX_SHOWN_PROBLEMS, interval_text, problem_summary, shorten, summary_lines
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem;color:#1b1f24;max-width:90rem}

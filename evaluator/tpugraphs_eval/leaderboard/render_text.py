@@ -17,7 +17,7 @@ import io
 import re
 from typing import Any
 
-from ..catalog import COLLECTIONS
+from ..dataset import COLLECTIONS
 
 COLLECTION_NAMES = [c.name for c in COLLECTIONS]
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from ..api import score_submission
-from ..groundtruth import GroundTruth
 from ..options import Options
-from ..report import LEADERBOARDS
-from ..solution import load_solution
+from ..report.report import LEADERBOARDS
+from ..truth.groundtruth import GroundTruth
+from ..truth.solution import load_solution
 from .cache import ScoreCache, cache_key
 from .codes import note
 from .folder import Entry

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics import kendall_tau_b
+from ..scoring.metrics import kendall_tau_b
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0

@@ -13,11 +13,19 @@ from pathlib import Path
 
 import numpy as np
 
-from .catalog import Collection
+from ..dataset import Collection
+from ..progress import track
 from .dataroot import DataRoot, check_split, present_collections
-from .groundtruth import (GraphRuntimes, GraphsRead, GroundTruth, SplitCatalog, TileRuntime, build_ground_truth,
-                          catalog_of, raise_faults)
-from .progress import track
+from .groundtruth import (
+    GraphRuntimes,
+    GraphsRead,
+    GroundTruth,
+    SplitCatalog,
+    TileRuntime,
+    build_ground_truth,
+    catalog_of,
+    raise_faults,
+)
 
 
 def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faults: list[str]) -> GraphRuntimes | None:

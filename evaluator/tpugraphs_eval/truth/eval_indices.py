@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import DataError
+from ..errors import DataError
 from .groundtruth import SplitCatalog
 
 EvalIndices = dict[str, dict[int, np.ndarray]]

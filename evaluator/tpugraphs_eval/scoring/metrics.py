@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from . import _native
+from .. import _native
 
 
 def tied_pairs(counts: np.ndarray) -> int:

@@ -9,11 +9,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import __version__
-from .display import safe
-from .problems import CODES, Problem, Severity
+from .._version import __version__
+from ..display import safe
+from ..scoring.score import CollectionResult
+from ..submission.problems import CODES, Problem, Severity
 from .report import Report
-from .scoring import CollectionResult
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _LABEL = {"score": "score", "kendall_tau": "tau-b"}

@@ -1,7 +1,7 @@
 """The synthetic demo dataset: a small data root in the official TpuGraphs layout, made by code.
 
 The demo lets every command run without the real dataset (several GB). It is SYNTHETIC: graphs,
-configurations and runtimes are random draws (see :mod:`tpugraphs_eval.demo_generate`), not TPU
+configurations and runtimes are random draws (see :mod:`tpugraphs_eval.demo.generate`), not TPU
 measurements. It mirrors the real files' keys, dtypes and quirks: 2-4 config tile graphs, tied runtimes,
 duplicated configurations, a 1001-config layout test graph, test names shared by ``default`` and
 ``random``, official-style 1000-index validation lists with duplicates for graphs under 1000 configs.
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import demo_generate
-from .catalog import COLLECTIONS
-from .errors import DataError
+from ..dataset import COLLECTIONS
+from ..demo import generate as demo_generate
+from ..errors import DataError
 
 #: Bump whenever the generator's output changes: the cache folder is ``demo-v{DEMO_VERSION}``.
 DEMO_VERSION = 1

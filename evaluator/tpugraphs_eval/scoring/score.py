@@ -14,13 +14,13 @@ from functools import cached_property
 
 import numpy as np
 
-from .catalog import TILE_TOP_K, Collection
-from .evalindices import EvalIndices
-from .groundtruth import CollectionTruth, GroundTruth
-from .layoutscoring import score_all_configs, score_official
+from ..dataset import TILE_TOP_K, Collection
+from ..options import TOP_K_ERRORS
+from ..submission.validation import ParsedSubmission
+from ..truth.eval_indices import EvalIndices
+from ..truth.groundtruth import CollectionTruth, GroundTruth
+from .layout import score_all_configs, score_official
 from .metrics import first_k_minima, tile_score, top_k_error
-from .options import TOP_K_ERRORS
-from .validation import ParsedSubmission
 
 PRIMARY_METRIC = {"tile": "score", "layout": "kendall_tau"}
 

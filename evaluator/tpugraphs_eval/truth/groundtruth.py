@@ -15,10 +15,10 @@ from typing import Literal
 
 import numpy as np
 
-from .catalog import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
+from ..dataset import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
+from ..errors import DataError, UsageError
+from ..scoring.metrics import dense_ranks
 from .dataroot import DataRoot
-from .errors import DataError, UsageError
-from .metrics import dense_ranks
 
 TileRuntime = Literal["normalized", "raw"]
 TILE_RUNTIMES: tuple[TileRuntime, ...] = ("normalized", "raw")

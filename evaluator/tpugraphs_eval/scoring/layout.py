@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .groundtruth import CollectionTruth
+from ..options import SLOWDOWN_KS
+from ..truth.groundtruth import CollectionTruth
 from .metrics import discordant_pairs, first_k_minima, kendall_tau_b, tau_b_from_counts, top_k_error
-from .options import SLOWDOWN_KS
 
 LAYOUT_METRICS = ("kendall_tau",) + tuple(f"slowdown{k}" for k in SLOWDOWN_KS)
 _HEAD = max(SLOWDOWN_KS)

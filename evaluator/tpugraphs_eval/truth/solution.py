@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .atomicfile import write_atomically
-from .catalog import BY_NAME, COLLECTIONS
+from .._version import __version__
+from ..atomicfile import write_atomically
+from ..dataset import BY_NAME, COLLECTIONS
+from ..errors import DataError, UsageError
 from .dataroot import DataRoot
-from .errors import DataError, UsageError
 from .groundtruth import GraphRuntimes, GraphsRead, GroundTruth, TileRuntime, build_ground_truth
 from .npzread import read_split
 

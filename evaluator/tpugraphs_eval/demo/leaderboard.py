@@ -2,7 +2,7 @@
 
 ``tpugraphs-leaderboard demo -o leaderboards/demo`` writes the committed ``leaderboards/demo/``. The
 submissions are generated (into a temporary folder, or ``--submissions DIR`` to keep them) from the
-synthetic demo's test split (:mod:`tpugraphs_eval.demo`), its solution file is built with the default
+synthetic demo's test split (:mod:`tpugraphs_eval.demo.dataset`), its solution file is built with the default
 seeded Usage, and the leaderboard is built with the default options. The folder holds:
 
 - the three sample submissions of ``sample_submissions/`` (one team each; the Kaggle-shaped one is
@@ -25,11 +25,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dataroot import resolve_data_root
 from ..errors import UsageError
-from ..groundtruth import GroundTruth
-from ..solution import build_solution, load_solution
-from .build import BuildResult, build_leaderboard
+from ..leaderboard.build import BuildResult, build_leaderboard
+from ..truth.dataroot import resolve_data_root
+from ..truth.groundtruth import GroundTruth
+from ..truth.solution import build_solution, load_solution
 
 SEED = 2023
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_submissions"

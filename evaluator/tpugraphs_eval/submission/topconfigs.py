@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .catalog import TILE_TOP_K, Kind
+from ..dataset import TILE_TOP_K, Kind
 from .problems import preview
 
 _INTEGER = re.compile(r"[0-9]+")

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import TILE_TOP_K
-from .evalindices import EvalIndices
-from .groundtruth import CollectionTruth, GroundTruth
+from ..dataset import TILE_TOP_K
+from ..truth.eval_indices import EvalIndices
+from ..truth.groundtruth import CollectionTruth, GroundTruth
 from .metrics import kendall_tau_b, tau_b_from_counts
 
 

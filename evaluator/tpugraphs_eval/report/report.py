@@ -8,12 +8,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import __version__
-from .options import Options
-from .problems import Problem
-from .references import References
-from .scoring import CollectionResult
-from .validation import Validation
+from .._version import __version__
+from ..options import Options
+from ..scoring.references import References
+from ..scoring.score import CollectionResult
+from ..submission.problems import Problem
+from ..submission.validation import Validation
 
 REPORT_FORMAT = 1
 """Version of the JSON layout written by :meth:`Report.to_dict`."""

@@ -12,20 +12,20 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
-from .api import check_protocol, score_submission, validation_report
-from .atomicfile import write_atomically
-from .catalog import SPLITS
-from .dataroot import resolve_data_root
-from .display import safe
+from .._version import __version__
+from ..api import check_protocol, score_submission, validation_report
+from ..atomicfile import write_atomically
+from ..dataset import SPLITS
+from ..display import safe
+from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
+from ..options import CONFIG_PROTOCOLS, Options
+from ..report.report import Report
+from ..submission.problems import CODES
+from ..truth.dataroot import resolve_data_root
+from ..truth.groundtruth import TILE_RUNTIMES
+from ..truth.npzread import load_ground_truth, scan_catalog
+from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution, load_solution
 from .entrypoint import guarded_main, int_at_least
-from .errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
-from .groundtruth import TILE_RUNTIMES
-from .npzread import load_ground_truth, scan_catalog
-from .options import CONFIG_PROTOCOLS, Options
-from .problems import CODES
-from .report import Report
-from .solution import DEFAULT_PUBLIC_FRACTION, build_solution, load_solution
 
 COMMANDS = ("score", "validate", "codes", "solution")
 
@@ -220,7 +220,7 @@ def run(argv: list[str]) -> int:
 
 def _show(console, args: argparse.Namespace, reports: list[Report | None], failures: dict[int, str],
           validate_only: bool) -> None:
-    from .render import render, render_comparison, verdict
+    from ..report.terminal import render, render_comparison, verdict
 
     several = len(reports) > 1
     for i, (path, report) in enumerate(zip(args.submissions, reports)):

@@ -2,7 +2,7 @@
 
 Everything about the *shape* of the file is checked here (SPEC §2): encoding, byte-order mark,
 line endings, blank lines, header, delimiter, column count, quoting. What the fields *mean* (IDs,
-configuration indices) is checked by :mod:`tpugraphs_eval.validation`.
+configuration indices) is checked by :mod:`tpugraphs_eval.submission.validation`.
 
 Two ways through a file, one set of rules: a *plain* file (ASCII, LF line ends, no quotes, no NUL —
 what every CSV writer produces) is cut at its commas and newlines without copying its TopConfigs
@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, Union
 
-from .catalog import BY_NAME
-from .errors import UsageError
+from ..dataset import BY_NAME
+from ..errors import UsageError
 from .problems import ProblemLog
 
 HEADER = (b"ID", b"TopConfigs")

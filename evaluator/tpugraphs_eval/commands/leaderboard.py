@@ -12,16 +12,16 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from ..display import safe
-from ..entrypoint import guarded_main, int_at_least
 from ..errors import EXIT_INVALID, EXIT_OK
+from ..leaderboard.build import BuildResult, build_leaderboard
+from ..leaderboard.codes import LEADERBOARD_CODES
+from ..leaderboard.output import OUTPUT_FILES
+from ..leaderboard.scorer import DEFAULT_MAX_BYTES, ScoringFailed
+from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
-from .build import BuildResult, build_leaderboard
-from .codes import LEADERBOARD_CODES
-from .output import OUTPUT_FILES
-from .scorer import DEFAULT_MAX_BYTES, ScoringFailed
-from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .entrypoint import guarded_main, int_at_least
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -114,7 +114,7 @@ def run(argv: list[str]) -> int:
     progress, bars = _progress_factory(not (args.no_progress or args.quiet) and Console(stderr=True).is_terminal)
     try:
         if args.command == "demo":
-            from .demo import SAMPLES, build_demo
+            from ..demo.leaderboard import SAMPLES, build_demo
 
             result = build_demo(args.output, submissions=args.submissions, samples=args.samples or SAMPLES,
                                 workers=args.workers, progress=progress)

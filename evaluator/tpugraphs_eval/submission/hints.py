@@ -6,10 +6,11 @@ from __future__ import annotations
 import difflib
 from functools import cached_property
 
-from .catalog import BY_NAME, COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS, split_submission_id, submission_id
-from .display import shorten
-from .groundtruth import SplitCatalog
+from ..dataset import BY_NAME, COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS, split_submission_id, submission_id
+from ..display import shorten
+from ..truth.groundtruth import SplitCatalog
 from .problems import preview
+
 
 def _variants(raw: str) -> list[tuple[str, str]]:
     """(candidate ID, what was changed) for the usual slips, single and combined."""

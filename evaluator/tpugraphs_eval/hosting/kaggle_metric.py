@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .catalog import COLLECTIONS, split_submission_id
-from .dataroot import DataRoot
-from .display import shorten
-from .errors import TpuGraphsEvalError
-from .groundtruth import GraphRuntimes, GraphsRead, GroundTruth, build_ground_truth
-from .options import Options
-from .solution import read_solution
+from ..dataset import COLLECTIONS, split_submission_id
+from ..display import shorten
+from ..errors import TpuGraphsEvalError
+from ..options import Options
+from ..truth.dataroot import DataRoot
+from ..truth.groundtruth import GraphRuntimes, GraphsRead, GroundTruth, build_ground_truth
+from ..truth.solution import read_solution
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,9 +106,9 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
         >>> score(solution, bad, "ID")
         Traceback (most recent call last):
         ...
-        tpugraphs_eval.kaggle_metric.ParticipantVisibleError: invalid submission (3 error(s)): line 2 tile:xla:g INDEX_OUT_OF_RANGE: 1 index >= 3: 9; the graph has 3 configurations (valid indices 0..2). | line 2 tile:xla:g TILE_TOO_FEW: 2 distinct valid indices; a tile row lists min(5, c) = 3 for this graph of 3 configurations. | line 3 layout:xla:default:h LAYOUT_NOT_PERMUTATION: lists 2 of the graph's 4 configurations (missing: 2, 3); a layout row ranks all of 0..3.
+        tpugraphs_eval.hosting.kaggle_metric.ParticipantVisibleError: invalid submission (3 error(s)): line 2 tile:xla:g INDEX_OUT_OF_RANGE: 1 index >= 3: 9; the graph has 3 configurations (valid indices 0..2). | line 2 tile:xla:g TILE_TOO_FEW: 2 distinct valid indices; a tile row lists min(5, c) = 3 for this graph of 3 configurations. | line 3 layout:xla:default:h LAYOUT_NOT_PERMUTATION: lists 2 of the graph's 4 configurations (missing: 2, 3); a layout row ranks all of 0..3.
     """
-    from .api import score_submission
+    from ..api import score_submission
 
     truth = _truth(solution, row_id_column_name, tile_runtime)
     if set(submission.columns) != {row_id_column_name, "TopConfigs"}:

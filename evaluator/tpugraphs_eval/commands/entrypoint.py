@@ -8,8 +8,8 @@ import re
 import sys
 from collections.abc import Callable
 
-from .display import safe
-from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
+from ..display import safe
+from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
 
 
 def int_at_least(minimum: int) -> Callable[[str], int]:

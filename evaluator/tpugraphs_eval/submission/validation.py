@@ -1,7 +1,7 @@
 """Stage 2 of scoring: a submission file + a split catalog → every problem, and the parsed rankings.
 
 Validation is the first stage of scoring: :func:`validate_submission` is the only parser of
-submissions, and :mod:`tpugraphs_eval.scoring` scores what it returns. Format: SPEC §2.
+submissions, and :mod:`tpugraphs_eval.scoring.score` scores what it returns. Format: SPEC §2.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._native import scan_indices
+from .._native import scan_indices
+from ..dataset import split_submission_id
+from ..display import shorten
+from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
-from .groundtruth import SplitCatalog
-from .catalog import split_submission_id
-from .display import shorten
 from .hints import IdHints, code_of
-from .indices import diagnose
 from .problems import Mode, Problem, ProblemLog, errors_in, preview
+from .topconfigs import diagnose
 
 _MISSING_NAMED = 5
 MAX_FIELD_BYTES = 8 << 20

@@ -2,7 +2,7 @@
 
 A data root is the folder holding ``npz/`` (the official download untars to
 ``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README). It is chosen by, in order:
-an explicit path, the word ``demo`` (the synthetic demo dataset of :mod:`tpugraphs_eval.demo`),
+an explicit path, the word ``demo`` (the synthetic demo dataset of :mod:`tpugraphs_eval.demo.dataset`),
 ``$TPUGRAPHS_DATA``, ``~/data/tpugraphs``.
 """
 
@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import COLLECTIONS, SPLITS, Collection
-from .errors import DataError, UsageError
+from ..dataset import COLLECTIONS, SPLITS, Collection
+from ..errors import DataError, UsageError
 
 ENV_VAR = "TPUGRAPHS_DATA"
 DEFAULT_ROOT = "~/data/tpugraphs"
@@ -89,7 +89,7 @@ def resolve_data_root(arg: str | os.PathLike[str] | None = None) -> DataRoot:
     if arg is None:
         arg = os.environ.get(ENV_VAR) or DEFAULT_ROOT
     if str(arg) == DEMO:
-        from .demo import demo_data_root
+        from ..demo.dataset import demo_data_root
 
         return DataRoot(demo_data_root(), synthetic=True)
     path = Path(arg).expanduser()

@@ -1,10 +1,10 @@
-"""The generator behind :mod:`tpugraphs_eval.demo`: synthetic graphs shaped like TpuGraphs files.
+"""The generator behind :mod:`tpugraphs_eval.demo.dataset`: synthetic graphs shaped like TpuGraphs files.
 
 Everything is drawn from ``np.random.default_rng`` seeded by CRC-32 of stable strings (never ``hash()``),
 and every step that decides a runtime is integer arithmetic: log-runtimes are integers in units of
 2**-20 nats and ``exp`` is a fixed-point product of correctly rounded constants (``decimal``). Floats
 enter only through random draws, elementwise IEEE arithmetic and rounding; no BLAS, no libm ``exp``/``log``.
-So the runtimes, and :func:`tpugraphs_eval.demo.demo_fingerprint`, do not depend on the CPU or the C
+So the runtimes, and :func:`tpugraphs_eval.demo.dataset.demo_fingerprint`, do not depend on the CPU or the C
 library (checked: identical output with NumPy 1.26.4 and 2.4.6).
 
 Runtime model (nanoseconds, all > 0, also in test: the demo is the organiser's view):
@@ -22,7 +22,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-from .catalog import BY_NAME, COLLECTIONS, SPLITS, Collection
+from ..dataset import BY_NAME, COLLECTIONS, SPLITS, Collection
 
 UNIT_BITS = 20  # log-runtimes are int64 in units of 2**-20 nats
 FIX_BITS = 24  # exp results are fixed point with 24 fractional bits
