@@ -28,12 +28,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _drip(self, data: bytes, size: int, every: float) -> None:
         """Send ``data`` ``size`` bytes at a time, one piece per ``every`` seconds, until done or the client left."""
         for i in range(0, len(data), size):
-            if self.server.stop.wait(every):
-                return
             try:
                 self.wfile.write(data[i:i + size])
                 self.wfile.flush()
             except OSError:  # the client hung up: what the test wanted
+                return
+            if self.server.stop.wait(every):
                 return
 
     def do_GET(self):  # noqa: N802 (http.server's name)
