@@ -70,7 +70,12 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument("--keep-archives", action="store_true", help="keep the .tar files after extraction")
             sub.add_argument("--force", action="store_true", help="download again archives already installed")
             sub.add_argument("--retries", type=int, default=3, help="resumed attempts after a cut connection (3)")
-            sub.add_argument("--timeout", type=float, default=60.0, help="seconds without data before giving up (60)")
+            sub.add_argument("--timeout", type=float, default=60.0,
+                             help="an attempt fails after this many seconds without data, or with less than 1 KiB/s "
+                                  "over that long (a trickling server), and is retried (60)")
+            sub.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                             help="give up on an archive not downloaded within SECONDS, retries included "
+                                  "(default: no limit)")
             sub.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -110,17 +115,18 @@ def _download(args) -> int:
     if args.data_root == "demo":
         raise KitError("BAD_OPTION", "the demo data is generated, not downloaded: pass --data-root DIR")
     root = Path(args.data_root or os.environ.get("TPUGRAPHS_DATA") or "~/data/tpugraphs").expanduser()
-    if args.retries < 0 or not args.timeout > 0:
-        raise KitError("BAD_OPTION", "--retries must be >= 0 and --timeout > 0")
+    if args.retries < 0 or not args.timeout > 0 or not (args.deadline is None or args.deadline > 0):
+        raise KitError("BAD_OPTION", "--retries must be >= 0, --timeout and --deadline > 0")
     results = download(root, args.collections, args.splits, base_url=args.base_url,
                        keep_archives=args.keep_archives, force=args.force, retries=args.retries,
-                       timeout=args.timeout, progress=False if args.no_progress else None)
+                       timeout=args.timeout, deadline=args.deadline, progress=False if args.no_progress else None)
     for result in results:
         archive = result.archive
         if result.status == "skipped":
             print(f"{archive.name}: already installed (use --force to download it again)")
         else:
-            checked = "size checked" if result.size_checked else "size NOT checked (no Content-Length)"
+            checked = ("size checked" if result.size_checked
+                       else "no Content-Length: checked by reading the tar to its end-of-archive marker")
             print(f"{archive.name}: {result.files} files extracted, {checked}")
     print(f"data root: {root} (use --data-root {root} with tpugraphs-eval and tpugraphs-baseline)")
     return EXIT_OK

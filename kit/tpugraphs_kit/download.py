@@ -1,4 +1,4 @@
-"""Getting the real data: the official tar archives, downloaded with resume and a size check, then extracted safely.
+"""Getting the real data: the official tar archives, downloaded (resume, deadlines, size check), then extracted safely.
 
 Source (google-research-datasets/tpu_graphs, README and ``tpu_graphs/echo_download_commands.py``): one tar per
 collection and split under ``http://download.tensorflow.org/data/tpu_graphs/v0/``, named
@@ -7,21 +7,35 @@ instructions download them into ``~/data/tpugraphs`` and untar them there, which
 layout the evaluator reads.
 
 Here each archive is downloaded to ``<data root>/.downloads/<name>.part`` (an interrupted download is
-resumed with an HTTP ``Range`` request, by the retry loop or by running the command again), checked
-against the server's ``Content-Length``, renamed to ``<name>``, extracted by
-:func:`tpugraphs_kit.extract.safe_extract`, and marked done (``<name>.done``, so that it is skipped next
-time); the tar is then deleted unless it is to be kept.
+resumed with an HTTP ``Range`` request, by the retry loop or by running the command again; the partial
+file is never written through a link). Every attempt is bounded: a socket read idle for ``timeout``
+seconds, response headers later than ``timeout``, or less than :data:`MIN_SPEED` bytes/s over ``timeout``
+seconds (a trickling server) end it, and an optional ``deadline`` bounds the whole download (headers, TLS
+handshake and deadline are enforced by :class:`tpugraphs_kit.watchdog.Watchdog`). The file is
+checked against the server's ``Content-Length`` and against ``max_bytes``, renamed to ``<name>``, and
+extracted by :func:`tpugraphs_kit.extract.safe_extract`, which stages the files and moves them into
+``npz/`` only when the whole archive is safe and complete. A response without ``Content-Length`` is
+accepted: its tar must then read to its end-of-archive marker with every member's data present, or it
+is refused (``TRUNCATED_ARCHIVE``) — so a cut connection cannot install a partial archive.
+
+Only then is the archive marked done (``.downloads/<name>.done``, so that it is skipped next time); a
+marker counts only if it is a regular file (not a link) whose first line is a URL of that archive. Archive
+members are confined to ``npz/``, so no archive can write into ``.downloads/`` and mark another one done.
+A refused or failed archive installs nothing and leaves no marker; its downloaded tar is deleted. The tar
+of an installed archive is deleted unless it is to be kept.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
-import socket
+import stat
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.client import HTTPException
 from pathlib import Path
 
@@ -29,12 +43,16 @@ from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 
 from .data import collection
 from .errors import DownloadError, KitError
-from .extract import safe_extract
+from .extract import MAX_BYTES, MAX_MEMBERS, safe_extract
+from .files import write_atomic
 from .progress import console, wanted
+from .watchdog import Watchdog
 
 BASE_URL = "http://download.tensorflow.org/data/tpu_graphs/v0/"
 """The official download location (tpu_graphs/echo_download_commands.py)."""
 DOWNLOADS = ".downloads"
+MIN_SPEED = 1024
+"""Bytes per second below which a download counts as stalled, measured over ``timeout`` seconds."""
 _CHUNK = 1 << 20
 _CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")
 
@@ -88,55 +106,144 @@ def _total_from(response, start: int) -> tuple[int, int | None]:
     return 0, int(length) if length and length.isdigit() else None
 
 
-def _attempt(url: str, part: Path, timeout: float, bar) -> int | None:
-    """One request: append to ``part`` from its current size (restart if the server ignores Range). Returns the total."""
+@dataclass(frozen=True)
+class _Limits:
+    timeout: float
+    deadline: float | None
+    max_bytes: int
+    started: float = field(default_factory=time.monotonic)
+
+    def left(self) -> float:
+        """Seconds left before the deadline (infinite without one)."""
+        return math.inf if self.deadline is None else self.deadline - (time.monotonic() - self.started)
+
+
+class _Stalled(Exception):
+    """An attempt got too little data in time (idle, slower than MIN_SPEED, headers late): retried, with resume."""
+
+
+def _too_large(url: str, size: int, max_bytes: int) -> DownloadError:
+    return DownloadError("ARCHIVE_TOO_LARGE", f"{url}: {size} bytes or more, over the limit of {max_bytes} bytes; "
+                                              "the partial file was deleted")
+
+
+def _past_deadline(url: str, deadline: float) -> DownloadError:
+    return DownloadError("TIMED_OUT", f"{url}: not downloaded within the deadline of {deadline:g} s; the partial file "
+                                      "is kept: run the same command again to resume")
+
+
+def _open_part(part: Path, append: bool):
+    """``part`` for writing, never through a link (O_NOFOLLOW): appended to, or emptied."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_APPEND if append else os.O_TRUNC)
+    return os.fdopen(os.open(part, flags, 0o644), "ab" if append else "wb")
+
+
+def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
+    """One request: append to ``part`` from its current size (restart if the server ignores Range). Returns the total.
+
+    Raises:
+        _Stalled: no response headers within ``timeout``, or less than ``MIN_SPEED`` bytes/s over ``timeout``
+            seconds (a socket read idle for ``timeout`` raises ``TimeoutError``).
+        DownloadError: ``TIMED_OUT`` (past the deadline), ``ARCHIVE_TOO_LARGE``.
+    """
     have = part.stat().st_size if part.exists() else 0
     request = urllib.request.Request(url, headers={"Range": f"bytes={have}-"} if have else {})
+    watchdog = Watchdog()
+
+    def fail(err: BaseException):
+        if watchdog.fired == "deadline":
+            return _past_deadline(url, limits.deadline)
+        if watchdog.fired == "headers":
+            return _Stalled(f"no response within {limits.timeout:g} s")
+        return err
+
     try:
-        response = urllib.request.urlopen(request, timeout=timeout)
-    except urllib.error.HTTPError as err:
-        if err.code == 416 and have:  # nothing left to send: the part is complete, or longer than the file
-            match = re.fullmatch(r"bytes \*/(\d+)", (err.headers.get("Content-Range") or "").strip())
-            if match:
-                return int(match.group(1))
-            part.unlink()  # the size is unknown: start again from the first byte
-            return _attempt(url, part, timeout, bar)
-        raise
-    with response:
-        offset, total = _total_from(response, have)
-        with open(part, "ab" if offset else "wb") as out:
-            if bar is not None:
-                bar[0].update(bar[1], total=total, completed=offset)
-            while True:
-                chunk = response.read(_CHUNK)
-                if not chunk:
-                    break
-                out.write(chunk)
+        left = limits.left()
+        watchdog.arm(min(limits.timeout, left), "headers" if left > limits.timeout else "deadline")
+        try:
+            response = watchdog.opener().open(request, timeout=limits.timeout)
+        except urllib.error.HTTPError as err:
+            if err.code == 416 and have:  # nothing left to send: the part is complete, or longer than the file
+                match = re.fullmatch(r"bytes \*/(\d+)", (err.headers.get("Content-Range") or "").strip())
+                if match:
+                    return int(match.group(1))
+                part.unlink()  # the size is unknown: start again from the first byte
+                watchdog.close()
+                return _attempt(url, part, limits, bar)
+            raise
+        except (OSError, HTTPException) as err:
+            raise fail(err) from None
+        with response:
+            offset, total = _total_from(response, have)
+            if total is not None and total > limits.max_bytes:
+                raise _too_large(url, total, limits.max_bytes)
+            if limits.deadline is not None:
+                watchdog.arm(limits.left(), "deadline")
+            else:
+                watchdog.disarm()
+            received = offset
+            with _open_part(part, append=bool(offset)) as out:
                 if bar is not None:
-                    bar[0].advance(bar[1], len(chunk))
+                    bar[0].update(bar[1], total=total, completed=offset)
+                window_start, window_bytes = time.monotonic(), 0
+                while True:
+                    try:
+                        chunk = response.read1(_CHUNK)  # one socket read: returns what arrived, idle <= timeout
+                    except (OSError, HTTPException) as err:
+                        raise fail(err) from None
+                    if not chunk:
+                        break
+                    out.write(chunk)
+                    received += len(chunk)
+                    if received > limits.max_bytes:
+                        raise _too_large(url, received, limits.max_bytes)
+                    if bar is not None:
+                        bar[0].advance(bar[1], len(chunk))
+                    window_bytes += len(chunk)
+                    elapsed = time.monotonic() - window_start
+                    if elapsed >= limits.timeout:
+                        if window_bytes < MIN_SPEED * elapsed:
+                            raise _Stalled(f"{window_bytes} bytes in {elapsed:.1f} s, slower than {MIN_SPEED} "
+                                           "bytes/s")
+                        window_start, window_bytes = time.monotonic(), 0
+            if watchdog.fired:
+                raise fail(ConnectionError("connection shut down"))
+    finally:
+        watchdog.close()
     return total
 
 
 def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: float = 60.0,
+          deadline: float | None = None, max_bytes: int = MAX_BYTES,
           progress: bool | None = None) -> tuple[Path, int | None]:
     """Download ``url`` to ``path`` (via ``path.part``), resuming a partial file, and check its size.
 
     Returns:
         The path, and the size the server announced (None: it sent no Content-Length, so the size was
-        not checked).
+        not checked here; :func:`tpugraphs_kit.extract.safe_extract` then checks that the tar is whole).
 
     Args:
-        retries: further attempts (each resuming where the last stopped) after a cut connection.
-        timeout: seconds of socket inactivity before an attempt fails.
+        retries: further attempts (each resuming where the last stopped) after a cut connection or a stall.
+        timeout: seconds (> 0). An attempt fails when a socket read waits this long for data, when the
+            response headers take this long, or when less than ``MIN_SPEED`` (1 KiB/s) arrives over this
+            many seconds (a server trickling bytes).
+        deadline: seconds for the whole download, all attempts included (None: no total limit; a trickle
+            is still stopped by ``timeout``).
+        max_bytes: the largest download accepted (announced or received).
         progress: draw a byte progress bar on stderr (None: when stderr is a terminal).
 
     Raises:
         DownloadError: ``DOWNLOAD_FAILED`` (HTTP error, network error; the partial file is kept for a
-            resume), ``SIZE_MISMATCH`` (more bytes than announced: the partial file is deleted).
+            resume), ``TIMED_OUT`` (every attempt stalled, or past ``deadline``; the partial file is kept),
+            ``SIZE_MISMATCH`` (more bytes than announced), ``ARCHIVE_TOO_LARGE`` (over ``max_bytes``); in
+            the last two the partial file is deleted.
     """
     path = Path(path)
     part = path.with_name(path.name + ".part")
     part.parent.mkdir(parents=True, exist_ok=True)
+    if part.is_symlink():  # never written through: the partial file is ours to replace
+        part.unlink()
+    limits = _Limits(timeout, deadline, max_bytes)
     total = None
     bar = None
     progress_cm = None
@@ -156,12 +263,18 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     last_error = None
     try:
         for _ in range(retries + 1):
+            if limits.left() <= 0:
+                raise _past_deadline(url, deadline)
             try:
-                total = _attempt(url, part, timeout, bar)
+                total = _attempt(url, part, limits, bar)
                 last_error = None
             except urllib.error.HTTPError as err:
                 raise DownloadError("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}") from None
-            except (urllib.error.URLError, HTTPException, socket.timeout, ConnectionError, OSError) as err:
+            except DownloadError as err:
+                if err.code == "ARCHIVE_TOO_LARGE":
+                    part.unlink(missing_ok=True)
+                raise
+            except (_Stalled, urllib.error.URLError, HTTPException, OSError) as err:
                 last_error = getattr(err, "reason", None) or err
             size = part.stat().st_size if part.exists() else 0
             if total is not None and size > total:
@@ -176,15 +289,20 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     size = part.stat().st_size if part.exists() else 0
     if last_error is not None or (total is not None and size != total):
         why = f"{last_error}" if last_error is not None else f"got {size} of {total} bytes"
-        raise DownloadError("DOWNLOAD_FAILED", f"{url}: {why}. The partial file {part} is kept: run the same "
-                                               "command again to resume.")
+        code = "TIMED_OUT" if isinstance(last_error, (_Stalled, TimeoutError)) else "DOWNLOAD_FAILED"
+        raise DownloadError(code, f"{url}: {why} (after {retries + 1} attempt(s)). The partial file {part} is kept: "
+                                  "run the same command again to resume.")
     os.replace(part, path)
     return path, total
 
 
 @dataclass
 class Fetched:
-    """The outcome for one archive: ``status`` is ``installed`` or ``skipped`` (marked done earlier)."""
+    """The outcome for one archive: ``status`` is ``installed`` or ``skipped`` (marked done earlier).
+
+    ``size_checked``: the server announced a Content-Length and the download matched it (when False, the
+    archive was checked by reading the tar to its end-of-archive marker instead).
+    """
 
     archive: Archive
     status: str
@@ -192,34 +310,72 @@ class Fetched:
     size_checked: bool = True
 
 
+def _marked_done(marker: Path, archive: Archive) -> bool:
+    """Whether ``marker`` is a done-marker of ``archive``: a regular file (not a link) whose first line is its URL."""
+    try:
+        if not stat.S_ISREG(os.lstat(marker).st_mode):
+            return False
+        with open(marker, "rb") as file:
+            first = file.readline(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return False
+    return first.endswith("/" + archive.name)  # the URL it came from (any base URL)
+
+
+def _downloads_folder(root: Path) -> Path:
+    """``root/.downloads``, created if missing; refused when it is a link or a file (never written through)."""
+    folder = root / DOWNLOADS
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise DownloadError("UNSAFE_TARGET", f"{folder} is a link or a file, not a folder: the kit never writes "
+                                                 "through links; move it away and run again")
+        folder.mkdir(exist_ok=True)
+    except OSError as err:
+        raise KitError("CANNOT_WRITE", f"cannot create {folder}: {err.strerror or err}") from None
+    return folder
+
+
 def download(root: str | os.PathLike[str], collections: Iterable[str] | None = None,
              splits: Iterable[str] | None = None, *, base_url: str = BASE_URL, keep_archives: bool = False,
-             force: bool = False, retries: int = 3, timeout: float = 60.0,
+             force: bool = False, retries: int = 3, timeout: float = 60.0, deadline: float | None = None,
+             max_bytes: int = MAX_BYTES, max_members: int = MAX_MEMBERS,
              progress: bool | None = None) -> list[Fetched]:
     """Download and extract the archives of ``collections`` × ``splits`` into the data root ``root``.
 
     ``root`` is created if missing; the archives untar to ``root/npz/...`` (the official layout).
-    Archives marked done are skipped unless ``force``.
+    Archives marked done are skipped unless ``force``. Stops at the first archive that fails: the ones
+    before it stay installed; it installs nothing and is not marked done (with ``force``, an earlier
+    installation of it and its marker are left as they were).
+
+    Args:
+        retries, timeout, deadline: as in :func:`fetch` (``deadline`` applies to each archive).
+        max_bytes: the largest archive accepted, as downloaded and as extracted (bytes of its files).
+        max_members: the most members an archive may hold.
 
     Raises:
-        DownloadError: ``DOWNLOAD_FAILED``, ``SIZE_MISMATCH``, ``UNSAFE_ARCHIVE``, ``BAD_ARCHIVE``.
+        DownloadError: ``DOWNLOAD_FAILED``, ``TIMED_OUT``, ``SIZE_MISMATCH``, ``ARCHIVE_TOO_LARGE``
+            (:func:`fetch`); ``UNSAFE_ARCHIVE``, ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET``
+            (:func:`tpugraphs_kit.extract.safe_extract`; the downloaded tar is deleted).
         KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``CANNOT_WRITE``.
     """
     root = Path(root).expanduser()
-    folder = root / DOWNLOADS
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise KitError("CANNOT_WRITE", f"cannot create {folder}: {err.strerror or err}") from None
+    chosen = archives(collections, splits, base_url)
+    folder = _downloads_folder(root)
     out = []
-    for archive in archives(collections, splits, base_url):
+    for archive in chosen:
         done = folder / f"{archive.name}.done"
-        if done.exists() and not force:
+        if _marked_done(done, archive) and not force:
             out.append(Fetched(archive, "skipped"))
             continue
-        tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, progress=progress)
-        placed = safe_extract(tar, root)
-        done.write_text(f"{archive.url}\n{tar.stat().st_size} bytes\n{len(placed)} files\n", encoding="utf-8")
+        tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, deadline=deadline,
+                           max_bytes=max_bytes, progress=progress)
+        try:
+            placed = safe_extract(tar, root, max_bytes=max_bytes, max_members=max_members)
+        except DownloadError as err:
+            tar.unlink(missing_ok=True)
+            raise DownloadError(err.code, f"{err.args[0]}; the downloaded file was deleted") from None
+        write_atomic(done, f"{archive.url}\n{tar.stat().st_size} bytes\n{len(placed)} files\n".encode())
         if not keep_archives:
             tar.unlink()
         out.append(Fetched(archive, "installed", len(placed), total is not None))

@@ -47,4 +47,5 @@ class SubmissionError(KitError):
 
 
 class DownloadError(KitError):
-    """A download or extraction failed: network error, size mismatch, unsafe archive (exit code 2)."""
+    """A download or extraction failed (exit code 2): network error, timeout, size mismatch, an unsafe, truncated
+    or too large archive, a link in the data root."""

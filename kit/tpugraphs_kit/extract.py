@@ -1,128 +1,291 @@
-"""Safe extraction of a tar archive into a data root: every member is checked before anything is written.
+"""Safe extraction of an official TpuGraphs tar archive into a data root.
 
-Refused (the whole archive, nothing written): absolute names, names with a ``..`` component, symbolic
-or hard links whose target resolves outside the destination, device files and FIFOs. Members are first
-extracted into a temporary folder inside the destination, each write re-checked against the real path
-of its folder (so a link inside the archive cannot redirect a later member), and only then moved into
-place; on any error the temporary folder is removed and the destination is left as it was.
+The official archives (``npz_tiles_tile_{split}.tar``, ``npz_layout_*_{split}.tar``) are plain,
+uncompressed tar files holding only folders and regular ``.npz`` files under ``npz/`` — no symbolic
+links, no hard links, no device files. So anything else is refused rather than interpreted; the whole
+archive is refused and nothing is written:
 
-These checks are our own (Python's ``tarfile`` ``filter="data"`` exists only from 3.11.4 on, and the
-kit must not depend on the patch release); they follow the same rules.
+- a symbolic or hard link (whatever its target: links chained across members, such as ``npz/e -> d/..``
+  then ``npz/d -> ..``, are how an archive escapes lexical checks), a device file, a FIFO, a sparse file
+  or any other member type (``UNSAFE_ARCHIVE``);
+- an absolute name, a ``..`` component, a backslash, a name outside ``npz/`` (so no member can reach the
+  downloader's ``.downloads/`` folder and its done-markers), a file given twice, or a name that is both a
+  file and a folder (``UNSAFE_ARCHIVE``);
+- more than ``max_members`` members, or regular files adding up to more than ``max_bytes`` bytes
+  (``ARCHIVE_TOO_LARGE``; defaults :data:`MAX_MEMBERS` and :data:`MAX_BYTES`, far above the real
+  archives). The limits are checked as each header is read, so a tar bomb stops at its first header
+  over the limit, before any data is read or written;
+- a compressed or unreadable file (``BAD_ARCHIVE``), an archive with no file, and a truncated archive:
+  the headers must be read up to the end-of-archive marker (two zero blocks of 512 bytes) and every
+  member's data must be there (``TRUNCATED_ARCHIVE``). This is what makes a download without
+  ``Content-Length`` safe to install.
+
+Flow: every header is checked first (:func:`check_archive`); then the files are written into a new
+staging folder ``<dest>/.extract-*``, and only when all of them are written are they moved (renamed) into
+place under ``dest``, after checking that no folder on their way already exists as a link or a file.
+Nothing on disk is ever followed through a link: below ``dest`` every folder is opened with
+``O_NOFOLLOW`` relative to its parent's descriptor, files are created with ``O_EXCL | O_NOFOLLOW``, and
+a folder of the data root that is a link (or a file) makes the extraction fail with ``UNSAFE_TARGET``
+before anything is moved. ``dest`` itself may be a link (a data root kept on another disk). The staging
+folder is removed in every case; a refused or failed archive leaves ``dest`` as it was (only an I/O error
+during the final renames, after every check has passed, could leave part of an archive moved).
+
+These checks are our own, not ``tarfile``'s ``filter="data"`` (which exists only from Python 3.11.4 on,
+and allows links inside the destination). They need ``dir_fd`` support in :mod:`os` (Linux, macOS; not
+Windows, where extraction fails with ``UNSUPPORTED_PLATFORM``).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import stat
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
 from .errors import DownloadError
 
+MAX_BYTES = 256 * 2**30
+"""Default cap on the bytes of an archive's files (256 GiB): the largest official tar is tens of GB."""
+MAX_MEMBERS = 200_000
+"""Default cap on an archive's members: the official tile train tar, the largest, holds a few thousand."""
+TOP = "npz"
+"""The one top-level folder of the official archives; members elsewhere are refused."""
+
 _CHUNK = 1 << 20
+_END_OF_ARCHIVE = 2 * tarfile.BLOCKSIZE
+_SHOWN = 10
 
 
-def _unsafe(archive: Path, member: tarfile.TarInfo, why: str) -> DownloadError:
-    return DownloadError("UNSAFE_ARCHIVE", f"{archive}: refused, nothing extracted: member {member.name!r} {why}")
+def _member_problem(member: tarfile.TarInfo) -> str | None:
+    """Why ``member``'s type is refused, or None for a regular file or a folder."""
+    if member.issym():
+        return f"is a symbolic link (to {member.linkname!r})"
+    if member.islnk():
+        return f"is a hard link (to {member.linkname!r})"
+    if member.ischr() or member.isblk():
+        return "is a device file"
+    if member.isfifo():
+        return "is a FIFO"
+    if member.issparse():
+        return "is a sparse file"
+    if not (member.isreg() or member.isdir()):
+        return f"has an unsupported type {member.type!r}"
+    return None
 
 
-def _clean_name(archive: Path, member: tarfile.TarInfo) -> PurePosixPath:
-    name = member.name
-    if not name or name.startswith("/") or PurePosixPath(name).is_absolute() or (len(name) > 1 and name[1] == ":"):
-        raise _unsafe(archive, member, "has an absolute path")
+def _name_problem(name: str) -> tuple[PurePosixPath | None, str | None]:
+    """(cleaned relative name, None), or (None, why the name is refused)."""
+    if not name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return None, "has an absolute path"
+    if "\\" in name:
+        return None, "has a backslash in its name"
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
     if ".." in parts:
-        raise _unsafe(archive, member, "has a '..' component (it would land outside the destination)")
+        return None, "has a '..' component"
     if not parts:
-        raise _unsafe(archive, member, "has an empty name")
-    return PurePosixPath(*parts)
+        return None, "has an empty name"
+    if parts[0] != TOP:
+        return None, f"is outside {TOP}/"
+    return PurePosixPath(*parts), None
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root + os.sep)
+def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_BYTES,
+                  max_members: int = MAX_MEMBERS) -> list[tuple[tarfile.TarInfo, PurePosixPath]]:
+    """Read every header of ``tar`` (opened ``r:`` from ``archive``) and return its members with clean names.
 
-
-def check_members(archive: Path, members: list[tarfile.TarInfo]) -> list[tuple[tarfile.TarInfo, PurePosixPath]]:
-    """Each member with its cleaned name; raises ``UNSAFE_ARCHIVE`` for the first unsafe one (lexical checks)."""
-    out = []
-    for member in members:
-        name = _clean_name(archive, member)
-        if member.issym() or member.islnk():
-            target = member.linkname
-            if not target or target.startswith("/"):
-                raise _unsafe(archive, member, f"is a link to an absolute path {target!r}")
-            base = name.parent if member.issym() else PurePosixPath()
-            resolved = os.path.normpath(os.path.join(str(base), target))
-            if resolved == ".." or resolved.startswith("../") or resolved.startswith("/"):
-                raise _unsafe(archive, member, f"is a link to {target!r}, outside the destination")
-        elif not (member.isfile() or member.isdir()):
-            raise _unsafe(archive, member, "is a device file or FIFO")
-        out.append((member, name))
-    return out
-
-
-def _write_member(tar: tarfile.TarFile, archive: Path, member: tarfile.TarInfo, name: PurePosixPath,
-                  staging: str) -> None:
-    target = os.path.join(staging, *name.parts)
-    parent = os.path.dirname(target)
-    os.makedirs(parent, exist_ok=True)
-    real_parent = os.path.realpath(parent)
-    if not _inside(real_parent, staging):
-        raise _unsafe(archive, member, "would be written through a link that leaves the destination")
-    target = os.path.join(real_parent, os.path.basename(target))
-    if member.isdir():
-        os.makedirs(target, exist_ok=True)
-    elif member.issym():
-        if not _inside(os.path.realpath(os.path.join(real_parent, member.linkname)), staging):
-            raise _unsafe(archive, member, f"is a link to {member.linkname!r}, outside the destination")
-        os.symlink(member.linkname, target)
-    elif member.islnk():
-        source = os.path.realpath(os.path.join(staging, *_clean_name(archive, tarfile.TarInfo(member.linkname)).parts))
-        if not _inside(source, staging) or not os.path.isfile(source):
-            raise _unsafe(archive, member, f"is a hard link to {member.linkname!r}, not a file extracted before it")
-        shutil.copyfile(source, target)
-    else:
-        stream = tar.extractfile(member)
-        with stream, open(target, "xb") as out:
-            shutil.copyfileobj(stream, out, _CHUNK)
-        os.chmod(target, 0o644)
-
-
-def _move_into_place(staging: str, dest: Path) -> list[Path]:
-    """Move every file and link of ``staging`` to the same relative place under ``dest`` (folders merge)."""
-    moved = []
-    for folder, dirs, files in os.walk(staging):
-        rel = os.path.relpath(folder, staging)
-        out_dir = dest if rel == "." else dest / rel
-        out_dir.mkdir(parents=True, exist_ok=True)
-        entries = list(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for entry in entries:
-            os.replace(os.path.join(folder, entry), out_dir / entry)
-            moved.append(out_dir / entry)
-    return moved
-
-
-def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str]) -> list[Path]:
-    """Extract the tar ``archive`` under ``dest`` after checking every member; returns the paths placed.
+    Members come in archive order; folders may be implied (a file ``npz/a/b.npz`` needs no ``npz/a``
+    member); a leading ``./`` is dropped from names, and a ``./`` folder member (the destination itself)
+    is skipped.
 
     Raises:
-        DownloadError: ``UNSAFE_ARCHIVE`` (absolute path, ``..``, escaping link, device file: nothing is
-            written), ``BAD_ARCHIVE`` (not a readable tar, or an extraction error; ``dest`` unchanged).
+        DownloadError: ``ARCHIVE_TOO_LARGE`` (more than ``max_members`` members or more than ``max_bytes``
+            bytes of files: raised at the first header over the limit), ``UNSAFE_ARCHIVE`` (every refused
+            member is listed, up to 10), ``TRUNCATED_ARCHIVE`` (no end-of-archive marker where the last
+            header says the archive ends), ``BAD_ARCHIVE`` (no file at all).
+    """
+    checked: list[tuple[tarfile.TarInfo, PurePosixPath]] = []
+    problems: list[str] = []
+    files: set[PurePosixPath] = set()
+    folders: set[PurePosixPath] = set()
+    total = 0
+    for count, member in enumerate(tar, 1):
+        if count > max_members:
+            raise DownloadError("ARCHIVE_TOO_LARGE", f"{archive}: refused, nothing extracted: more than "
+                                                     f"{max_members} members (the limit; the official archives "
+                                                     "hold a few thousand)")
+        if member.isreg():
+            total += member.size
+            if total > max_bytes:
+                raise DownloadError("ARCHIVE_TOO_LARGE", f"{archive}: refused, nothing extracted: its files hold "
+                                                         f"more than {max_bytes} bytes (the limit; reached at member "
+                                                         f"{member.name!r})")
+        name, why = _name_problem(member.name)
+        if why == "has an empty name" and member.isdir():
+            continue  # ``./``: the destination folder itself, nothing to create
+        why = why or _member_problem(member)
+        if why is None:
+            parents = set(name.parents) - {PurePosixPath(".")}
+            if member.isdir():
+                why = "is both a file and a folder" if name in files else None
+                folders.add(name)
+            elif name in files:
+                why = "appears twice"
+            elif name in folders:
+                why = "is both a file and a folder"
+            else:
+                files.add(name)
+            if why is None and parents & files:
+                why = "is inside a path that is also a file"
+            folders |= parents
+        if why is not None:
+            problems.append(f"{member.name!r} {why}")
+        else:
+            checked.append((member, name))
+    if problems:
+        listed = "; ".join(problems[:_SHOWN])
+        if len(problems) > _SHOWN:
+            listed += f"; and {len(problems) - _SHOWN} more"
+        raise DownloadError("UNSAFE_ARCHIVE", f"{archive}: refused, nothing extracted ({len(problems)} refused "
+                                              f"member(s); the official archives hold only folders and regular "
+                                              f"files under {TOP}/): {listed}")
+    end = tar.offset
+    with open(archive, "rb") as raw:
+        raw.seek(end)
+        marker = raw.read(_END_OF_ARCHIVE)
+    if marker != bytes(_END_OF_ARCHIVE):
+        raise DownloadError("TRUNCATED_ARCHIVE", f"{archive}: no end-of-archive marker at byte {end} (the file is "
+                                                 f"truncated or corrupt); nothing extracted")
+    if not files:
+        raise DownloadError("BAD_ARCHIVE", f"{archive} holds no file under {TOP}/; nothing extracted")
+    return checked
+
+
+class _Tree:
+    """Folders below one root folder, opened relative to their parent with ``O_NOFOLLOW`` (never via a link)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._fds = {(): os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)}
+
+    def folder(self, parts: tuple[str, ...], create: bool) -> int | None:
+        """The descriptor of folder ``root/parts`` (None if missing and not ``create``).
+
+        Raises:
+            DownloadError: ``UNSAFE_TARGET`` (a component is a link or not a folder).
+        """
+        if parts in self._fds:
+            return self._fds[parts]
+        parent = self.folder(parts[:-1], create)
+        if parent is None:
+            return None
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(parts[-1], flags, dir_fd=parent)
+        except FileNotFoundError:
+            if not create:
+                return None
+            os.mkdir(parts[-1], 0o755, dir_fd=parent)
+            fd = os.open(parts[-1], flags, dir_fd=parent)
+        except OSError as err:
+            if err.errno in (errno.ELOOP, errno.ENOTDIR):  # O_NOFOLLOW met a link, or a file is in the way
+                raise DownloadError("UNSAFE_TARGET", f"{os.path.join(self.root, *parts)} is a link or a file, not a "
+                                                     "folder: the kit never writes through links; move it away and "
+                                                     "run again (nothing was installed)") from None
+            raise
+        self._fds[parts] = fd
+        return fd
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, name: PurePosixPath, staging: _Tree) -> None:
+    parent = staging.folder(name.parent.parts, create=True)
+    fd = os.open(name.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                 dir_fd=parent)
+    with os.fdopen(fd, "wb") as out, tar.extractfile(member) as data:
+        shutil.copyfileobj(data, out, _CHUNK)
+
+
+def _check_targets(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], dest: _Tree) -> None:
+    """Before moving anything: every folder on the way is a real folder (or missing), no file lands on a folder."""
+    for member, name in checked:
+        folder_parts = name.parts if member.isdir() else name.parent.parts
+        parent = dest.folder(folder_parts, create=False)
+        if parent is not None and not member.isdir():
+            try:
+                mode = os.stat(name.name, dir_fd=parent, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                continue
+            if stat.S_ISDIR(mode):
+                raise DownloadError("UNSAFE_TARGET", f"{os.path.join(dest.root, *name.parts)} is a folder, the archive "
+                                                     "holds a file there: move it away and run again (nothing was "
+                                                     "installed)")
+
+
+def _move_into_place(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], staging: _Tree, dest: _Tree) -> list[Path]:
+    """Rename each staged file to its place under ``dest``.
+
+    Folders merge with existing ones; a link where a file goes is replaced, never followed.
+    """
+    placed = []
+    for member, name in checked:
+        if member.isdir():
+            dest.folder(name.parts, create=True)
+            continue
+        os.replace(name.name, name.name, src_dir_fd=staging.folder(name.parent.parts, create=False),
+                   dst_dir_fd=dest.folder(name.parent.parts, create=True))
+        placed.append(Path(dest.root, *name.parts))
+    return placed
+
+
+def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES,
+                 max_members: int = MAX_MEMBERS) -> list[Path]:
+    """Extract the official tar ``archive`` under ``dest`` after checking every member; returns the files placed.
+
+    ``dest`` (the data root) is created if missing; the files land at ``dest/npz/...``.
+
+    Raises:
+        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_TOO_LARGE``, ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE`` (see the
+            module docstring), ``UNSAFE_TARGET`` (a folder under ``dest`` is a link or a file, or a file would
+            land on a folder), ``UNSUPPORTED_PLATFORM`` (no ``dir_fd`` support). In every case nothing is
+            installed and no staging folder is left.
     """
     archive, dest = Path(archive), Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
-    staging = os.path.realpath(tempfile.mkdtemp(prefix=".extract-", dir=dest))
+    if not {os.open, os.mkdir, os.stat, os.rename} <= os.supports_dir_fd or not hasattr(os, "O_NOFOLLOW"):
+        raise DownloadError("UNSUPPORTED_PLATFORM", "safe extraction needs descriptor-relative file operations "
+                                                    "(Linux, macOS); extract the archives with a tar tool instead")
     try:
-        with tarfile.open(archive, "r:*") as tar:
-            checked = check_members(archive, tar.getmembers())
-            for member, name in checked:
-                _write_member(tar, archive, member, name, staging)
-        return _move_into_place(staging, dest)
+        with tarfile.open(archive, "r:") as tar:
+            checked = check_archive(tar, archive, max_bytes=max_bytes, max_members=max_members)
+            dest.mkdir(parents=True, exist_ok=True)
+            staging_path = tempfile.mkdtemp(prefix=".extract-", dir=dest)
+            trees = []
+            try:
+                trees.append(staging := _Tree(staging_path))
+                for member, name in checked:
+                    if member.isdir():
+                        staging.folder(name.parts, create=True)
+                    else:
+                        _write_file(tar, member, name, staging)
+                trees.append(target := _Tree(str(dest)))
+                _check_targets(checked, target)
+                return _move_into_place(checked, staging, target)
+            finally:
+                for tree in trees:
+                    tree.close()
+                shutil.rmtree(staging_path, ignore_errors=True)
+    except tarfile.ReadError as err:
+        code = "TRUNCATED_ARCHIVE" if "unexpected end" in str(err) else "BAD_ARCHIVE"
+        raise DownloadError(code, f"{archive} is not a complete, uncompressed tar archive ({err}); nothing "
+                                  "extracted") from None
     except (tarfile.TarError, EOFError) as err:
-        raise DownloadError("BAD_ARCHIVE", f"{archive} is not a readable tar archive ({err}); delete it and "
-                                           "download it again") from None
+        raise DownloadError("BAD_ARCHIVE", f"{archive} is not a readable tar archive ({err}); nothing "
+                                           "extracted") from None
     except OSError as err:
-        raise DownloadError("BAD_ARCHIVE", f"cannot extract {archive} into {dest}: {err}") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        raise DownloadError("BAD_ARCHIVE", f"cannot extract {archive} into {dest}: {err}; nothing installed") from None
