@@ -11,6 +11,15 @@ Sources (SPEC §3):
   ``layout_evaluate.py``): ``min(first k runtimes of the ranking) / min(reference runtimes) - 1``.
 
 Runtimes are in ns (tile: possibly divided by the normalizer); only their order and ratios matter.
+
+Means (the one rule, for the evaluator and the kit): a mean of floats that is reported (collection
+values, the overall, references, tile programs, the kit's random-baseline estimates) is
+``math.fsum(values) / n``: the correctly rounded sum, so the same bits on every Python version (builtin
+``sum`` of floats became compensated in 3.12, which changed last digits) and in any order. Only where a
+mean is taken over thousands of rows at once (the leaderboard bootstrap, the kit's feature scaling) is
+it numpy's ``sum``/``mean`` along an axis: numpy's pairwise summation, which the Python version does not
+change either (tests/test_leaderboard_demo.py holds the demo leaderboard to the committed bytes on every
+Python that CI finds).
 """
 
 from __future__ import annotations
