@@ -25,6 +25,8 @@ from tpugraphs_eval import Options, cli, load_ground_truth, resolve_data_root, s
 from tpugraphs_eval.problems import CODES, Severity
 from badinput import A, B, L, ROW_A, ROW_B, ROW_L, build_tiny_root, csv
 
+pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
+
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -17,6 +17,8 @@ import scipy.stats
 from tpugraphs_eval import Options, cli, load_ground_truth, resolve_data_root, scan_catalog, score_submission
 from tpugraphs_eval import validate_submission
 
+pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
+
 UNET = "unet_3d.4x4.bf16"
 VALID_IDS = ("tile:xla:inception_v3_batch_128_train_426e203f19335d17",
              f"layout:xla:default:{UNET}", f"layout:xla:random:{UNET}")

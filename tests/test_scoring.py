@@ -16,6 +16,8 @@ import pytest
 import naive_scorer
 from tpugraphs_eval import BY_NAME, Options, load_ground_truth, resolve_data_root, scan_catalog, score_submission
 
+pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
+
 
 def write_root(tmp_path: Path, graphs: dict[str, np.ndarray], split: str = "valid") -> Path:
     """A data root with the given graphs: {submission ID: runtimes}; tile normalizers are 2."""
