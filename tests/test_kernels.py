@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tpugraphs_eval import Options, cli, kernels, load_ground_truth, resolve_data_root, scan_catalog
+from tpugraphs_eval import Options, UsageError, cli, kernels, load_ground_truth, resolve_data_root, scan_catalog
 from tpugraphs_eval import score_submission, validation_report
 from tpugraphs_eval.kernels_numpy import inversions, scan_indices
 
@@ -236,6 +236,15 @@ def test_unknown_kernel_choice_is_a_usage_error(capsys, monkeypatch, restore_ker
     assert capsys.readouterr().err.strip() == ("tpugraphs-eval: error: [USAGE_ERROR] TPUGRAPHS_KERNEL must be one "
                                               "of auto, c, numpy (or python), not 'fortran'")
 
+
+
+def test_without_the_c_extension_auto_means_numpy_and_c_is_refused(monkeypatch):
+    monkeypatch.setattr(kernels, "_native", None)  # as when the build was skipped
+    chosen = kernels.select("auto")
+    assert (chosen.name, chosen.description) == ("numpy", "numpy fallback — the C extension was not built")
+    assert chosen.inversions is inversions and chosen.scan_indices is scan_indices
+    with pytest.raises(UsageError, match="TPUGRAPHS_KERNEL=c, but the C extension"):
+        kernels.select("c")
 
 # --- an install without a C compiler -------------------------------------------------------------
 
