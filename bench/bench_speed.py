@@ -259,12 +259,64 @@ class Bench:
                  "PASS" if same else "FAIL")
 
 
+    def m6_kernels(self) -> None:
+        """Issue 8: the numpy fallback (kernels_numpy) against the C extension, on the same inputs."""
+        from tpugraphs_eval import kernels
+
+        if kernels._native is None:
+            raise RuntimeError("the C extension is not built here: there is nothing to compare the fallback with")
+        inputs = (("6a", "Kaggle-shaped test (m1)", "m1_test", "test", synth_data.write_test_root),
+                  ("6b", "20 x 100,000 configs (m2)", "m2_valid", "valid", synth_data.write_large_valid_root))
+        how = f"best of {self.repeats}, C and numpy in turns"
+        for prefix, label, stem, split, write in inputs:
+            root, csv_path = self.workdir / f"{stem}_root", self.workdir / f"{stem}_submission.csv"
+            if not csv_path.exists():
+                write(root, csv_path)
+            truth = load_ground_truth(resolve_data_root(root), split)
+            catalog = truth.catalog
+
+            def with_kernel(name, fn):
+                def run():
+                    previous = kernels.use(name)
+                    try:
+                        return fn()
+                    finally:
+                        kernels.use(previous)
+                return run
+
+            validate = lambda: validate_submission(csv_path, catalog)  # noqa: E731
+            (t_c, v_c), (t_np, v_np) = self.best_of_interleaved(with_kernel("c", validate), with_kernel("numpy", validate))
+            self.add(f"{prefix}1", f"{label}: validate_submission, C / numpy",
+                     f"{t_c * 1e3:.1f} ms / {t_np * 1e3:.1f} ms = {t_np / t_c:.1f}x slower", how=how)
+            parsed = v_c.submission
+            score = lambda: score_parsed(parsed, truth, None)  # noqa: E731
+            (t_c, s_c), (t_np, s_np) = self.best_of_interleaved(with_kernel("c", score), with_kernel("numpy", score))
+            self.add(f"{prefix}2", f"{label}: score_parsed, C / numpy",
+                     f"{t_c * 1e3:.1f} ms / {t_np * 1e3:.1f} ms = {t_np / t_c:.1f}x slower", how=how)
+            report = lambda: score_submission(csv_path, truth).to_json()  # noqa: E731  (the JSON: compared below)
+            (t_c, r_c), (t_np, r_np) = self.best_of_interleaved(with_kernel("c", report), with_kernel("numpy", report))
+            self.add(f"{prefix}3", f"{label}: score_submission + JSON report, C / numpy",
+                     f"{t_c * 1e3:.1f} ms / {t_np * 1e3:.1f} ms = {t_np / t_c:.1f}x slower", how=how)
+            same = r_c == r_np and v_c.problems == v_np.problems and v_c.submission.packed == v_np.submission.packed
+            self.add(f"{prefix}4", f"{label}: same parsed rows and JSON report with both kernels",
+                     "yes" if same else "NO", "identical", "PASS" if same else "FAIL")
+
+        rng = np.random.default_rng(6)  # the kernels alone: 20 rankings of 100,000 configs with ties, as in m2
+        ranks = np.concatenate([rng.integers(0, 90_000, 100_000) for _ in range(20)]).astype(np.int32)
+        args = ranks, np.full(20, 100_000, np.int64), np.full(20, 90_000, np.int64)
+        (t_c, c), (t_np, fallback) = self.best_of_interleaved(lambda: kernels._native.inversions(*args),
+                                                              lambda: kernels.kernels_numpy.inversions(*args))
+        self.add("6c", "inversions alone, 20 x 100,000 values, C / numpy",
+                 f"{t_c * 1e3:.1f} ms / {t_np * 1e3:.1f} ms = {t_np / t_c:.1f}x slower"
+                 f"{'' if c == fallback else ' (COUNTS DIFFER)'}", how=how, status="info" if c == fallback else "FAIL")
+
 MEASUREMENTS = {
     "1": ("Kaggle-shaped test submission (844 tile + 50 layout graphs)", Bench.m1_test_submission),
     "2": ("valid-shaped submission, 20 layout graphs x 100,000 configs", Bench.m2_large_valid),
     "3": ("ground truth from a layout npz with >= 1 GB of node_config_feat", Bench.m3_big_npz),
     "4": ("CLI cold start on the demo", Bench.m4_cli_cold_start),
     "5": ("solution file vs npz tree (Kaggle-shaped test split)", Bench.m5_solution_file),
+    "6": ("kernels: the numpy fallback against the C extension, same inputs", Bench.m6_kernels),
 }
 
 
@@ -281,8 +333,10 @@ def cpu_model() -> str:
 
 def stale_build_warning() -> str | None:
     """A warning when _native.c is newer than the compiled module the venv imports."""
-    from tpugraphs_eval import _native
+    from tpugraphs_eval.kernels import _native
 
+    if _native is None:
+        return "WARNING: the C extension is not built: the bench times the numpy fallback (measurement 6 fails)"
     source = Path(tpugraphs_eval.__file__).with_name("_native.c")
     built = Path(_native.__file__)
     if source.exists() and source.stat().st_mtime > built.stat().st_mtime:
@@ -306,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (3 in-process, 3 subprocess runs)")
     parser.add_argument("--repeats", type=int, help="in-process repeats, best of N (default 7; --quick 3)")
     parser.add_argument("--runs", type=int, help="subprocess runs, median of N (default 7; --quick 3)")
-    parser.add_argument("--only", default="1,2,3,4,5", help="measurements to run, e.g. 1,3 (default all)")
+    parser.add_argument("--only", default="1,2,3,4,5,6", help="measurements to run, e.g. 1,3 (default all)")
     parser.add_argument("--workdir", type=Path, help="where generated files go (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (not the 1 GB npz)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of score_submission")

@@ -56,3 +56,19 @@ def demo_solution(demo_root, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("demo-solution") / "test.parquet"
     build_solution(demo_root, "test", path)
     return path
+
+
+@pytest.fixture(scope="module", params=["c", "numpy"])
+def kernel(request):
+    """Runs a module's tests once with each kernel of the hot loops (tpugraphs_eval.kernels): the C extension
+    (skipped where it was not built) and the numpy fallback; subprocesses get it through TPUGRAPHS_KERNEL.
+    Modules opt in with ``pytestmark = pytest.mark.usefixtures("kernel")``."""
+    from tpugraphs_eval import kernels
+
+    if request.param == "c" and kernels._native is None:
+        pytest.skip("the C extension tpugraphs_eval._native was not built")
+    previous = kernels.use(request.param)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(kernels.ENV_VAR, request.param)
+        yield kernels.active()
+    kernels.use(previous)

@@ -39,6 +39,8 @@ from badinput import (
 from tpugraphs_eval import resolve_data_root, scan_catalog, validate_submission
 from tpugraphs_eval.submission.problems import CODES, Severity
 
+pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
+
 # --- malformed submissions, strict mode -----------------------------------------------------------
 
 

@@ -26,6 +26,8 @@ from tpugraphs_eval import Options, load_ground_truth, resolve_data_root, score_
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.submission.problems import CODES, Severity
 
+pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
+
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from download_helpers import LAYOUT_TAR, TILE_TAR, npz_bytes, official, serve, tar_bytes
 
-from tpugraphs_eval.catalog import REAL_GRAPH_COUNTS
+from tpugraphs_eval.dataset import REAL_GRAPH_COUNTS
 import tpugraphs_kit.extract as extract_module
 from tpugraphs_kit.cli_data import main as data_main
 from tpugraphs_kit.download import download, fetch
@@ -307,7 +307,7 @@ def test_tar_bomb_stops_at_the_first_header_over_a_limit(tmp_path):
 
 
 def test_default_limits_are_far_above_the_real_archives():
-    """Real counts from tpugraphs_eval.catalog (the paper's Table 1): the largest split has 5709 tile graphs."""
+    """Real counts from tpugraphs_eval.dataset (the paper's Table 1): the largest split has 5709 tile graphs."""
     largest = max(max(counts.values()) for counts in REAL_GRAPH_COUNTS.values())
     assert MAX_MEMBERS >= 10 * (largest + 10)  # a member per graph, plus a few folders
     assert MAX_BYTES >= 200 * 10**9  # the largest official tar is tens of GB

@@ -24,6 +24,8 @@ from tpugraphs_eval import (
 )
 from tpugraphs_eval.commands import evaluate as cli
 
+pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
+
 UNET = "unet_3d.4x4.bf16"
 VALID_IDS = ("tile:xla:inception_v3_batch_128_train_426e203f19335d17",
              f"layout:xla:default:{UNET}", f"layout:xla:random:{UNET}")

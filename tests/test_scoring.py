@@ -14,7 +14,10 @@ import naive_scorer
 import numpy as np
 import pytest
 
-from tpugraphs_eval import Options, load_ground_truth, resolve_data_root, scan_catalog, score_submission
+import naive_scorer
+from tpugraphs_eval import BY_NAME, Options, load_ground_truth, resolve_data_root, scan_catalog, score_submission
+
+pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
 
 
 def write_root(tmp_path: Path, graphs: dict[str, np.ndarray], split: str = "valid") -> Path:
@@ -234,3 +237,31 @@ def test_lenient_partial_layout_rows_cannot_game_the_mean(demo_root):
         for name, result in report.collections.items():
             if name.startswith("layout:"):
                 assert not result.undefined and abs(result.value) < 0.1  # near 0, as Kaggle scored short rows
+
+
+def test_means_are_correctly_rounded_on_every_python():
+    """Collection values, tile program means and the overall are ``math.fsum(v) / n``: the exactly rounded sum
+    (worked out here with fractions), whatever the builtin ``sum`` does (compensated since Python 3.12)."""
+    from fractions import Fraction
+
+    from tpugraphs_eval.report.report import Scores
+    from tpugraphs_eval.scoring.score import CollectionResult
+
+    def exact_mean(values):
+        return float(sum(map(Fraction, values))) / len(values)
+
+    def result(name: str, values: list[float]) -> CollectionResult:
+        metric = "score" if name == "tile:xla" else "kendall_tau"
+        return CollectionResult(BY_NAME[name], [f"{name}:p_{i}" for i in range(len(values))],
+                                {metric: np.array(values)}, np.full(len(values), 2))
+
+    tile_values = [0.1] * 10 + [0.7, 1e-17, 0.3]  # on 3.11, sum([0.1] * 10) is 0.9999999999999999
+    tile = result("tile:xla", tile_values)
+    assert tile.value == exact_mean(tile_values)
+    assert tile.programs() == {"p": {"score": exact_mean(tile_values), "n_graphs": 13}}
+    layouts = {"layout:xla:default": result("layout:xla:default", [0.1, math.nan, 0.1]),  # NaN: undefined, left out
+               "layout:xla:random": result("layout:xla:random", [0.2]),
+               "layout:nlp:default": result("layout:nlp:default", [0.3])}
+    assert [r.value for r in layouts.values()] == [0.1, 0.2, 0.3]
+    # 3.11's sum: 0.1 + 0.2 + 0.3 = 0.6000000000000001, over 3 = 0.20000000000000004; exactly rounded: 0.6, 0.19999999999999998
+    assert Scores(layouts).overall == exact_mean([0.1, 0.2, 0.3]) == 0.19999999999999998

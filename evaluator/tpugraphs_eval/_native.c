@@ -14,7 +14,7 @@
  *       pairs of a strict ranking whose predicted order is the array order: O(n log n) with a bitset
  *       and a Fenwick tree over its words (permutation_inversions). Returns packed native int64.
  *
- * Both release the GIL while they work. Neither defines a metric: tpugraphs_eval.metrics does.
+ * Both release the GIL while they work. Neither defines a metric: tpugraphs_eval.scoring.metrics does.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import zlib
 from collections.abc import Iterable
@@ -146,6 +147,6 @@ def random_expectations(truth: GroundTruth, *, draws: int = 0, seed: int = 0, op
                         samples[name].setdefault(metric, []).append(value)
     for name, metrics in samples.items():
         out[name].draws = draws
-        out[name].estimated = {m: float(np.mean(v)) for m, v in metrics.items()}
+        out[name].estimated = {m: math.fsum(v) / len(v) for m, v in metrics.items()}  # tpugraphs_eval.scoring.metrics: Means
         out[name].spread = {m: float(np.std(v, ddof=1)) if len(v) > 1 else 0.0 for m, v in metrics.items()}
     return out

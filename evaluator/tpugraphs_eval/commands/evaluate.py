@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from .. import kernels
 from .._version import __version__
 from ..api import check_protocol, score_submission, validation_report
 from ..atomicfile import write_atomically
@@ -36,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate and score a TpuGraphs submission (ID,TopConfigs CSV). "
                     "`tpugraphs-eval SUBMISSION ...` is short for `tpugraphs-eval score SUBMISSION ...`.",
         epilog="Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem, 3 internal error.")
-    parser.add_argument("--version", action="version", version=f"tpugraphs-eval {__version__}")
+    parser.add_argument("--version", action="version",
+                        version=f"tpugraphs-eval {__version__} (kernel: {kernels.active().description})")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):

@@ -46,7 +46,7 @@ def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndar
         per_graph: collection → (G,) primary metric per graph of the leaderboard (NaN: undefined).
         draws: collection → (B, G) drawn positions (:func:`draw`).
     """
-    total = count = None
+    total = count = None  # numpy's pairwise sums along the resamples' axis: see metrics, "Means"
     for name, positions in draws.items():
         values = per_graph[name][positions]
         if np.isnan(per_graph[name]).any():

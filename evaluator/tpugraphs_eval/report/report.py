@@ -43,7 +43,7 @@ class Scores:
     def overall(self) -> float | None:
         """Unweighted mean of the defined collection values (SPEC §3.3); None when there is none."""
         values = [r.value for r in self.collections.values() if r.value is not None]
-        return sum(values) / len(values) if values else None
+        return math.fsum(values) / len(values) if values else None  # fsum: the same bits on every Python
 
     def normalised(self) -> dict[str, float | None]:
         """Collection → ``(value - random) / (oracle - random)``: 0 is chance, 1 is the oracle."""

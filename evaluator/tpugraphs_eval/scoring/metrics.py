@@ -3,7 +3,7 @@
 Sources (SPEC §3):
 - Kendall's tau-b: as ``scipy.stats.kendalltau`` computes it by default (Knight's O(n log n)
   algorithm; the official ``layout_evaluate.py`` calls scipy on model scores). The discordant pairs
-  are counted in C (:mod:`tpugraphs_eval._native`, a Fenwick tree over dense runtime ranks); the final
+  are counted by :mod:`kernels` (C: a Fenwick tree over dense runtime ranks; else numpy); the final
   formula is scipy's, term for term, so values agree with scipy to the last bit in practice (tests
   assert |diff| <= 1e-12).
 - Tile score (Kaggle): ``2 - min(top-K runtimes) / min(all runtimes)``, K = 5.
@@ -11,6 +11,15 @@ Sources (SPEC §3):
   ``layout_evaluate.py``): ``min(first k runtimes of the ranking) / min(reference runtimes) - 1``.
 
 Runtimes are in ns (tile: possibly divided by the normalizer); only their order and ratios matter.
+
+Means (the one rule, for the evaluator and the kit): a mean of floats that is reported (collection
+values, the overall, references, tile programs, the kit's random-baseline estimates) is
+``math.fsum(values) / n``: the correctly rounded sum, so the same bits on every Python version (builtin
+``sum`` of floats became compensated in 3.12, which changed last digits) and in any order. Only where a
+mean is taken over thousands of rows at once (the leaderboard bootstrap, the kit's feature scaling) is
+it numpy's ``sum``/``mean`` along an axis: numpy's pairwise summation, which the Python version does not
+change either (tests/test_leaderboard_demo.py holds the demo leaderboard to the committed bytes on every
+Python that CI finds).
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ import math
 
 import numpy as np
 
-from .. import _native
+from .. import kernels
 
 
 def tied_pairs(counts: np.ndarray) -> int:
@@ -44,7 +53,7 @@ def dense_ranks(values: np.ndarray) -> tuple[np.ndarray, int, int]:
 
 
 def discordant_pairs(ranks: np.ndarray, lengths: np.ndarray, n_values: np.ndarray) -> np.ndarray:
-    """Discordant pairs of several strict rankings at once (C, Fenwick tree; the GIL is released).
+    """Discordant pairs of several strict rankings at once (:mod:`kernels`: C with the GIL released, or numpy).
 
     Args:
         ranks: (sum(lengths),) int32, per ranking the dense rank of the runtime of the config ranked
@@ -55,9 +64,9 @@ def discordant_pairs(ranks: np.ndarray, lengths: np.ndarray, n_values: np.ndarra
     Returns:
         (R,) int64: pairs i < j with ranks[i] > ranks[j] within each ranking.
     """
-    counts = _native.inversions(np.ascontiguousarray(ranks, dtype=np.int32),
-                                np.ascontiguousarray(lengths, dtype=np.int64),
-                                np.ascontiguousarray(n_values, dtype=np.int64))
+    counts = kernels.active().inversions(np.ascontiguousarray(ranks, dtype=np.int32),
+                                         np.ascontiguousarray(lengths, dtype=np.int64),
+                                         np.ascontiguousarray(n_values, dtype=np.int64))
     return np.frombuffer(counts, dtype=np.int64)
 
 

@@ -103,5 +103,6 @@ def collection_references(truth: GroundTruth, eval_indices: EvalIndices | None =
     for name, (random, oracle) in graph_references(truth, eval_indices).items():
         keep = ~np.isnan(oracle) if masks is None else masks[name] & ~np.isnan(oracle)
         if keep.any():
-            out[name] = References(float(random[keep].mean()), float(oracle[keep].mean()))
+            out[name] = References(math.fsum(random[keep].tolist()) / keep.sum(),  # metrics: Means
+                                   math.fsum(oracle[keep].tolist()) / keep.sum())
     return out

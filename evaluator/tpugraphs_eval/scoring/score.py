@@ -61,7 +61,7 @@ class CollectionResult:
         out: dict[str, float | None] = {}
         for name, values in self.per_graph.items():
             defined = values[~np.isnan(values)]
-            out[name] = float(defined.mean()) if defined.size else None
+            out[name] = math.fsum(defined.tolist()) / defined.size if defined.size else None  # metrics: Means
         return out
 
     @property
@@ -79,10 +79,10 @@ class CollectionResult:
             return {}
         names = [i.rpartition(":")[2] for i in self.ids]
         labels, group = np.unique([n.rsplit("_", 1)[0] if "_" in n else n for n in names], return_inverse=True)
-        n_graphs = np.bincount(group)
-        sums = {m: np.bincount(group, weights=v) for m, v in self.per_graph.items()}
-        return {label: {**{m: float(sums[m][i] / n_graphs[i]) for m in sums}, "n_graphs": int(n_graphs[i])}
-                for i, label in enumerate(labels.tolist())}
+        members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
+        return {label: {**{m: math.fsum(v[at].tolist()) / at.size for m, v in self.per_graph.items()},  # metrics: Means
+                        "n_graphs": int(at.size)}
+                for label, at in zip(labels.tolist(), members)}
 
     @property
     def undefined(self) -> list[str]:

@@ -1,6 +1,6 @@
 """Stage 2b of validation: what exactly is wrong with one TopConfigs field.
 
-Every row first gets the fast check ``_native.scan_indices`` (in C, see :mod:`validation`); only fields
+Every row first gets the fast check ``scan_indices`` (:mod:`kernels`, see :mod:`validation`); only fields
 it does not pass as clean come to :func:`diagnose`, which names each problem (SPEC §2) and keeps what
 lenient mode may score.
 """
@@ -20,7 +20,7 @@ _NEGATIVE = re.compile(r"-[0-9]*[1-9][0-9]*")  # "-0" is not a negative number: 
 _MAX_DIGITS = 18
 """Longer digit runs are not converted (Python refuses int() of > 4300 digits); they are out of range anyway."""
 _BAD_TOKEN = 1
-"""The flag ``_native.scan_indices`` sets for an empty, non-digit or over-long token."""
+"""The flag ``scan_indices`` (:mod:`kernels`) sets for an empty, non-digit or over-long token."""
 _FLOAT_LIKE = re.compile(r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9.]+[eE][+-]?[0-9]+)")
 
 
@@ -97,7 +97,7 @@ def diagnose(configs: bytes | memoryview, kind: Kind, n_configs: int | None,
         kind: ``tile`` or ``layout``.
         n_configs: the graph's number of configurations c, or None when the ID is unknown (then only
             the syntax is checked).
-        scanned: ``_native.scan_indices(configs, ...)``'s result when already computed: a field without
+        scanned: ``scan_indices(configs, ...)``'s result (:mod:`kernels`) when already computed: a field without
             bad tokens is then checked with numpy on its values, whatever its length.
 
     Problem codes (see :mod:`problems`): EMPTY_CONFIGS, EMPTY_TOKEN, NON_INTEGER, NEGATIVE_INDEX,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._native import scan_indices
+from .. import kernels
 from ..dataset import split_submission_id
 from ..display import shorten
 from ..truth.groundtruth import SplitCatalog
@@ -80,7 +80,7 @@ class Validation:
 def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode: Mode = "strict") -> Validation:
     """Check a submission against the graphs of a split, reporting every problem in one pass.
 
-    Every row first gets the fast check ``_native.scan_indices`` (C: plain integers, in range, no
+    Every row first gets the fast check ``scan_indices`` (:mod:`kernels`: plain integers, in range, no
     repeats, in one pass); only rows it does not pass as clean are diagnosed in detail
     (:func:`indices.diagnose`).
 
@@ -96,6 +96,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     Raises:
         UsageError: ``source`` cannot be read (a missing path, a folder, a text-mode file object).
     """
+    scan_indices = kernels.active().scan_indices
     log = ProblemLog(mode)
     csv_file = SubmissionCsv(read_submission_bytes(source), log)
     hints = IdHints(catalog)
@@ -159,7 +160,7 @@ def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog:
         log.add(*hints.explain(graph_id), line=line, id=shorten(graph_id))
     else:
         log.add(code, "", line=line)  # counted, not listed: no need to work out a hint
-    scanned = scan_indices(configs, -1)
+    scanned = kernels.active().scan_indices(configs, -1)
     if scanned[2]:
         for code, message in diagnose(configs, "layout", None, scanned).problems:
             log.add(code, message, line=line, id=shorten(graph_id))
