@@ -19,7 +19,7 @@ from tpugraphs_kit.cli_data import main as data_main
 
 
 def test_list_graphs_demo_counts(demo_root):
-    """Counts published by the demo generator (README "Data": 80/24/40 tile, 6/3/3 per layout collection)."""
+    """Counts published by the demo generator (docs/kit.md "Data": 80/24/40 tile, 6/3/3 per layout collection)."""
     assert [len(list_graphs(demo_root, "tile:xla", s)) for s in ("train", "valid", "test")] == [80, 24, 40]
     for name in ("layout:xla:default", "layout:xla:random", "layout:nlp:default", "layout:nlp:random"):
         assert [len(list_graphs("demo", name, s)) for s in ("train", "valid", "test")] == [6, 3, 3]

@@ -21,7 +21,7 @@ from ..display import safe
 from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
 from ..options import CONFIG_PROTOCOLS, Options
 from ..report.report import Report
-from ..submission.problems import CODES
+from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
 from ..truth.groundtruth import TILE_RUNTIMES
 from ..truth.npzread import load_ground_truth, scan_catalog
@@ -78,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
                                   "(for --configs official; the demo brings its own)")
             sub.add_argument("--per-graph", action="store_true",
                              help="also print every graph's metrics (and tile means per program)")
-    commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
+    codes = commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
+    codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
     solution = commands.add_parser("solution", help="organiser tools: build a solution file",
                                    description="organiser tools: build a solution file")
     solution_commands = solution.add_subparsers(dest="solution_command", metavar="ACTION", required=True)
@@ -168,7 +169,10 @@ def run(argv: list[str]) -> int:
         _parser().print_help()
         return EXIT_USAGE_OR_DATA
     if args.command == "codes":
-        _print_codes()
+        if args.markdown:
+            print(codes_markdown(), end="")
+        else:
+            _print_codes()
         return EXIT_OK
     if args.command == "solution":
         return _build_solution(args)

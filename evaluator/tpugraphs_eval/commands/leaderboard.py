@@ -16,7 +16,7 @@ from .._version import __version__
 from ..display import safe
 from ..errors import EXIT_INVALID, EXIT_OK
 from ..leaderboard.build import BuildResult, build_leaderboard
-from ..leaderboard.codes import LEADERBOARD_CODES
+from ..leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
 from ..leaderboard.output import OUTPUT_FILES
 from ..leaderboard.scorer import DEFAULT_MAX_BYTES, ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
         "build", help="score every submission of a folder and write leaderboard.{csv,md,json,html}",
         description="SUBMISSIONS_DIR holds one folder per team (its name is the team's), each holding submission "
                     "CSVs, each optionally with metadata NAME.json next to NAME.csv: {\"submitted\": ISO-8601, "
-                    "\"description\": str, \"selected\": bool}. See README, section Leaderboards.")
+                    "\"description\": str, \"selected\": bool}. See docs/leaderboard.md.")
     build.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR")
     build.add_argument("--solution", required=True, type=Path, metavar="FILE",
                        help="the solution file (`tpugraphs-eval solution build`)")
@@ -69,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--workers", type=int_at_least(1), metavar="N")
     demo.add_argument("--no-progress", action="store_true")
     demo.add_argument("--quiet", "-q", action="store_true")
-    commands.add_parser("codes", help="list the leaderboard's own problem codes")
+    codes = commands.add_parser("codes", help="list the leaderboard's own problem codes")
+    codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
     return parser
 
 
@@ -105,6 +106,9 @@ def _summary(result: BuildResult, out: Path) -> str:
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
     args = _parser().parse_args(argv)
+    if args.command == "codes" and args.markdown:
+        print(leaderboard_codes_markdown(), end="")
+        return EXIT_OK
     if args.command == "codes":
         for code, (severity, meaning) in LEADERBOARD_CODES.items():
             print(f"{code:24} {severity:8} {meaning}")

@@ -6,8 +6,8 @@ Quick use::
     result = build_leaderboard("submissions/", "solution.parquet", "leaderboards/NAME")
     result.document["teams"][0]   # the leader: rank, team, overall, collections, intervals, ...
 
-Command line: ``tpugraphs-leaderboard build SUBMISSIONS_DIR --solution FILE -o DIR`` (see README,
-"Leaderboards", for the folder layout, the rules and the outputs).
+Command line: ``tpugraphs-leaderboard build SUBMISSIONS_DIR --solution FILE -o DIR`` (see
+docs/leaderboard.md for the folder layout, the rules and the outputs).
 """
 
 from .build import BuildResult, build_leaderboard

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..submission.problems import markdown_cell
+
 LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
     "SUBMISSION_UNREADABLE": ("error", "The submission file cannot be read (permissions, vanished, not a regular "
                                        "file): it is recorded unscored."),
@@ -26,6 +28,15 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
                                    "undefined on that leaderboard's graphs): it cannot rank."),
 }
 """Code → (severity, meaning)."""
+
+
+def leaderboard_codes_markdown() -> str:
+    """The leaderboard's codes as a Markdown table (``| code | severity | meaning |``) in registry order;
+    ``docs/codes.md`` holds exactly this text (``tpugraphs-leaderboard codes --markdown``)."""
+    rows = ["| code | severity | meaning |", "|---|---|---|"]
+    rows += [f"| `{code}` | {severity} | {markdown_cell(meaning)} |"
+             for code, (severity, meaning) in LEADERBOARD_CODES.items()]
+    return "\n".join(rows) + "\n"
 
 
 def note(code: str, message: str) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The submissions folder: one sub-folder per team holding CSV files, each with optional metadata.
 
-Layout (README "Leaderboards")::
+Layout (docs/leaderboard.md)::
 
     SUBMISSIONS_DIR/
       <team>/              the folder name is the team name

@@ -1,6 +1,6 @@
 """Teams from submissions: each team's final submissions, its score on a leaderboard, and ranks with ties.
 
-Rules (README "Leaderboards", after Kaggle's):
+Rules (docs/leaderboard.md, after Kaggle's):
 
 - **Public leaderboard**: a team's score is the best public overall of all its valid submissions.
 - **Private leaderboard**: a team's score is the best private overall of its *final* submissions: the

@@ -1,6 +1,6 @@
 """How sure is a rank? A paired, stratified bootstrap over graphs, and the public→private shake-up.
 
-Method (README "Leaderboards"; Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13
+Method (docs/leaderboard.md; Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13
 for the percentile interval):
 
 - A resample draws, for each collection separately (stratified), as many of the leaderboard's graphs

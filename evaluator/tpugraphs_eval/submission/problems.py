@@ -84,6 +84,19 @@ _TABLE: tuple[Code, ...] = (
 CODES: dict[str, Code] = {code.name: code for code in _TABLE}
 
 
+def markdown_cell(text: str) -> str:
+    """``text`` made safe for one cell of a Markdown table (``|`` escaped)."""
+    return text.replace("|", "\\|")
+
+
+def codes_markdown() -> str:
+    """The problem codes as a Markdown table (``| code | strict | lenient | meaning |``), one row per code of
+    :data:`CODES` in registry order; ``docs/codes.md`` holds exactly this text (``tpugraphs-eval codes --markdown``)."""
+    rows = ["| code | strict | lenient | meaning |", "|---|---|---|---|"]
+    rows += [f"| `{c.name}` | {c.strict} | {c.lenient} | {markdown_cell(c.meaning)} |" for c in CODES.values()]
+    return "\n".join(rows) + "\n"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found in a submission.
