@@ -126,6 +126,9 @@ def tar_bytes(members: list[tuple[str, bytes | None, dict]]) -> bytes:
             if data is not None:
                 info.size = len(data)
                 tar.addfile(info, io.BytesIO(data))
+            elif info.isreg() and info.size:  # a header that declares data it does not hold (Python 3.13's
+                tar.fileobj.write(info.tobuf(tar.format, tar.encoding, tar.errors))  # addfile refuses that)
+                tar.offset += tarfile.BLOCKSIZE
             else:
                 tar.addfile(info)
     return buffer.getvalue()
