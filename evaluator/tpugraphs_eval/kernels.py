@@ -1,7 +1,7 @@
 """Which code runs the two hot loops: the C extension, or its numpy fallback (the only place that chooses).
 
-The hot loops are ``scan_indices`` (the fast check of every TopConfigs field, :mod:`validation`) and
-``inversions`` (the discordant pairs behind Kendall's tau, :mod:`metrics`). The C extension
+The hot loops are ``scan_indices`` (the fast check of every TopConfigs field, :mod:`.submission.validation`) and
+``inversions`` (the discordant pairs behind Kendall's tau, :mod:`.scoring.metrics`). The C extension
 ``tpugraphs_eval._native`` (``_native.c``) is built at install when a C compiler is there; it is optional
 (pyproject.toml), and without it :mod:`kernels_numpy` gives the same results, more slowly (figures in
 bench/README.md). Environment variable ``TPUGRAPHS_KERNEL``: ``c`` (the C extension, an error if it was

@@ -1,4 +1,4 @@
-"""The one result object of an evaluation; terminal tables and JSON are views of it (:mod:`render`)."""
+"""The one result object of an evaluation; terminal tables and JSON are views of it (:mod:`.terminal`)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class Scores:
 
     Attributes:
         collections: collection → per-graph results over these graphs.
-        references: collection → expected random and oracle values over these graphs (:mod:`references`).
+        references: collection → expected random and oracle values over these graphs (:mod:`..scoring.references`).
     """
 
     collections: dict[str, CollectionResult] = field(default_factory=dict)

@@ -1,6 +1,6 @@
 """Stage 2b of validation: what exactly is wrong with one TopConfigs field.
 
-Every row first gets the fast check ``scan_indices`` (:mod:`kernels`, see :mod:`validation`); only fields
+Every row first gets the fast check ``scan_indices`` (:mod:`..kernels`, see :mod:`.validation`); only fields
 it does not pass as clean come to :func:`diagnose`, which names each problem (SPEC §2) and keeps what
 lenient mode may score.
 """

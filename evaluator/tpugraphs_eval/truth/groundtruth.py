@@ -2,7 +2,7 @@
 
 The data model, and :func:`build_ground_truth`, which makes it from per-graph arrays whatever their
 source: the ``.npz`` files of a data root (:mod:`npzread`), a solution file (:mod:`solution`), or a
-Kaggle-style solution table (:mod:`kaggle_metric`). Keys and dtypes: SPEC §1.
+Kaggle-style solution table (:mod:`..hosting.kaggle_metric`). Keys and dtypes: SPEC §1.
 """
 
 from __future__ import annotations
