@@ -9,6 +9,7 @@ written), 130 interrupted (nothing written).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -132,6 +133,8 @@ def run(argv: list[str]) -> int:
     finally:
         for bar in bars:
             bar.stop()
+    for item in result.notes:
+        print(f"tpugraphs-leaderboard: warning: [{item['code']}] {safe(item['message'])}", file=sys.stderr)
     if not args.quiet:
         print(_summary(result, args.output))
     bad = result.document["counts"]["invalid"] + result.document["counts"]["error"]

@@ -43,8 +43,10 @@ class BuildResult:
         document: the leaderboard document (``leaderboard.json``'s content).
         files: output file name → text written.
         counts: ``cached`` (records from the cache), ``scored`` (scored now), ``unread`` (too large or
-            unreadable), ``pruned`` (stale cache entries removed), ``corrupt`` (unreadable cache entries,
+            unreadable), ``pruned`` (stale cache entries removed), ``corrupt`` (unusable cache entries,
             rescored).
+        notes: what the build itself met, not part of any output (the outputs depend on the inputs only):
+            a ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable cache entry.
         seconds: wall time of each step: ``read`` (folder and solution), ``score``, ``assemble``
             (standings and bootstrap), ``write`` (render and write). Not part of any output.
     """
@@ -53,6 +55,7 @@ class BuildResult:
     files: dict[str, str]
     counts: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    notes: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _check_paths(submissions: Path, out: Path) -> None:
@@ -132,4 +135,4 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
     except OSError:
         counts["pruned"] = 0
     counts["corrupt"] = cache.corrupt
-    return BuildResult(document, files, counts, seconds)
+    return BuildResult(document, files, counts, seconds, cache.notes)

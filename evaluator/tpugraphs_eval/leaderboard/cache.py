@@ -1,64 +1,185 @@
 """The score cache: a scored submission is not scored again while its bytes, the solution and the options stay.
 
 One JSON file per scored submission in the cache folder (default ``OUT/.cache/``), named by the sha256
-of its key: (cache format, submission sha256, the solution's ``ground_truth_sha256``, evaluator
-version, options). The file holds the submission's record (:func:`scorer.record_of`). An unreadable or
-inconsistent cache file is treated as a miss and rewritten. After a successful build the folder holds
-exactly the entries of that build (:meth:`ScoreCache.prune`).
+of its key (:func:`cache_key`): the cache format, the submission's sha256, the solution's digest
+(:func:`solution_digest`: every runtime and normalizer, every graph's Public/Private usage and the whole
+manifest, so a solution rebuilt with another seed or public fraction shares no entry with the old one),
+the package version and every scoring option. The file holds ``{"key": ..., "record": ...}``, the
+record of :func:`scorer.record_of`. An entry that cannot be used (unreadable, truncated JSON, another
+key, a record of the wrong shape or types: :func:`record_fault`) is a miss: the submission is scored
+again, the entry rewritten, and a ``CACHE_ENTRY_CORRUPT`` note kept (:attr:`ScoreCache.notes`). After a
+successful build the folder holds exactly the entries of that build (:meth:`ScoreCache.prune`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._version import __version__
+from ..truth.groundtruth import GroundTruth
+from .codes import note
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+"""2: keyed by :func:`solution_digest` (1 was keyed by the runtimes' sha256 alone, blind to the usage)."""
+BOARDS = ("public", "private")
+"""The leaderboards whose per-graph values a scored record holds."""
 
 
-def cache_key(submission_sha256: str, ground_truth_sha256: str, options: dict[str, Any]) -> str:
-    """The hex sha256 naming a record: everything a score depends on."""
-    key = {"format": CACHE_FORMAT, "submission": submission_sha256, "ground_truth": ground_truth_sha256,
-           "evaluator": __version__, "options": options}
+def solution_digest(truth: GroundTruth, manifest: dict[str, Any]) -> str:
+    """The hex sha256 of everything in a solution a score depends on.
+
+    Covers ``truth.sha256`` (every graph's name, runtimes and normalizers as stored), the tile runtime
+    (``normalized``/``raw``), each collection's (G,) Public mask in graph order, and the whole manifest
+    (split, source, counts, and how Usage was assigned: seed and public fraction, or the usage file's
+    sha256; :mod:`tpugraphs_eval.truth.solution`).
+    """
+    digest = hashlib.sha256()
+    digest.update(json.dumps({"ground_truth": truth.sha256, "tile_runtime": truth.tile_runtime,
+                              "manifest": manifest}, sort_keys=True, default=str).encode())
+    for name, collection in truth.collections.items():
+        public = np.zeros(0, dtype=bool) if collection.public is None else np.asarray(collection.public, dtype=bool)
+        digest.update(f"\0{name}:{public.size}:".encode() + np.packbits(public).tobytes())
+    return digest.hexdigest()
+
+
+def cache_key(submission_sha256: str, solution: str, options: dict[str, Any]) -> str:
+    """The hex sha256 naming a record: the cache format, the submission's sha256, the solution's
+    :func:`solution_digest`, the package version and the options (``Options.to_dict()``)."""
+    key = {"format": CACHE_FORMAT, "submission": submission_sha256, "solution": solution,
+           "version": __version__, "options": options}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
+def board_shape(truth: GroundTruth) -> dict[str, dict[str, int]]:
+    """Board → collection → number of that board's graphs: the length of a record's per-graph arrays."""
+    return {board: {name: int(t.public.sum() if board == "public" else (~t.public).sum())
+                    for name, t in truth.collections.items()} for board in BOARDS}
+
+
+def _number(value: object) -> bool:
+    """A finite JSON number or null (what a score is: None when undefined)."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
+
+
+def _scores_fault(boards: object, collections: dict[str, int]) -> str | None:
+    if not isinstance(boards, dict) or set(boards) != {*BOARDS, "all"}:
+        return "`boards` must map public, private and all"
+    for board, scores in boards.items():
+        if not isinstance(scores, dict) or not _number(scores.get("overall")) or not isinstance(
+                scores.get("collections"), dict):
+            return f"`boards.{board}` must hold a numeric `overall` and `collections`"
+        values = scores["collections"]
+        if not set(values) <= set(collections) or not all(_number(v) for v in values.values()):
+            return f"`boards.{board}.collections` must map known collections to numbers"
+    return None
+
+
+def _per_graph_fault(per_graph: object, shape: dict[str, dict[str, int]]) -> str | None:
+    if not isinstance(per_graph, dict) or set(per_graph) != set(BOARDS):
+        return "`per_graph` must map public and private"
+    for board in BOARDS:
+        arrays = per_graph[board]
+        if not isinstance(arrays, dict) or set(arrays) != set(shape[board]):
+            return f"`per_graph.{board}` must map every collection of the solution"
+        for name, text in arrays.items():
+            try:
+                size = len(base64.b64decode(text, validate=True)) if isinstance(text, str) else -1
+            except (binascii.Error, ValueError):
+                size = -1
+            if size != 8 * shape[board][name]:
+                return f"`per_graph.{board}.{name}` is not {shape[board][name]} base64 float64 values"
+    return None
+
+
+def record_fault(record: object, submission_sha256: str, shape: dict[str, dict[str, int]]) -> str | None:
+    """Why ``record`` cannot be the record of the submission with that sha256, or None when it can.
+
+    Checks the shape and types :func:`scorer.record_of` writes: ``status`` (``scored``/``invalid``),
+    ``sha256`` (equal to ``submission_sha256``), integer ``n_rows``/``n_errors``, ``problem_counts`` (code →
+    int), ``problems`` (objects with a string ``code`` and ``message``) and, when scored, ``boards``
+    (finite numbers or null) and ``per_graph`` (base64 float64 arrays of the lengths in ``shape``:
+    :func:`board_shape`).
+    """
+    if not isinstance(record, dict):
+        return f"the record is {type(record).__name__}, not an object"
+    if record.get("status") not in ("scored", "invalid"):
+        return "`status` is neither scored nor invalid"
+    if record.get("sha256") != submission_sha256:
+        return "`sha256` is not the submission's"
+    if not all(isinstance(record.get(k), int) and not isinstance(record.get(k), bool) for k in ("n_rows", "n_errors")):
+        return "`n_rows` and `n_errors` must be integers"
+    counts = record.get("problem_counts")
+    if not isinstance(counts, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
+        return "`problem_counts` must map codes to integers"
+    problems = record.get("problems")
+    if not isinstance(problems, list) or not all(isinstance(p, dict) and isinstance(p.get("code"), str)
+                                                 and isinstance(p.get("message"), str) for p in problems):
+        return "`problems` must be a list of objects with a code and a message"
+    if record["status"] == "invalid":
+        return None
+    return _scores_fault(record.get("boards"), shape["public"]) or _per_graph_fault(record.get("per_graph"), shape)
+
+
 class ScoreCache:
-    """Records by key, in a folder (created on first write); ``folder=None`` disables caching."""
+    """Records by key, in a folder (created on first write); ``folder=None`` disables caching.
+
+    Attributes:
+        used: keys read or written by this build (the others are pruned).
+        notes: one ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable entry met.
+        unwritable: entries that could not be written (the build goes on without them).
+    """
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = None if folder is None else Path(folder)
         self.used: set[str] = set()
-        self.corrupt = 0
+        self.notes: list[dict[str, Any]] = []
         self.unwritable = 0
+
+    @property
+    def corrupt(self) -> int:
+        """How many unusable entries were met (each was scored again)."""
+        return len(self.notes)
 
     @property
     def empty(self) -> bool:
         """True when no entry can be found (disabled, or no entry file yet)."""
         return self.folder is None or not self.folder.is_dir() or next(self.folder.glob("*.json"), None) is None
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The cached record of ``key``, or None (absent, disabled, or unreadable: counted in :attr:`corrupt`)."""
+    def get(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]],
+            label: str = "") -> dict[str, Any] | None:
+        """The cached record of ``key``, or None: absent, disabled, or unusable (not JSON, another key,
+        :func:`record_fault`), which adds a note naming ``label`` (the submission) and the reason."""
         if self.folder is None:
             return None
         path = self.folder / f"{key}.json"
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_bytes().decode("utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError):
-            self.corrupt += 1
-            return None
-        if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("record"), dict):
-            self.corrupt += 1
-            return None
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+            return self._corrupt(label, path, f"not readable as UTF-8 JSON ({type(err).__name__})")
+        if not isinstance(data, dict) or data.get("key") != key:
+            return self._corrupt(label, path, "not an entry of this key")
+        fault = record_fault(data.get("record"), submission_sha256, shape)
+        if fault:
+            return self._corrupt(label, path, fault)
         self.used.add(key)
         return data["record"]
+
+    def _corrupt(self, label: str, path: Path, why: str) -> None:
+        self.notes.append(note("CACHE_ENTRY_CORRUPT", f"{label or path.name}: cache entry {path.name} unusable "
+                                                      f"({why}); scored again"))
+        return None
 
     def put(self, key: str, record: dict[str, Any]) -> None:
         """Store ``record`` under ``key`` (written to a temporary file, then renamed); a failure to write is

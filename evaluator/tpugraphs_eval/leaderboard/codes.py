@@ -26,6 +26,9 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
     "NO_VALID_SUBMISSION": ("warning", "The team has no valid submission: it is listed without a rank."),
     "SCORE_UNDEFINED": ("warning", "A valid submission whose leaderboard score is undefined (every collection "
                                    "undefined on that leaderboard's graphs): it cannot rank."),
+    "CACHE_ENTRY_CORRUPT": ("warning", "A score cache entry cannot be used (unreadable, truncated JSON, another key, "
+                                       "a record of the wrong shape or types): the submission is scored again and "
+                                       "the entry rewritten. Printed by the build, not part of the leaderboard."),
 }
 """Code → (severity, meaning)."""
 

@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 
 from ..api import score_submission
+from ..errors import DataError
 from ..options import Options
 from ..report.report import LEADERBOARDS
 from ..truth.groundtruth import GroundTruth
-from ..truth.solution import load_solution
-from .cache import ScoreCache, cache_key
+from ..truth.solution import load_solution, read_manifest
+from .cache import ScoreCache, board_shape, cache_key, solution_digest
 from .codes import note
 from .folder import Entry
 
@@ -83,20 +84,28 @@ def record_of(data: bytes, truth: GroundTruth, options: Options) -> dict[str, An
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(solution: str, options: Options, max_bytes: int, cache_folder: str | None) -> None:
-    """Worker initializer: load the solution once per process."""
+def _init_worker(solution: str, digest: str, options: Options, max_bytes: int, cache_folder: str | None) -> None:
+    """Worker initializer: load the solution once per process; note whether it is the one the build loaded
+    (``digest``: :func:`cache.solution_digest`), which it is not if the file was replaced meanwhile."""
     truth = load_solution(Path(solution), tile_runtime=options.tile_runtime)
-    _WORKER.update(truth=truth, options=options, max_bytes=max_bytes,
+    _WORKER.update(truth=truth, options=options, max_bytes=max_bytes, digest=digest,
+                   changed=solution_digest(truth, read_manifest(Path(solution))) != digest, solution=solution,
                    cache=ScoreCache(None if cache_folder is None else Path(cache_folder)))
 
 
 def _score_in_worker(entry: Entry) -> dict[str, Any]:
-    """Read (in the worker: no file travels between processes), score, and store in the cache, one submission."""
+    """Read (in the worker: no file travels between processes), score, and store in the cache, one submission.
+
+    Raises:
+        DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
+    """
+    if _WORKER["changed"]:
+        raise DataError(f"the solution file {_WORKER['solution']} changed during the build: build again")
     data = _read(entry, _WORKER["max_bytes"])
     if isinstance(data, dict):
         return data
     record = record_of(data, _WORKER["truth"], _WORKER["options"])
-    _WORKER["cache"].put(cache_key(record["sha256"], _WORKER["truth"].sha256, _WORKER["options"].to_dict()), record)
+    _WORKER["cache"].put(cache_key(record["sha256"], _WORKER["digest"], _WORKER["options"].to_dict()), record)
     return record
 
 
@@ -173,10 +182,15 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
         advance: called with 1 after each submission is done (a progress bar).
 
+    Cache entries are keyed by :func:`cache.cache_key` with the :func:`cache.solution_digest` of ``truth``
+    and the manifest of ``solution``; an unusable entry is scored again (a note in ``cache.notes``).
+
     Raises:
         ScoringFailed: the evaluator raised on a submission (a bug), or a worker died.
+        DataError: the solution file was replaced while workers loaded it.
     """
     records: list[dict[str, Any] | None] = [None] * len(entries)
+    digest, shape = solution_digest(truth, read_manifest(solution)), board_shape(truth)
     counts = {"cached": 0, "scored": 0, "unread": 0}
     first: list[tuple[int, int]] = []
     options_key = options.to_dict()
@@ -192,7 +206,8 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
                 yield i, data if data <= max_bytes else 0  # too large: recorded unread by the scorer
                 continue
             else:
-                hit = cache.get(cache_key(hashlib.sha256(data).hexdigest(), truth.sha256, options_key))
+                sha = hashlib.sha256(data).hexdigest()
+                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id)
                 if hit is None:
                     yield i, len(data)
                     continue
@@ -204,7 +219,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         if record["status"] == "error":  # unreadable or too large (found by the scorer's read)
             counts["unread"] += 1
         else:  # keyed by the hash of the bytes actually scored (the report's)
-            key = cache_key(record["sha256"], truth.sha256, options_key)
+            key = cache_key(record["sha256"], digest, options_key)
             if stored:  # a worker wrote the entry
                 cache.used.add(key)
             else:
@@ -222,18 +237,18 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
                 raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
             done(i, record)
     else:
-        _parallel(itertools.chain((i for i, _ in first), todo), entries, solution, options, workers, max_bytes,
-                  cache.folder, lambda i, record: done(i, record, stored=True))
+        _parallel(itertools.chain((i for i, _ in first), todo), entries, solution, digest, options, workers,
+                  max_bytes, cache.folder, lambda i, record: done(i, record, stored=True))
     return records, counts  # type: ignore[return-value]
 
 
-def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, options: Options, workers: int,
+def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest: str, options: Options, workers: int,
               max_bytes: int, cache_folder: Path | None, done: Callable[[int, dict[str, Any]], None]) -> None:
     """Score ``todo`` in worker processes (which also write the cache entries), calling ``done`` in index
     order of each batch finished."""
     pending: dict[Future, int] = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_init_worker,
-                             initargs=(str(solution), options, max_bytes,
+                             initargs=(str(solution), digest, options, max_bytes,
                                        None if cache_folder is None else str(cache_folder))) as pool:
         exhausted = False
         while True:
@@ -253,6 +268,8 @@ def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, options
                 except BrokenProcessPool as err:
                     raise ScoringFailed(f"a scoring worker died while scoring {entries[i].id} "
                                         "(out of memory?)") from err
+                except DataError:
+                    raise
                 except Exception as err:
                     raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
                 done(i, record)
