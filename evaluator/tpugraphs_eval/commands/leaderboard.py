@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("-o", "--output", required=True, type=Path, metavar="DIR", help="the leaderboard folder")
     build.add_argument("--name", help="the leaderboard's title (default: the output folder's name)")
     build.add_argument("--public-only", action="store_true",
-                       help="participant-facing: ranked by the public leaderboard, nothing private written")
+                       help="participant-facing: only what Kaggle's public leaderboard shows (per team: best public "
+                            "overall, collections, entries, last submission); nothing private, no graph")
     build.add_argument("--lenient", action="store_true", help="Kaggle-compatible validation (as tpugraphs-eval)")
     build.add_argument("--workers", type=int_at_least(1), metavar="N", help="scoring processes (default: the CPUs available)")
     build.add_argument("--resamples", type=int_at_least(1), default=DEFAULT_RESAMPLES, metavar="N",
@@ -96,7 +97,7 @@ def _progress_factory(enabled: bool) -> tuple[Callable[[int], Callable[[int], No
 
 
 def _summary(result: BuildResult, out: Path) -> str:
-    counts, doc = result.counts, result.document["counts"]
+    counts, doc = result.counts, result.tally
     suffixes = ",".join(f.removeprefix("leaderboard.") for f in OUTPUT_FILES)
     return (f"wrote {safe(str(out))}/leaderboard.{{{suffixes}}}: {doc['teams']} teams ({doc['ranked_teams']} ranked), {doc['submissions']} submissions: "
             f"{doc['scored']} scored, {doc['invalid']} invalid, {doc['error']} unread; {doc['ignored_entries']} "
@@ -137,7 +138,7 @@ def run(argv: list[str]) -> int:
         print(f"tpugraphs-leaderboard: warning: [{item['code']}] {safe(item['message'])}", file=sys.stderr)
     if not args.quiet:
         print(_summary(result, args.output))
-    bad = result.document["counts"]["invalid"] + result.document["counts"]["error"]
+    bad = result.tally["invalid"] + result.tally["error"]
     return EXIT_INVALID if bad and getattr(args, "fail_on_invalid", False) else EXIT_OK
 
 

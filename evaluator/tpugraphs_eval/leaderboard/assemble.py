@@ -3,6 +3,13 @@
 The document (``leaderboard.json``, format :data:`LEADERBOARD_FORMAT`) is a plain dict; CSV, Markdown
 and HTML are rendered from it (:mod:`render_text`, :mod:`render_html`). It holds no absolute path and
 no build time, so the same inputs give the same bytes.
+
+The ``public`` view holds only what Kaggle's public leaderboard shows (:data:`PUBLIC_TEAM_FIELDS`): per
+ranked team its best public overall, that submission's public collection values, its number of entries
+and its last submission time. No graph ID, no per-graph value (a collection with fewer than
+:data:`MIN_PUBLIC_GRAPHS` public graphs is left out: its value would be one graph's), no interval (a
+bootstrap interval is a function of per-graph values), no submission, file name, description,
+selection, problem or note.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from .._version import __version__
 from ..dataset import COLLECTIONS
 from ..options import Options
 from ..truth.groundtruth import GroundTruth
+from .cache import board_shape
 from .folder import Folder
 from .scorer import decode_array
 from .standings import TeamStanding, standings, time_key
@@ -23,12 +31,53 @@ from .uncertainty import LEVEL, draw, resampled_overall, shakeup, uncertainty
 LEADERBOARD_FORMAT = 1
 VIEWS = ("organiser", "public")
 """``organiser``: ranked by the private leaderboard, with public ranks, shake-up and everything scored;
-``public``: ranked by the public leaderboard, nothing private in it (what participants may see)."""
+``public``: ranked by the public leaderboard, only what Kaggle's public board shows (what participants may see)."""
+PUBLIC_FIELDS = ("leaderboard_format", "name", "view", "ranked_by", "solution", "evaluator_version", "options",
+                 "collections", "teams")
+"""The keys of a public document; its ``solution`` holds only ``split`` and ``synthetic``, its ``collections``
+the collections shown (catalog order)."""
+MIN_PUBLIC_GRAPHS = 2
+"""**Decision**: the public view shows a collection's value only when the collection has at least this many
+public graphs; with one, the value is that graph's metric (a per-graph number). Kaggle shows no collection."""
+PUBLIC_TEAM_FIELDS = ("rank", "team", "overall", "collections", "entries", "last_submission")
+"""The keys of a team in a public document: rank, name, best public overall, the public value of each
+shown collection of that submission (null when undefined), number of submissions (every file, invalid ones
+too) and the latest known submission time (null when none is known)."""
 
 
 def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
     """Collection → number of graphs on ``board`` (``public``/``private``), in catalog order."""
-    return {name: int(t.public.sum() if board == "public" else (~t.public).sum()) for name, t in truth.collections.items()}
+    return board_shape(truth)[board]
+
+
+def last_submission(entries: list) -> str | None:
+    """The latest known ``submitted`` time of ``entries`` (None when none is known)."""
+    times = [e for e in entries if e.submitted is not None]
+    return max(times, key=time_key).submitted if times else None
+
+
+def public_document(name: str, folder: Folder, records: list[dict[str, Any]], truth: GroundTruth,
+                    manifest: dict[str, Any], options: Options) -> dict[str, Any]:
+    """The ``public`` view: ranked teams only, each with :data:`PUBLIC_TEAM_FIELDS` (see the module docstring).
+
+    Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
+    submission, or whose public score is undefined, has no public score and is not listed (Kaggle lists
+    teams by score). Collections with fewer than :data:`MIN_PUBLIC_GRAPHS` public graphs are not shown.
+    """
+    entries = folder.entries
+    counts = board_shape(truth)["public"]
+    names = [c.name for c in COLLECTIONS if counts.get(c.name, 0) >= MIN_PUBLIC_GRAPHS]
+    teams = []
+    for row in standings(folder.teams, entries, records, "public"):
+        if row.rank is None:
+            continue
+        chosen = records[row.chosen]["boards"]["public"]["collections"]
+        teams.append({"rank": row.rank, "team": row.team, "overall": row.score,
+                      "collections": {n: chosen.get(n) for n in names}, "entries": len(row.submissions),
+                      "last_submission": last_submission([entries[i] for i in row.submissions])})
+    return {"leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": "public", "ranked_by": "public",
+            "solution": {"split": manifest["split"], "synthetic": bool(manifest.get("synthetic"))},
+            "evaluator_version": __version__, "options": options.to_dict(), "collections": names, "teams": teams}
 
 
 def _team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board: str,
@@ -47,8 +96,7 @@ def _team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board
     return out
 
 
-def _submission(entry, record: dict[str, Any], final: bool, view: str) -> dict[str, Any]:
-    boards = ("public",) if view == "public" else ("public", "private", "all")
+def _submission(entry, record: dict[str, Any], final: bool) -> dict[str, Any]:
     scored = record.get("status") == "scored"
     out = {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
            "description": entry.description, "selected": entry.selected, "final": final,
@@ -56,10 +104,18 @@ def _submission(entry, record: dict[str, Any], final: bool, view: str) -> dict[s
            "n_errors": record.get("n_errors", len(record.get("problems", []))),
            **{board: ({"overall": record["boards"][board]["overall"],
                        "collections": record["boards"][board]["collections"]} if scored else None)
-              for board in boards},
+              for board in ("public", "private", "all")},
            "problem_counts": record.get("problem_counts", {p["code"]: 1 for p in record.get("problems", [])}),
            "problems": record.get("problems", []), "notes": entry.notes}
     return out
+
+
+def tally(folder: Folder, records: list[dict[str, Any]], ranked_teams: int) -> dict[str, int]:
+    """What a build found: teams, ranked teams, submissions by status (``scored``, ``invalid``, ``error``:
+    unread), ignored entries."""
+    return {"teams": len(folder.teams), "ranked_teams": ranked_teams, "submissions": len(folder.entries),
+            **{s: sum(r["status"] == s for r in records) for s in ("scored", "invalid", "error")},
+            "ignored_entries": len(folder.ignored)}
 
 
 def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: GroundTruth, manifest: dict[str, Any],
@@ -72,23 +128,25 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
         records: one record per submission (:func:`scorer.score_entries`).
         truth: the loaded solution; ``manifest``: its manifest (:func:`solution.read_manifest`).
         options: the validation and scoring options used.
-        view: ``organiser`` (private ranks, public ranks, shake-up) or ``public`` (public only).
-        resamples, seed: the bootstrap's (:mod:`uncertainty`).
+        view: ``organiser`` (private ranks, public ranks, shake-up, every submission) or ``public``
+            (:func:`public_document`).
+        resamples, seed: the bootstrap's (:mod:`uncertainty`; organiser view).
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {VIEWS}")
+    if view == "public":
+        return public_document(name, folder, records, truth, manifest, options)
     entries = folder.entries
-    board = "private" if view == "organiser" else "public"
+    board = "private"
     rows = standings(folder.teams, entries, records, board)
     ranked = [r for r in rows if r.rank is not None]
     draws = draw(board_graphs(truth, board), resamples, seed)
     bounds = uncertainty(_team_samples(ranked, records, board, draws, resamples), [r.rank for r in ranked])
-    public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public")} if view == "organiser" else {}
+    public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public")}
     names = [c.name for c in COLLECTIONS]
     teams = []
     for t, row in enumerate(rows):
         mine = [entries[i] for i in row.submissions]
-        times = [e for e in mine if e.submitted is not None]
         chosen = records[row.chosen]["boards"][board] if row.chosen is not None else None
         team = {"rank": row.rank, "team": row.team, "overall": row.score,
                 "collections": {n: chosen["collections"].get(n) if chosen else None for n in names}}
@@ -97,20 +155,19 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
                         tied_with_leader=bounds.tied_with_leader[t])
         else:
             team.update(interval=None, rank_interval=None, tied_with_leader=False)
-        if view == "organiser":
-            public = public_rows[row.team]
-            team.update(public_rank=public.rank, public_overall=public.score)
+        public = public_rows[row.team]
+        team.update(public_rank=public.rank, public_overall=public.score)
         team.update(submissions=len(mine), valid_submissions=len(row.valid),
-                    last_submission=max(times, key=time_key).submitted if times else None,
+                    last_submission=last_submission(mine),
                     scored_by=entries[row.chosen].id if row.chosen is not None else None,
-                    final_submissions=[entries[i].id for i in row.finals] if board == "private" else [],
-                    notes=row.notes)
+                    final_submissions=[entries[i].id for i in row.finals], notes=row.notes)
         teams.append(team)
-    finals = {i for r in rows for i in r.finals} if board == "private" else set()
-    boards = ("public", "private") if view == "organiser" else ("public",)
+    finals = {i for r in rows for i in r.finals}
+    boards = ("public", "private")
     counts = {b: board_graphs(truth, b) for b in boards}
     order = sorted(range(len(entries)), key=lambda i: (folder.teams.index(entries[i].team), time_key(entries[i])))
-    document: dict[str, Any] = {
+    both = [r for r in ranked if public_rows[r.team].rank is not None]
+    return {
         "leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": view, "ranked_by": board,
         "solution": {"split": manifest["split"], "synthetic": bool(manifest.get("synthetic")),
                      "ground_truth_sha256": truth.sha256,
@@ -118,15 +175,9 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
         "evaluator_version": __version__, "options": options.to_dict(),
         "bootstrap": {"resamples": resamples, "seed": seed, "level": LEVEL, "interval": "percentile",
                       "stratified_by": "collection", "paired": True, "leaderboard": board},
-        "counts": {"teams": len(rows), "ranked_teams": len(ranked), "submissions": len(entries),
-                   **{s: sum(r["status"] == s for r in records) for s in ("scored", "invalid", "error")},
-                   "ignored_entries": len(folder.ignored)},
+        "counts": tally(folder, records, len(ranked)),
         "teams": teams,
+        "shakeup": shakeup([r.team for r in both], [public_rows[r.team].rank for r in both], [r.rank for r in both]),
+        "submissions": [_submission(entries[i], records[i], i in finals) for i in order],
+        "ignored": folder.ignored,
     }
-    if view == "organiser":
-        both = [r for r in ranked if public_rows[r.team].rank is not None]
-        document["shakeup"] = shakeup([r.team for r in both], [public_rows[r.team].rank for r in both],
-                                      [r.rank for r in both])
-    document["submissions"] = [_submission(entries[i], records[i], i in finals, view) for i in order]
-    document["ignored"] = folder.ignored
-    return document

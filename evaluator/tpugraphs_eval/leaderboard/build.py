@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..errors import DataError, UsageError
 from ..options import Options
 from ..truth.solution import load_solution, read_manifest
-from .assemble import VIEWS, assemble
+from .assemble import VIEWS, assemble, tally
 from .cache import ScoreCache
 from .folder import read_folder
 from .output import render_all, write_outputs
@@ -45,6 +45,8 @@ class BuildResult:
         counts: ``cached`` (records from the cache), ``scored`` (scored now), ``unread`` (too large or
             unreadable), ``pruned`` (stale cache entries removed), ``corrupt`` (unusable cache entries,
             rescored).
+        tally: what the build found (:func:`assemble.tally`: teams, ranked teams, submissions by status,
+            ignored entries), whatever the view.
         notes: what the build itself met, not part of any output (the outputs depend on the inputs only):
             a ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable cache entry.
         seconds: wall time of each step: ``read`` (folder and solution), ``score``, ``assemble``
@@ -55,6 +57,7 @@ class BuildResult:
     files: dict[str, str]
     counts: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    tally: dict[str, int] = field(default_factory=dict)
     notes: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -78,8 +81,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         out: the output folder (created; must not be inside ``submissions``).
         name: the title (default: ``out``'s folder name).
         options: validation mode (``configs`` must be ``all``).
-        view: ``organiser`` (ranked by private, with public ranks and shake-up) or ``public`` (nothing
-            private: what participants may see).
+        view: ``organiser`` (ranked by private, with public ranks and shake-up) or ``public`` (only what
+            Kaggle's public leaderboard shows: :func:`assemble.public_document`).
         workers: scoring processes (default :func:`default_workers`).
         resamples, seed: the bootstrap's (:mod:`uncertainty`).
         cache_dir: the cache folder; ``"default"`` is ``out/.cache`` (no cache for the public view, whose
@@ -135,4 +138,5 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
     except OSError:
         counts["pruned"] = 0
     counts["corrupt"] = cache.corrupt
-    return BuildResult(document, files, counts, seconds, cache.notes)
+    found = tally(folder, records, sum(team["rank"] is not None for team in document["teams"]))
+    return BuildResult(document, files, counts, seconds, found, cache.notes)

@@ -5,6 +5,8 @@
   images: even a name that escaped escaping could neither run a script nor load anything.
 - The teams table sorts by any column when its header is clicked (plain JS; empty cells stay last;
   ``aria-sort`` says the order). An SVG plot shows each ranked team's overall score with its 95% interval.
+- A ``public`` document gives the summary and the teams table only (rank, team, overall, the shown
+  collections, entries, last submission): no plot, no submissions, no notes.
 """
 
 from __future__ import annotations
@@ -99,12 +101,26 @@ def _table(head: list[tuple[str, str]], rows: list[str], table_id: str, sorted_b
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 
+def _public_teams(document: dict[str, Any]) -> str:
+    shown = document["collections"]
+    head = [("Rank", "number"), ("Team", "text"), ("Overall", "number"), *((n, "number") for n in shown),
+            ("Entries", "number"), ("Last submission", "text")]
+    rows = []
+    for index, team in enumerate(document["teams"]):
+        cells = [_cell(team["rank"], e(team["rank"]), True), _cell(team["team"], e(team["team"]), nowrap=True),
+                 _cell(*_num(team["overall"]), True),
+                 *(_cell(*_num(team["collections"][n], 4), True) for n in shown),
+                 _cell(team["entries"], e(team["entries"]), True),
+                 _cell(team["last_submission"] or "", e(team["last_submission"] or "unknown"), nowrap=True)]
+        rows.append(f'<tr data-index="{index}">{"".join(cells)}</tr>')
+    return _table(head, rows, "teams", sorted_by=0)
+
+
 def _teams(document: dict[str, Any]) -> str:
-    organiser = document["view"] == "organiser"
     head = [("Rank", "number"), ("Team", "text"), ("Overall", "number"), ("95% interval", "number"),
             ("Rank interval", "number"), ("Tied with leader", "text")]
     head += [(n, "number") for n in COLLECTION_NAMES]
-    head += ([("Public rank", "number"), ("Public overall", "number")] if organiser else [])
+    head += [("Public rank", "number"), ("Public overall", "number")]
     head += [("Submissions", "number"), ("Last submission", "text")]
     rows = []
     for index, team in enumerate(document["teams"]):
@@ -116,9 +132,8 @@ def _teams(document: dict[str, Any]) -> str:
                          (team["rank_interval"][0], e(interval_text(team["rank_interval"])))), True),
                  _cell("yes" if team["tied_with_leader"] else "", "yes" if team["tied_with_leader"] else "")]
         cells += [_cell(*_num(team["collections"][n], 4), True) for n in COLLECTION_NAMES]
-        if organiser:
-            cells += [_cell("" if team["public_rank"] is None else team["public_rank"], e(team["public_rank"] or "—"),
-                          True), _cell(*_num(team["public_overall"]), True)]
+        cells += [_cell("" if team["public_rank"] is None else team["public_rank"], e(team["public_rank"] or "—"),
+                        True), _cell(*_num(team["public_overall"]), True)]
         cells += [_cell(team["submissions"], f"{team['valid_submissions']}/{team['submissions']} valid", True),
                   _cell(team["last_submission"] or "", e(team["last_submission"] or "unknown"), nowrap=True)]
         cls = ' class="tied"' if team["tied_with_leader"] else ""
@@ -163,9 +178,7 @@ def _plot(document: dict[str, Any]) -> str:
 
 
 def _shakeup(document: dict[str, Any]) -> str:
-    shake = document.get("shakeup")
-    if shake is None:
-        return ""
+    shake = document["shakeup"]
     tau = "undefined" if shake["kendall_tau"] is None else f"{shake['kendall_tau']:.4f}"
     out = [f"<h2>Shake-up</h2><p>Kendall's tau-b between the public and private ranks of {shake['n_teams']} teams: "
            f"<strong>{tau}</strong>.</p>"]
@@ -178,11 +191,8 @@ def _shakeup(document: dict[str, Any]) -> str:
 
 
 def _submissions(document: dict[str, Any]) -> str:
-    organiser = document["view"] == "organiser"
     head = [("Submission", "text"), ("Submitted", "text"), ("Description", "text"), ("Selected", "text"),
-            ("Final", "text"), ("Status", "text"), ("Public", "number")]
-    head += [("Private", "number")] if organiser else []
-    head += [("Problems", "text")]
+            ("Final", "text"), ("Status", "text"), ("Public", "number"), ("Private", "number"), ("Problems", "text")]
     rows = []
     for index, sub in enumerate(document["submissions"]):
         cells = [_cell(sub["id"], e(sub["id"]), nowrap=True),
@@ -191,9 +201,8 @@ def _submissions(document: dict[str, Any]) -> str:
                  _cell("yes" if sub["selected"] else "", "yes" if sub["selected"] else ""),
                  _cell("yes" if sub["final"] else "", "yes" if sub["final"] else ""),
                  _cell(sub["status"], e(sub["status"]), extra="" if sub["status"] == "scored" else ' class="error"'),
-                 _cell(*_num(sub["public"]["overall"] if sub["public"] else None), True)]
-        if organiser:
-            cells.append(_cell(*_num(sub["private"]["overall"] if sub["private"] else None), True))
+                 _cell(*_num(sub["public"]["overall"] if sub["public"] else None), True),
+                 _cell(*_num(sub["private"]["overall"] if sub["private"] else None), True)]
         problems = sub["problems"] + sub["notes"]
         listed = "".join(f"<li>{e(p['code'])}: {e(shorten(p['message'], 300))}</li>"
                          for p in problems[:MAX_SHOWN_PROBLEMS])
@@ -205,16 +214,7 @@ def _submissions(document: dict[str, Any]) -> str:
     return _table(head, rows, "submissions")
 
 
-def render_html(document: dict[str, Any]) -> str:
-    """The whole leaderboard as one HTML page."""
-    summary = "".join(f'<p class="{"synthetic" if line.startswith("SYNTHETIC") else "summary"}">{e(line)}</p>'
-                      for line in summary_lines(document))
-    notes = [n for team in document["teams"] for n in team["notes"]]
-    notes_html = ("<h2>Team notes</h2><ul>" + "".join(f"<li>{e(n['code'])}: {e(n['message'])}</li>" for n in notes)
-                  + "</ul>") if notes else ""
-    ignored = ("<h2>Ignored entries</h2><ul>" + "".join(f"<li>{e(i['message'])}</li>" for i in document["ignored"])
-               + "</ul>") if document["ignored"] else ""
-    title = f"Leaderboard: {document['name']}"
+def _page(title: str, body: str) -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -222,12 +222,30 @@ def render_html(document: dict[str, Any]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="icon" href="data:,">'
         f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>"
-        f"<h1>{e(title)}</h1>{summary}"
+        f"<h1>{e(title)}</h1>{body}"
+        f"<script>{_JS}</script></body></html>\n"
+    )
+
+
+def render_html(document: dict[str, Any]) -> str:
+    """The whole leaderboard as one HTML page (a ``public`` document: summary and teams table only)."""
+    summary = "".join(f'<p class="{"synthetic" if line.startswith("SYNTHETIC") else "summary"}">{e(line)}</p>'
+                      for line in summary_lines(document))
+    if document["view"] == "public":
+        return _page(f"Public leaderboard: {document['name']}",
+                     f'{summary}<h2>Teams</h2><p class="muted">Click a column header to sort.</p>'
+                     f"{_public_teams(document)}")
+    notes = [n for team in document["teams"] for n in team["notes"]]
+    notes_html = ("<h2>Team notes</h2><ul>" + "".join(f"<li>{e(n['code'])}: {e(n['message'])}</li>" for n in notes)
+                  + "</ul>") if notes else ""
+    ignored = ("<h2>Ignored entries</h2><ul>" + "".join(f"<li>{e(i['message'])}</li>" for i in document["ignored"])
+               + "</ul>") if document["ignored"] else ""
+    return _page(
+        f"Leaderboard: {document['name']}",
+        f"{summary}"
         f"<h2>Teams</h2><p class=\"muted\">Click a column header to sort. Highlighted rows are statistically tied "
         f"with the leader.</p>{_teams(document)}{notes_html}"
         f"<h2>Overall score and 95% interval</h2>{_plot(document)}"
         f"{_shakeup(document)}"
         f"<h2>Submissions</h2>{_submissions(document)}{ignored}"
-        "<p class=\"muted\">Every problem of every submission is listed in leaderboard.json.</p>"
-        f"<script>{_JS}</script></body></html>\n"
-    )
+        "<p class=\"muted\">Every problem of every submission is listed in leaderboard.json.</p>")

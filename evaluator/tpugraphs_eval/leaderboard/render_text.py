@@ -1,5 +1,7 @@
 """``leaderboard.csv`` and ``leaderboard.md``: views of the leaderboard document (:mod:`assemble`).
 
+A ``public`` document gives one table of its teams (:data:`PUBLIC_COLUMNS`) and nothing else.
+
 Text from submissions (team and file names, descriptions, problem messages) is untrusted:
 
 - CSV: written by :mod:`csv` (quoting as needed); a text cell starting with ``=``, ``+``, ``-``, ``@``,
@@ -51,19 +53,28 @@ def shorten(text: str, limit: int = MAX_DESCRIPTION) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def team_columns(document: dict[str, Any]) -> list[str]:
-    """The CSV header."""
-    organiser = document["view"] == "organiser"
-    return (["rank", "team", "overall", *COLLECTION_NAMES, "overall_low", "overall_high", "rank_low", "rank_high",
-             "tied_with_leader"] + (["public_rank", "public_overall"] if organiser else [])
-            + ["submissions", "valid_submissions", "last_submission", "scored_by"])
+ORGANISER_COLUMNS = ["rank", "team", "overall", *COLLECTION_NAMES, "overall_low", "overall_high", "rank_low",
+                     "rank_high", "tied_with_leader", "public_rank", "public_overall", "submissions",
+                     "valid_submissions", "last_submission", "scored_by"]
+"""The CSV header of the organiser view."""
+PUBLIC_COLUMNS = ["rank", "team", "overall", "<each shown collection>", "entries", "last_submission"]
+"""The CSV header of the public view (the document's ``collections`` in place of the placeholder): what
+Kaggle's public leaderboard shows (:data:`assemble.PUBLIC_TEAM_FIELDS`)."""
 
 
 def render_csv(document: dict[str, Any]) -> str:
-    """One row per team, in leaderboard order (the columns of :func:`team_columns`)."""
+    """One row per team, in leaderboard order (:data:`ORGANISER_COLUMNS` or :data:`PUBLIC_COLUMNS`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    columns = team_columns(document)
+    if document["view"] == "public":
+        shown = document["collections"]
+        writer.writerow(["rank", "team", "overall", *shown, "entries", "last_submission"])
+        for team in document["teams"]:
+            writer.writerow([team["rank"], csv_text(team["team"]), number(team["overall"]),
+                             *(number(team["collections"][n]) for n in shown), team["entries"],
+                             team["last_submission"] or ""])
+        return out.getvalue()
+    columns = ORGANISER_COLUMNS
     writer.writerow(columns)
     for team in document["teams"]:
         interval, ranks = team["interval"] or [None, None], team["rank_interval"] or [None, None]
@@ -95,11 +106,15 @@ def interval_text(pair: list | None, digits: int = 4) -> str:
 
 def summary_lines(document: dict[str, Any]) -> list[str]:
     """Plain-text lines describing the build (shared by Markdown and HTML)."""
+    if document["view"] == "public":
+        lines = [f"Public leaderboard, split {document['solution']['split']}: each team's best public score over "
+                 f"all its submissions; {len(document['teams'])} teams with a score.",
+                 f"Evaluator {document['evaluator_version']}; validation {document['options']['mode']}."]
+        return (["SYNTHETIC data: these numbers are not TpuGraphs measurements."] if document["solution"]["synthetic"]
+                else []) + lines
     counts, solution = document["counts"], document["solution"]
     board = document["ranked_by"]
-    lines = [f"Ranked by the {board} leaderboard"
-             + (" (each team's best final submission; public ranks alongside)." if board == "private"
-                else " (each team's best submission)."),
+    lines = [f"Ranked by the {board} leaderboard (each team's best final submission; public ranks alongside).",
              f"Split {solution['split']}: {counts['teams']} teams ({counts['ranked_teams']} ranked), "
              f"{counts['submissions']} submissions ({counts['scored']} scored, {counts['invalid']} invalid, "
              f"{counts['error']} unread), {counts['ignored_entries']} ignored entries.",
@@ -122,39 +137,52 @@ def problem_summary(submission: dict[str, Any]) -> str:
     return ", ".join(f"{code} ×{n}" for code, n in sorted(counts.items()))
 
 
+def _public_markdown(document: dict[str, Any]) -> str:
+    out = [f"# Public leaderboard: {md(document['name'])}", ""]
+    out += [md(line) + "  " for line in summary_lines(document)] + [""]
+    shown = document["collections"]
+    head = ["Rank", "Team", "Overall", *shown, "Entries", "Last submission"]
+    out += ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
+    for team in document["teams"]:
+        cells = [str(team["rank"]), md(team["team"]), _f(team["overall"]),
+                 *(_f(team["collections"][n]) for n in shown), str(team["entries"]),
+                 md(team["last_submission"] or "unknown")]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def render_markdown(document: dict[str, Any]) -> str:
-    """The whole leaderboard as GitHub-flavoured Markdown."""
-    organiser = document["view"] == "organiser"
+    """The whole leaderboard as GitHub-flavoured Markdown (a ``public`` document: its teams table only)."""
+    if document["view"] == "public":
+        return _public_markdown(document)
     out = [f"# Leaderboard: {md(document['name'])}", ""]
     out += [md(line) + "  " for line in summary_lines(document)] + [""]
     head = ["Rank", "Team", "Overall", "95% interval", "Rank interval", "Tied with leader", *COLLECTION_NAMES]
-    head += (["Public rank"] if organiser else []) + ["Submissions", "Last submission"]
+    head += ["Public rank", "Submissions", "Last submission"]
     out += ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
     for team in document["teams"]:
         cells = [str(team["rank"] or "—"), md(team["team"]), _f(team["overall"]), interval_text(team["interval"]),
                  interval_text(team["rank_interval"]), "yes" if team["tied_with_leader"] else "",
                  *(_f(team["collections"][n]) for n in COLLECTION_NAMES)]
-        cells += [str(team["public_rank"] or "—")] if organiser else []
+        cells += [str(team["public_rank"] or "—")]
         cells += [f"{team['valid_submissions']}/{team['submissions']} valid", md(team["last_submission"] or "unknown")]
         out.append("| " + " | ".join(cells) + " |")
     notes = [n for team in document["teams"] for n in team["notes"]]
     if notes:
         out += ["", "Team notes:", ""] + [f"- `{n['code']}`: {md(n['message'])}" for n in notes]
-    if organiser:
-        shake = document["shakeup"]
-        tau = "undefined" if shake["kendall_tau"] is None else f"{shake['kendall_tau']:.4f}"
-        out += ["", "## Shake-up", "", f"Kendall's tau-b between the public and private ranks of "
-                f"{shake['n_teams']} teams: {tau}.", ""]
-        if shake["largest_moves"]:
-            out += ["| Team | Public rank | Private rank | Move |", "|---|---|---|---|"]
-            out += [f"| {md(m['team'])} | {m['public_rank']} | {m['private_rank']} | {m['move']:+d} |"
-                    for m in shake["largest_moves"]]
-    head = ["Submission", "Submitted", "Selected", "Final", "Status", "Public"] + (["Private"] if organiser else [])
-    head += ["Problems"]
+    shake = document["shakeup"]
+    tau = "undefined" if shake["kendall_tau"] is None else f"{shake['kendall_tau']:.4f}"
+    out += ["", "## Shake-up", "", f"Kendall's tau-b between the public and private ranks of "
+            f"{shake['n_teams']} teams: {tau}.", ""]
+    if shake["largest_moves"]:
+        out += ["| Team | Public rank | Private rank | Move |", "|---|---|---|---|"]
+        out += [f"| {md(m['team'])} | {m['public_rank']} | {m['private_rank']} | {m['move']:+d} |"
+                for m in shake["largest_moves"]]
+    head = ["Submission", "Submitted", "Selected", "Final", "Status", "Public", "Private", "Problems"]
     out += ["", "## Submissions", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for sub in document["submissions"]:
         scores = [_f(sub["public"]["overall"] if sub["public"] else None)]
-        scores += [_f(sub["private"]["overall"] if sub["private"] else None)] if organiser else []
+        scores += [_f(sub["private"]["overall"] if sub["private"] else None)]
         problems = problem_summary(sub)
         shown = [p["message"] for p in (sub["problems"] + sub["notes"])[:MAX_SHOWN_PROBLEMS]]
         detail = md(problems) + ("" if not shown else ": " + md(shorten(" / ".join(shown), 300)))

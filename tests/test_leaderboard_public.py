@@ -1,0 +1,127 @@
+"""``tpugraphs-leaderboard build --public-only``: only what Kaggle's public leaderboard shows.
+
+Every output file is scanned: no graph ID or name, no private or per-graph value, no file name,
+description, selection or problem of any team; the fields present are exactly the documented ones
+(assemble.PUBLIC_FIELDS, PUBLIC_TEAM_FIELDS). Where expected values come from: each submission scored
+alone by ``record_of`` (its public/private/per-graph values) and the organiser build of the same folder
+(each team's best public overall), and the metadata written here (entries, last submission time).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from leaderboard_helpers import OUTPUTS, build_folder
+
+from tpugraphs_eval.commands import leaderboard as cli
+from tpugraphs_eval.leaderboard import build_leaderboard
+from tpugraphs_eval.leaderboard.assemble import MIN_PUBLIC_GRAPHS, PUBLIC_FIELDS, PUBLIC_TEAM_FIELDS
+from tpugraphs_eval.leaderboard.scorer import decode_array, record_of
+from tpugraphs_eval.options import Options
+from tpugraphs_eval.truth.solution import build_solution, load_solution
+
+SPEC = {"north": [("n1", 0.2, False), ("n2", 0.1, True, 4)],
+        "south": [("s1", 0.6, False), ("s2", 0.4, True)],
+        "east": [("e1", 2.0, True)]}
+SECRETS = ("secret-description-31337", "hidden-plan-file", "UNKNOWN_ID", "MISSING_IDS", "METADATA_INVALID",
+           "NO_VALID_SUBMISSION", "IGNORED_ENTRY", "stray-top-level", "selected", "final", "interval", "private",
+           "ground_truth", "Description", "Problems")
+"""Text that only the organiser view may hold: a description, file names, codes, private words."""
+NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?(?![\d.])")
+"""A decimal number as written by repr or a format (not part of a version like 0.1.0 or a name)."""
+
+
+def _folder(root: Path, solution: Path) -> Path:
+    """SPEC plus: a described submission, an invalid file naming a graph, a team with no valid submission,
+    bad metadata and a stray top-level file."""
+    subs = build_folder(root, solution, SPEC)
+    (subs / "north" / "n1.json").write_text(json.dumps({"submitted": "2023-10-01T09:00:00Z", "selected": False,
+                                                        "description": SECRETS[0]}))
+    graph = load_solution(solution).collections["tile:xla"].graphs.ids[0]
+    (subs / "south" / "hidden-plan-file.csv").write_text(f"ID,TopConfigs\n{graph},0;1;2;3;4\n")
+    (subs / "south" / "hidden-plan-file.json").write_text('{"submitted": "2023-10-09T10:00:00Z", "x": 1}')
+    (subs / "west").mkdir()
+    (subs / "west" / "w.csv").write_text("ID,TopConfigs\n")
+    (subs / "stray-top-level.txt").write_text("x")
+    return subs
+
+
+def _values(subs: Path, solution: Path) -> tuple[set[float], set[float], dict[str, dict]]:
+    """Every private value (overall, collections, 'all'), every per-graph value (both boards) and each
+    submission's public board, from each file scored alone."""
+    truth = load_solution(solution)
+    private, per_graph, public = set(), set(), {}
+    for path in sorted(subs.glob("*/*.csv")):
+        record = record_of(path.read_bytes(), truth, Options())
+        if record["status"] != "scored":
+            continue
+        public[f"{path.parent.name}/{path.name}"] = record["boards"]["public"]
+        for board in ("private", "all"):
+            scores = record["boards"][board]
+            private |= {scores["overall"], *scores["collections"].values()} - {None}
+        for arrays in record["per_graph"].values():
+            for text in arrays.values():
+                per_graph |= {float(v) for v in decode_array(text) if v == v}
+    return private, per_graph, public
+
+
+def _numbers(text: str) -> set[str]:
+    return set(NUMBER.findall(text))
+
+
+@pytest.mark.parametrize("fraction", [None, 0.7], ids=["demo-split", "two-public-graphs-each"])
+def test_public_outputs_hold_only_the_public_board(demo_root, demo_solution, tmp_path, capsys, fraction):
+    solution = demo_solution
+    if fraction is not None:  # 3 layout graphs each: 2 public, so every collection is shown
+        solution = tmp_path / "solution.parquet"
+        build_solution(demo_root, "test", solution, public_fraction=fraction)
+    truth = load_solution(solution)
+    subs = _folder(tmp_path / "subs", solution)
+    out = tmp_path / "public"
+    assert cli.main(["build", str(subs), "--solution", str(solution), "-o", str(out), "--public-only",
+                     "--workers", "1", "--resamples", "30", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in out.rglob("*")) == sorted(OUTPUTS)  # no cache, nothing else
+    files = {name: (out / name).read_text(encoding="utf-8") for name in OUTPUTS}
+
+    # the fields are exactly the documented ones
+    document = json.loads(files["leaderboard.json"])
+    assert set(document) == set(PUBLIC_FIELDS) and set(document["solution"]) == {"split", "synthetic"}
+    shown = [n for n, t in truth.collections.items() if int(t.public.sum()) >= MIN_PUBLIC_GRAPHS]
+    assert document["collections"] == shown == (["tile:xla"] if fraction is None else list(truth.collections))
+    organiser = build_leaderboard(subs, solution, tmp_path / "org", workers=1, resamples=30).document
+    best = sorted(((t["public_overall"], t["team"]) for t in organiser["teams"] if t["public_rank"]), reverse=True)
+    assert [(t["overall"], t["team"]) for t in document["teams"]] == best  # west (no valid submission) not listed
+    assert [t["rank"] for t in document["teams"]] == [1, 2, 3]
+    private, per_graph, public = _values(subs, solution)
+    for team in document["teams"]:
+        assert set(team) == set(PUBLIC_TEAM_FIELDS) and sorted(team["collections"]) == sorted(shown)
+        chosen = [b for sub, b in public.items() if sub.startswith(team["team"] + "/") and b["overall"] == team["overall"]]
+        assert team["collections"] == {n: chosen[0]["collections"][n] for n in shown}
+    assert {t["team"]: (t["entries"], t["last_submission"]) for t in document["teams"]} == {
+        "north": (2, "2023-10-05T09:00:00Z"), "south": (3, "2023-10-09T10:00:00Z"), "east": (1, "2023-10-01T09:00:00Z")}
+    table = list(csv.reader(io.StringIO(files["leaderboard.csv"])))
+    assert table[0] == ["rank", "team", "overall", *shown, "entries", "last_submission"]
+    assert [[float(c) for c in row[2:3 + len(shown)]] for row in table[1:]] == [
+        [t["overall"], *(t["collections"][n] for n in shown)] for t in document["teams"]]
+
+    # nothing else anywhere: no graph, no private or per-graph number, no organiser-only text
+    allowed = {f"{v:.{d}f}" for t in document["teams"] for v in (t["overall"], *t["collections"].values())
+               if v is not None for d in (4, 5)} | {repr(v) for t in document["teams"]
+                                                    for v in (t["overall"], *t["collections"].values())}
+    graphs = [name for t in truth.collections.values() for name in t.graphs.names]
+    hidden = {repr(v) for v in private | per_graph} - allowed
+    assert hidden and graphs
+    for name, text in files.items():
+        assert not [g for g in graphs if g in text], name
+        assert not [s for s in SECRETS if s in text], name
+        body = re.sub(r"<(style|script)>.*?</\1>", "", text, flags=re.S)  # CSS and JS hold no data
+        assert not _numbers(body) & hidden, name
+        assert _numbers(body) <= allowed, (name, _numbers(body) - allowed)
+    for team in document["teams"]:
+        assert all(team["team"] in text for text in files.values())
