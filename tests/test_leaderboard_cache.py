@@ -138,3 +138,14 @@ def test_a_solution_replaced_before_the_workers_load_it_is_a_data_error(demo_roo
     with pytest.raises(DataError, match="changed during the build"):
         scorer.score_entries([Entry("a", p.name, p) for p in entries], truth, other, Options(),
                              ScoreCache(tmp_path / "cache"), workers=2)
+
+
+def test_entries_written_by_workers_are_found_by_the_next_build(demo_solution, tmp_path, monkeypatch):
+    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
+    out = tmp_path / "out"
+    monkeypatch.setattr(scorer, "PARALLEL_MIN_BYTES", 0)  # score in worker processes, which write the entries
+    first = build_leaderboard(subs, demo_solution, out, workers=2, resamples=20)
+    assert (first.counts["scored"], first.counts["pruned"]) == (3, 0)
+    assert len(list((out / ".cache").glob("*.json"))) == 3
+    second = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
+    assert (second.counts["scored"], second.counts["cached"]) == (0, 3) and second.files == first.files

@@ -101,7 +101,8 @@ def test_public_outputs_hold_only_the_public_board(demo_root, demo_solution, tmp
     private, per_graph, public = _values(subs, solution)
     for team in document["teams"]:
         assert set(team) == set(PUBLIC_TEAM_FIELDS) and sorted(team["collections"]) == sorted(shown)
-        chosen = [b for sub, b in public.items() if sub.startswith(team["team"] + "/") and b["overall"] == team["overall"]]
+        chosen = [b for sub, b in public.items()
+                  if sub.startswith(team["team"] + "/") and b["overall"] == team["overall"]]
         assert team["collections"] == {n: chosen[0]["collections"][n] for n in shown}
     assert {t["team"]: (t["entries"], t["last_submission"]) for t in document["teams"]} == {
         "north": (2, "2023-10-05T09:00:00Z"), "south": (3, "2023-10-09T10:00:00Z"), "east": (1, "2023-10-01T09:00:00Z")}

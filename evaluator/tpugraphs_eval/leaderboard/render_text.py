@@ -1,6 +1,6 @@
 """``leaderboard.csv`` and ``leaderboard.md``: views of the leaderboard document (:mod:`assemble`).
 
-A ``public`` document gives one table of its teams (:data:`PUBLIC_COLUMNS`) and nothing else.
+A ``public`` document gives one table of its teams (:func:`render_csv`) and nothing else.
 
 Text from submissions (team and file names, descriptions, problem messages) is untrusted:
 
@@ -57,13 +57,12 @@ ORGANISER_COLUMNS = ["rank", "team", "overall", *COLLECTION_NAMES, "overall_low"
                      "rank_high", "tied_with_leader", "public_rank", "public_overall", "submissions",
                      "valid_submissions", "last_submission", "scored_by"]
 """The CSV header of the organiser view."""
-PUBLIC_COLUMNS = ["rank", "team", "overall", "<each shown collection>", "entries", "last_submission"]
-"""The CSV header of the public view (the document's ``collections`` in place of the placeholder): what
-Kaggle's public leaderboard shows (:data:`assemble.PUBLIC_TEAM_FIELDS`)."""
 
 
 def render_csv(document: dict[str, Any]) -> str:
-    """One row per team, in leaderboard order (:data:`ORGANISER_COLUMNS` or :data:`PUBLIC_COLUMNS`)."""
+    """One row per team, in leaderboard order: :data:`ORGANISER_COLUMNS`, or for a ``public`` document
+    ``rank, team, overall``, its shown ``collections``, ``entries, last_submission``
+    (:data:`assemble.PUBLIC_TEAM_FIELDS`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     if document["view"] == "public":
