@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -162,10 +163,17 @@ class ScoreCache:
         if self.folder is None:
             return None
         path = self.folder / f"{key}.json"
-        try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
+        try:  # never blocks on a FIFO nor follows a link: entries are regular files this module wrote
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             return None
+        except OSError as err:
+            return self._corrupt(label, path, f"cannot be opened ({err.strerror or err})")
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    return self._corrupt(label, path, "not a regular file")
+                data = json.loads(handle.read().decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
             return self._corrupt(label, path, f"not readable as UTF-8 JSON ({type(err).__name__})")
         if not isinstance(data, dict) or data.get("key") != key:
@@ -177,6 +185,7 @@ class ScoreCache:
         return data["record"]
 
     def _corrupt(self, label: str, path: Path, why: str) -> None:
+        """Note an unusable entry; returns None (a miss)."""
         self.notes.append(note("CACHE_ENTRY_CORRUPT", f"{label or path.name}: cache entry {path.name} unusable "
                                                       f"({why}); scored again"))
         return None
