@@ -16,7 +16,7 @@ from ..dataset import COLLECTIONS
 from ..options import Options
 from ..truth.groundtruth import GroundTruth
 from .folder import Folder
-from .scorer import decode_array
+from .scorer import decode_array, listed_problems
 from .standings import TeamStanding, standings, time_key
 from .uncertainty import LEVEL, draw, resampled_overall, shakeup, uncertainty
 
@@ -58,7 +58,7 @@ def _submission(entry, record: dict[str, Any], final: bool, view: str) -> dict[s
                        "collections": record["boards"][board]["collections"]} if scored else None)
               for board in boards},
            "problem_counts": record.get("problem_counts", {p["code"]: 1 for p in record.get("problems", [])}),
-           "problems": record.get("problems", []), "notes": entry.notes}
+           "problems": listed_problems(record.get("problems", [])), "notes": entry.notes}
     return out
 
 
@@ -104,7 +104,7 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
                     last_submission=max(times, key=time_key).submitted if times else None,
                     scored_by=entries[row.chosen].id if row.chosen is not None else None,
                     final_submissions=[entries[i].id for i in row.finals] if board == "private" else [],
-                    notes=row.notes)
+                    notes=folder.team_notes.get(row.team, []) + row.notes)
         teams.append(team)
     finals = {i for r in rows for i in r.finals} if board == "private" else set()
     boards = ("public", "private") if view == "organiser" else ("public",)

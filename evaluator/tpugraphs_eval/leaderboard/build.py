@@ -20,7 +20,8 @@ from .assemble import VIEWS, assemble
 from .cache import ScoreCache
 from .folder import read_folder
 from .output import render_all, write_outputs
-from .scorer import DEFAULT_MAX_BYTES, score_entries
+from .reading import DEFAULT_MAX_BYTES
+from .scorer import score_entries
 from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 CACHE_FOLDER = ".cache"
