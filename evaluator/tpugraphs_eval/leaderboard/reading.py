@@ -42,10 +42,14 @@ def _open_at(name: str, dir_fd: int | None, flags: int, what: str) -> int:
     try:
         return os.open(name, flags, dir_fd=dir_fd)
     except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise RefusedFile("SUBMISSION_SYMLINK", f"{what} became a symbolic link after the folder was "
-                                                    "listed; not followed, not read") from None
-        if err.errno == errno.ENOTDIR:
+        if err.errno in (errno.ELOOP, errno.ENOTDIR):  # with O_DIRECTORY, Linux reports a link as ENOTDIR
+            try:
+                link = stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+            except OSError:
+                link = err.errno == errno.ELOOP
+            if link:
+                raise RefusedFile("SUBMISSION_SYMLINK", f"{what} became a symbolic link after the folder was "
+                                                        "listed; not followed, not read") from None
             raise RefusedFile("SUBMISSION_NOT_REGULAR", f"{what} is no longer a folder; not read") from None
         raise RefusedFile("SUBMISSION_UNREADABLE", f"{what}: {err.strerror or err}") from None
 

@@ -76,7 +76,8 @@ def record_of(data: bytes, truth: GroundTruth, options: Options) -> dict[str, An
     """Score one submission and keep what the leaderboard needs.
 
     Returns:
-        ``{status: "scored"|"invalid", sha256, n_rows, n_errors, problem_counts, problems}``, plus for a
+        ``{status: "scored"|"invalid", sha256, n_rows, n_errors, problem_counts, problems}`` (``problems``
+        capped by :func:`listed_problems`; ``problem_counts`` exact), plus for a
         scored submission ``boards`` (``public``, ``private``, ``all``: ``{overall, collections}``, the
         report's :class:`Scores` values) and ``per_graph`` (``public``, ``private``: collection → base64 (G,) float64 of
         the primary metric, tile ``score`` or layout ``kendall_tau``, NaN where undefined, in the
