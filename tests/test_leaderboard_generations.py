@@ -157,3 +157,13 @@ def test_a_foreign_current_folder_is_a_usage_error(demo_solution, tmp_path, caps
                      "--workers", "1", "--resamples", "20", "--no-progress", "-q"])
     assert code == 2 and "remove it or write elsewhere" in capsys.readouterr().err
     assert os.listdir(tmp_path / "out" / "current") == []
+
+
+def test_a_public_build_keeps_no_earlier_generation(built, demo_solution):
+    subs, out, result = built  # an organiser build was there: its private scores must not stay published
+    assert '"view": "organiser"' in result.files["leaderboard.json"]
+    public = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20, view="public")
+    gid = generation_id({n: t.encode() for n, t in public.files.items()})
+    assert os.listdir(out / "generations") == [gid]
+    published = [p for p in out.rglob("*") if p.is_file() and ".cache" not in p.parts]
+    assert published and not any('"view": "organiser"' in p.read_text(encoding="utf-8") for p in published)

@@ -129,7 +129,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                             options, view=view, resamples=resamples, seed=seed)
         lap("assemble")
         files = render_all(document)
-        write_outputs(out, files)
+        write_outputs(out, files, keep_previous=view != "public")
         lap("write")
         try:
             counts["pruned"] = cache.prune()

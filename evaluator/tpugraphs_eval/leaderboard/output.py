@@ -14,7 +14,8 @@ A build writes a new generation completely (every file flushed to disk) into a h
 previous set or the new set, never a mix. A build that fails or is killed before the switch leaves the
 previous set, ``current`` and the top-level links untouched; its staging folder is removed (by the next
 build, after a kill). After the switch, generations other than the new and the previous one are removed
-(the previous one stays for a reader that resolved ``current`` just before). Output file names are fixed:
+(the previous one stays for a reader that resolved ``current`` just before; not in a public leaderboard's
+folder, which is published while the set it replaced may hold private scores). Output file names are fixed:
 nothing from a submission ever becomes part of a path.
 """
 
@@ -146,9 +147,13 @@ def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
     return gid
 
 
-def write_outputs(out: Path, files: dict[str, str]) -> str:
+def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = True) -> str:
     """Write ``files`` (name → text) into ``out`` as a new generation and switch ``current`` to it (module
     docstring). The caller holds :func:`build_lock`.
+
+    Args:
+        keep_previous: keep the generation that was current (False for a public leaderboard: the folder is
+            published, and the set it replaces may be an organiser's, with private scores).
 
     Returns:
         the generation's id.
@@ -177,9 +182,10 @@ def write_outputs(out: Path, files: dict[str, str]) -> str:
         _fsync_dir(out)
         for name in files:
             _link(f"{CURRENT}/{name}", out / name)
-        keep = {gid, Path(previous).name if previous else gid}
-        for old in generations.iterdir():  # an unchanged set keeps the one it replaced earlier, too
-            if old.name not in keep and Path(previous or "").name != gid and old.is_dir() and not old.is_symlink():
+        unchanged = previous is not None and Path(previous).name == gid  # keeps the one it replaced earlier
+        keep = {gid, Path(previous).name} if previous and keep_previous else {gid}
+        for old in generations.iterdir():
+            if old.name not in keep and (not unchanged or not keep_previous) and old.is_dir() and not old.is_symlink():
                 shutil.rmtree(old, ignore_errors=True)
     except OSError as err:
         raise UsageError(f"cannot write the leaderboard to {out}: {err.strerror or err}") from None
