@@ -82,7 +82,8 @@ class Folder:
     """What :func:`read_folder` found.
 
     Attributes:
-        teams: every team folder's shown name, sorted (teams without a submission included).
+        teams: every team's shown name, sorted (teams without a submission included; folders whose names
+            are one team after :func:`team_key` appear once, as the first of them).
         entries: every submission, sorted by (team, file name).
         ignored: entries that are not submissions, each a :func:`codes.note` dict with a ``path``.
         team_notes: team → notes about the team itself (``TEAM_NAMES_MERGED``).

@@ -41,8 +41,6 @@ GENERATIONS = "generations"
 CURRENT = "current"
 LOCK_FILE = ".lock"
 STAGING_PREFIX = ".staging-"
-KEEP_GENERATIONS = 2
-"""Generations kept after a switch: the new one and the one it replaced."""
 
 
 class BuildLocked(UsageError):
