@@ -138,10 +138,11 @@ def test_interrupted_build_leaves_the_previous_leaderboard(demo_solution, tmp_pa
         build_leaderboard(subs, demo_solution, out, workers=1, resamples=50)
     monkeypatch.undo()
     assert {n: (out / n).read_bytes() for n in OUTPUTS} == before
-    assert not [p for p in out.iterdir() if p.name.startswith(".staging-")]
-    (out / ".staging-left-by-a-kill").mkdir()  # what kill -9 would leave: removed by the next build
+    assert not list((out / "generations").glob(".staging-*"))
+    (out / "generations" / ".staging-left-by-a-kill").mkdir()  # what kill -9 would leave: removed by the next build
     build_leaderboard(subs, demo_solution, out, workers=1, resamples=50)
-    assert sorted(p.name for p in out.iterdir()) == sorted([".cache", *OUTPUTS])
+    assert sorted(p.name for p in out.iterdir()) == sorted([".cache", ".lock", "current", "generations", *OUTPUTS])
+    assert len(list((out / "generations").iterdir())) == 2  # the new set and the one it replaced
 
 
 def test_bad_submissions_are_recorded_never_fatal(demo_solution, tmp_path, capsys):
@@ -194,7 +195,7 @@ def test_names_cannot_write_outside_the_output_folder(demo_solution, tmp_path):
     result = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
     after = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if out not in p.parents and p != out)
     assert after == before  # nothing written anywhere but the output folder
-    assert sorted(p.name for p in out.iterdir()) == sorted([".cache", *OUTPUTS])
+    assert sorted(p.name for p in out.iterdir()) == sorted([".cache", ".lock", "current", "generations", *OUTPUTS])
     assert {t["team"] for t in result.document["teams"]} == {"x..", "leaderboard.html", "%2e%2e%2fevil"}
     assert [i["path"] for i in result.document["ignored"]] == ["link-team"]
 

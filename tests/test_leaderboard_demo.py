@@ -8,6 +8,7 @@ features are the ones the demo teams were made to show (tpugraphs_eval.demo.lead
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,14 @@ def test_demo_rebuild_is_byte_identical(rebuilt):
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (DEMO / name).read_bytes(), (
             f"leaderboards/demo/{name} differs from a rebuild: run `tpugraphs-leaderboard demo -o leaderboards/demo`")
+
+
+def test_demo_folder_holds_one_generation_behind_current(rebuilt):
+    out, _ = rebuilt  # the committed layout (docs/leaderboard.md, "Outputs"): one set, reached by links
+    assert os.readlink(DEMO / "current") == os.readlink(out / "current")
+    assert sorted(os.listdir(DEMO / "generations")) == sorted(os.listdir(out / "generations")) == [
+        os.readlink(out / "current").removeprefix("generations/")]
+    assert {name: os.readlink(DEMO / name) for name in OUTPUTS} == {name: f"current/{name}" for name in OUTPUTS}
 
 
 def test_demo_shows_the_rules(rebuilt):

@@ -86,7 +86,11 @@ def test_public_outputs_hold_only_the_public_board(demo_root, demo_solution, tmp
     assert cli.main(["build", str(subs), "--solution", str(solution), "-o", str(out), "--public-only",
                      "--workers", "1", "--resamples", "30", "--no-progress"]) == 0
     capsys.readouterr()
-    assert sorted(p.name for p in out.rglob("*")) == sorted(OUTPUTS)  # no cache, nothing else
+    # no cache, nothing else: one generation folder behind `current`, the four links, the build lock
+    generations = list((out / "generations").iterdir())
+    assert len(generations) == 1 and sorted(p.name for p in generations[0].iterdir()) == sorted(OUTPUTS)
+    assert sorted(p.name for p in out.iterdir()) == sorted([".lock", "current", "generations", *OUTPUTS])
+    assert all((out / name).is_symlink() for name in ["current", *OUTPUTS])
     files = {name: (out / name).read_text(encoding="utf-8") for name in OUTPUTS}
 
     # the fields are exactly the documented ones
@@ -126,3 +130,19 @@ def test_public_outputs_hold_only_the_public_board(demo_root, demo_solution, tmp
         assert _numbers(body) <= allowed, (name, _numbers(body) - allowed)
     for team in document["teams"]:
         assert all(team["team"] in text for text in files.values())
+
+
+def test_a_public_build_refuses_a_folder_holding_an_organiser_cache(demo_solution, tmp_path, capsys):
+    """An organiser build into OUT leaves OUT/.cache (private scores); a later --public-only build into the same
+    folder would publish it: the build stops with exit 2 before writing anything."""
+    subs = _folder(tmp_path / "subs", demo_solution)
+    out = tmp_path / "board"
+    common = ["--solution", str(demo_solution), "-o", str(out), "--workers", "1", "--resamples", "30", "--no-progress"]
+    assert cli.main(["build", str(subs), *common]) == 0
+    assert (out / ".cache").is_dir()
+    before = (out / "leaderboard.json").read_bytes()
+    capsys.readouterr()
+    assert cli.main(["build", str(subs), *common, "--public-only"]) == 2
+    err = capsys.readouterr().err
+    assert ".cache" in err and "Traceback" not in err
+    assert (out / "leaderboard.json").read_bytes() == before

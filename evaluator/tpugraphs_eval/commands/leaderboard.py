@@ -19,7 +19,8 @@ from ..errors import EXIT_INVALID, EXIT_OK
 from ..leaderboard.build import BuildResult, build_leaderboard
 from ..leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
 from ..leaderboard.output import OUTPUT_FILES
-from ..leaderboard.scorer import DEFAULT_MAX_BYTES, ScoringFailed
+from ..leaderboard.reading import DEFAULT_MAX_BYTES
+from ..leaderboard.scorer import ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
 from .entrypoint import guarded_main, int_at_least

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..leaderboard.build import BuildResult, build_leaderboard
+from ..leaderboard.output import prune_generations
 from ..truth.dataroot import resolve_data_root
 from ..truth.groundtruth import GroundTruth
 from ..truth.solution import build_solution, load_solution
@@ -143,7 +144,8 @@ def build_demo(out: Path, *, submissions: Path | None = None, samples: Path = SA
     """Generate the demo submissions and solution, and build the demo leaderboard into ``out``.
 
     Args:
-        out: the output folder (``leaderboards/demo`` for the committed one).
+        out: the output folder (``leaderboards/demo`` for the committed one; only its current generation
+            is kept, :func:`output.prune_generations`).
         submissions: keep the generated submissions folder there (new or empty); default a temporary folder.
         samples: the folder of the three sample submissions.
         workers, progress: as for :func:`build.build_leaderboard`.
@@ -154,6 +156,8 @@ def build_demo(out: Path, *, submissions: Path | None = None, samples: Path = SA
         build_solution(resolve_data_root("demo"), "test", solution)
         folder = Path(submissions) if submissions is not None else scratch / "submissions"
         write_demo_submissions(folder, load_solution(solution), samples)
-        return build_leaderboard(folder, solution, out, name="demo", workers=workers, progress=progress)
+        result = build_leaderboard(folder, solution, out, name="demo", workers=workers, progress=progress)
+        prune_generations(out)  # the committed folder holds one generation
+        return result
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

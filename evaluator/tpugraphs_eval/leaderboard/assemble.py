@@ -24,7 +24,7 @@ from ..options import Options
 from ..truth.groundtruth import GroundTruth
 from .cache import board_shape
 from .folder import Folder
-from .scorer import decode_array
+from .scorer import decode_array, listed_problems
 from .standings import TeamStanding, standings, time_key
 from .uncertainty import LEVEL, draw, resampled_overall, shakeup, uncertainty
 
@@ -106,7 +106,7 @@ def _submission(entry, record: dict[str, Any], final: bool) -> dict[str, Any]:
                        "collections": record["boards"][board]["collections"]} if scored else None)
               for board in ("public", "private", "all")},
            "problem_counts": record.get("problem_counts", {p["code"]: 1 for p in record.get("problems", [])}),
-           "problems": record.get("problems", []), "notes": entry.notes}
+           "problems": listed_problems(record.get("problems", [])), "notes": entry.notes}
     return out
 
 
@@ -160,7 +160,8 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
         team.update(submissions=len(mine), valid_submissions=len(row.valid),
                     last_submission=last_submission(mine),
                     scored_by=entries[row.chosen].id if row.chosen is not None else None,
-                    final_submissions=[entries[i].id for i in row.finals], notes=row.notes)
+                    final_submissions=[entries[i].id for i in row.finals],
+                    notes=folder.team_notes.get(row.team, []) + row.notes)
         teams.append(team)
     finals = {i for r in rows for i in r.finals}
     boards = ("public", "private")

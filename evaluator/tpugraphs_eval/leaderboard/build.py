@@ -2,7 +2,8 @@
 
 The straight line: :mod:`folder` (teams and submissions) → :mod:`scorer` (one record per submission,
 through ``score_submission``, cached) → :mod:`standings` and :mod:`uncertainty` (via :mod:`assemble`:
-the document) → :mod:`render_text` / :mod:`render_html` → :mod:`output` (atomic write).
+the document) → :mod:`render_text` / :mod:`render_html` → :mod:`output` (a new generation, switched to at
+once, under a lock on the output folder).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble, tally
 from .cache import ScoreCache
 from .folder import read_folder
-from .output import render_all, write_outputs
-from .scorer import DEFAULT_MAX_BYTES, score_entries
+from .output import build_lock, render_all, write_outputs
+from .reading import DEFAULT_MAX_BYTES
+from .scorer import score_entries
 from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 CACHE_FOLDER = ".cache"
@@ -91,7 +93,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         progress: given the number of submissions, returns the function to call with 1 per submission done.
 
     Raises:
-        UsageError: bad folders or options; DataError: the solution file is unusable.
+        UsageError: bad folders or options; output.BuildLocked (a UsageError, code ``BUILD_LOCKED``):
+            another build is writing into ``out``; DataError: the solution file is unusable.
         scorer.ScoringFailed: the evaluator raised on a submission (a bug) or a worker died.
     """
     submissions, solution, out = Path(submissions), Path(solution), Path(out)
@@ -120,23 +123,27 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         cache_dir = None  # the cache holds private scores: never inside a folder made to be published
     if view == "public" and cache_dir is not None and Path(cache_dir).resolve().is_relative_to(out.resolve()):
         raise UsageError("a public leaderboard's cache holds private scores: put --cache-dir outside the output folder")
+    if view == "public" and os.path.lexists(out / CACHE_FOLDER):
+        raise UsageError(f"{out} holds an organiser build's score cache {CACHE_FOLDER} (private scores): build the public "
+                         f"leaderboard into a folder of its own")
     cache = ScoreCache(None if cache_dir is None else out / CACHE_FOLDER if cache_dir == "default" else Path(cache_dir))
     advance = progress(len(folder.entries)) if progress else None
     lap("read")
-    records, counts = score_entries(folder.entries, truth, solution, options, cache,
-                                    workers=default_workers() if workers is None else workers,
-                                    max_bytes=max_bytes, advance=advance)
-    lap("score")
-    document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest, options,
-                        view=view, resamples=resamples, seed=seed)
-    lap("assemble")
-    files = render_all(document)
-    write_outputs(out, files)
-    lap("write")
-    try:
-        counts["pruned"] = cache.prune()
-    except OSError:
-        counts["pruned"] = 0
+    with build_lock(out):
+        records, counts = score_entries(folder.entries, truth, solution, options, cache,
+                                        workers=default_workers() if workers is None else workers,
+                                        max_bytes=max_bytes, advance=advance)
+        lap("score")
+        document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest,
+                            options, view=view, resamples=resamples, seed=seed)
+        lap("assemble")
+        files = render_all(document)
+        write_outputs(out, files, keep_previous=view != "public")
+        lap("write")
+        try:
+            counts["pruned"] = cache.prune()
+        except OSError:
+            counts["pruned"] = 0
     counts["corrupt"] = cache.corrupt
     found = tally(folder, records, sum(team["rank"] is not None for team in document["teams"]))
     return BuildResult(document, files, counts, seconds, found, cache.notes)

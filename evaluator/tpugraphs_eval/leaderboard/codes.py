@@ -11,12 +11,24 @@ from typing import Any
 from ..submission.problems import markdown_cell
 
 LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
-    "SUBMISSION_UNREADABLE": ("error", "The submission file cannot be read (permissions, vanished, not a regular "
-                                       "file): it is recorded unscored."),
-    "SUBMISSION_TOO_LARGE": ("error", "The submission file is larger than --max-size: it is recorded unscored, "
-                                      "without being read."),
+    "SUBMISSION_UNREADABLE": ("error", "The submission file cannot be read (permissions, vanished): it is "
+                                       "recorded unscored."),
+    "SUBMISSION_TOO_LARGE": ("error", "The submission file is larger than --max-size (default 64 MiB): it is "
+                                      "recorded unscored, without being read."),
+    "SUBMISSION_SYMLINK": ("error", "The submission file, or its team folder, became a symbolic link after the "
+                                    "folder was listed: the link is not followed, nothing is read, it is recorded "
+                                    "unscored."),
+    "SUBMISSION_HARDLINK": ("error", "The submission file has more than one name (a hard link, possibly to a file "
+                                     "outside the folder): it is not read and is recorded unscored."),
+    "SUBMISSION_NOT_REGULAR": ("error", "The submission became something other than a regular file (a FIFO, "
+                                        "device, socket or folder) after the folder was listed: not read, recorded "
+                                        "unscored."),
+    "PROBLEMS_NOT_LISTED": ("warning", "The submission has more problems than the leaderboard lists (100): the "
+                                       "rest are counted in problem_counts, not listed."),
     "METADATA_INVALID": ("warning", "The metadata file (or one of its fields) is unusable: those fields keep "
                                     "their defaults (time unknown, no description, not selected)."),
+    "TEAM_NAMES_MERGED": ("warning", "Team folders whose names are equal after Unicode NFC normalisation and "
+                                     "case folding are one team, shown under the first folder's name."),
     "IGNORED_ENTRY": ("warning", "An entry of the submissions folder that is not a submission (a file at the top "
                                  "level, a non-CSV file, a nested folder, a symbolic link, a hidden entry)."),
     "TOO_MANY_SELECTED": ("warning", "A team selected more than 2 submissions: the 2 most recent selected valid ones "
@@ -29,6 +41,8 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
     "CACHE_ENTRY_CORRUPT": ("warning", "A score cache entry cannot be used (unreadable, truncated JSON, another key, "
                                        "a record of the wrong shape or types): the submission is scored again and "
                                        "the entry rewritten. Printed by the build, not part of the leaderboard."),
+    "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock): "
+                              "this build stops with exit code 2 and writes nothing."),
 }
 """Code → (severity, meaning)."""
 

@@ -12,6 +12,11 @@ Everything else found there is not a submission and is recorded as ``IGNORED_ENT
 (a file at the top level, a file that is neither ``.csv`` nor the metadata of one, a nested folder,
 a symbolic link, a hidden entry): nothing is skipped silently. Names come from the file system and
 are untrusted: they are only ever *shown* (escaped by each renderer), never used to build a path.
+Team folders whose names are equal after Unicode NFC normalisation and case folding (``Café``/``CAFÉ``,
+precomposed or not) are one team, shown under the first one's name, with a ``TEAM_NAMES_MERGED`` note.
+Metadata is read like submissions (:mod:`reading`: no link followed) as UTF-8 with or without a BOM; any
+fault of one file (bad encoding, nesting too deep, a time out of range) is a ``METADATA_INVALID`` note on
+that submission, never an error of the build.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import datetime as dt
 import json
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,7 @@ from typing import Any
 from ..display import safe
 from ..errors import UsageError
 from .codes import note
+from .reading import RefusedFile, read_file
 
 METADATA_KEYS = ("submitted", "description", "selected")
 MAX_METADATA_BYTES = 64 * 1024
@@ -52,6 +59,7 @@ class Entry:
         description: the metadata's description ("" when none).
         selected: True when the metadata marks it as selected for the final (private) leaderboard.
         notes: leaderboard problems of this entry (metadata faults), as :func:`codes.note` dicts.
+        folder: the shown name of the team folder holding it (differs from ``team`` when merged).
     """
 
     team: str
@@ -61,11 +69,12 @@ class Entry:
     description: str = ""
     selected: bool = False
     notes: list[dict[str, Any]] = field(default_factory=list)
+    folder: str = ""
 
     @property
     def id(self) -> str:
-        """``team/file``: how the leaderboard names this submission."""
-        return f"{self.team}/{self.file}"
+        """``folder/file`` (the team folder's shown name): how the leaderboard names this submission."""
+        return f"{self.folder or self.team}/{self.file}"
 
 
 @dataclass
@@ -73,14 +82,17 @@ class Folder:
     """What :func:`read_folder` found.
 
     Attributes:
-        teams: every team folder's shown name, sorted (teams without a submission included).
+        teams: every team's shown name, sorted (teams without a submission included; folders whose names
+            are one team after :func:`team_key` appear once, as the first of them).
         entries: every submission, sorted by (team, file name).
         ignored: entries that are not submissions, each a :func:`codes.note` dict with a ``path``.
+        team_notes: team → notes about the team itself (``TEAM_NAMES_MERGED``).
     """
 
     teams: list[str]
     entries: list[Entry]
     ignored: list[dict[str, Any]]
+    team_notes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def parse_time(text: object) -> str:
@@ -94,7 +106,10 @@ def parse_time(text: object) -> str:
     when = dt.datetime.fromisoformat(text.strip())
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
-    return when.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+    try:
+        return when.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+    except OverflowError:  # 0001-01-01T00:00+01:00 is before year 1 in UTC
+        raise ValueError(f"{text.strip()[:40]} is out of range in UTC (years 1 to 9999)") from None
 
 
 def read_metadata(path: Path, entry: Entry) -> None:
@@ -103,14 +118,17 @@ def read_metadata(path: Path, entry: Entry) -> None:
         entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{display_name(path.name)}: {message}"))
 
     try:
-        info = path.lstat()
-        if not stat.S_ISREG(info.st_mode):
-            return bad("not a regular file; ignored")
-        if info.st_size > MAX_METADATA_BYTES:
-            return bad(f"{info.st_size} bytes, more than {MAX_METADATA_BYTES}; ignored")
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        return bad(f"not readable as UTF-8 JSON ({type(err).__name__}); ignored")
+        text = read_file(path, MAX_METADATA_BYTES).decode("utf-8-sig")
+    except RefusedFile as refused:
+        return bad(f"{refused.reason}; ignored")
+    except UnicodeDecodeError as err:
+        return bad(f"not UTF-8 (byte {err.start}); ignored")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        return bad("JSON nested too deeply to read; ignored")
+    except ValueError as err:
+        return bad(f"not JSON ({safe(str(err))[:120]}); ignored")
     if not isinstance(data, dict):
         return bad(f"a JSON object is expected, not {type(data).__name__}; ignored")
     unknown = sorted(str(k) for k in data if k not in METADATA_KEYS)
@@ -205,4 +223,26 @@ def read_folder(root: Path) -> Folder:
                 if meta is not None:
                     read_metadata(team_path / meta, entry)
                 entries.append(entry)
-    return Folder(teams, entries, ignored)
+    return _merge_teams(Folder(teams, entries, ignored))
+
+
+def team_key(name: str) -> str:
+    """The key under which team names are one team: NFC, case folded, NFC again (Unicode's canonical
+    caseless match, The Unicode Standard §3.13)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def _merge_teams(found: Folder) -> Folder:
+    """Team folders with the same :func:`team_key` become one team named as the first (in listing order)."""
+    first: dict[str, str] = {}
+    merged: dict[str, list[str]] = {}
+    for team in found.teams:
+        canonical = first.setdefault(team_key(team), team)
+        merged.setdefault(canonical, []).append(team)
+    rename = {t: canonical for canonical, names in merged.items() for t in names}
+    for entry in found.entries:
+        entry.folder, entry.team = entry.team, rename[entry.team]
+    notes = {canonical: [note("TEAM_NAMES_MERGED", f"team folders {', '.join(names)} are one team (names equal "
+                                                   f"after NFC normalisation and case folding), shown as {canonical}")]
+             for canonical, names in merged.items() if len(names) > 1}
+    return Folder(list(merged), found.entries, found.ignored, notes)

@@ -1,18 +1,34 @@
-"""Write the leaderboard's files so that an interrupted build leaves the previous ones intact.
+"""Write the leaderboard's files as one set, replaced all together, by one build at a time.
 
-Every file is first written completely (and flushed to disk) into a new hidden staging folder inside the
-output folder; only when all of them are written are they renamed over the old ones (a rename is atomic
-on one file system), and the staging folder is removed. A build interrupted before that point changes
-nothing; staging folders left by a killed build are removed by the next one. Output file names are
-fixed: nothing from a submission ever becomes part of a path.
+Layout of the output folder ``OUT`` (docs/leaderboard.md, "Outputs")::
+
+    OUT/.lock                      the lock a build holds (fcntl.flock, never removed)
+    OUT/generations/<id>/          one complete set: leaderboard.{csv,md,json,html}; <id> = the first 16
+                                   hex digits of the sha256 of the set (same outputs, same folder)
+    OUT/current -> generations/<id>   the one pointer: a symbolic link, replaced atomically (os.replace)
+    OUT/leaderboard.json -> current/leaderboard.json   (and the three others): fixed links, so the
+                                   paths docs name stay valid
+
+A build writes a new generation completely (every file flushed to disk) into a hidden staging folder
+``generations/.staging-*``, renames it to its id, and only then switches ``current``; readers see the
+previous set or the new set, never a mix. A build that fails or is killed before the switch leaves the
+previous set, ``current`` and the top-level links untouched; its staging folder is removed (by the next
+build, after a kill). After the switch, generations other than the new and the previous one are removed
+(the previous one stays for a reader that resolved ``current`` just before; not in a public leaderboard's
+folder, which is published while the set it replaced may hold private scores). Output file names are fixed:
+nothing from a submission ever becomes part of a path.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +37,41 @@ from .render_html import render_html
 from .render_text import render_csv, render_markdown
 
 OUTPUT_FILES = ("leaderboard.csv", "leaderboard.md", "leaderboard.json", "leaderboard.html")
+GENERATIONS = "generations"
+CURRENT = "current"
+LOCK_FILE = ".lock"
 STAGING_PREFIX = ".staging-"
+
+
+class BuildLocked(UsageError):
+    """Another build holds the output folder's lock (exit code 2, code ``BUILD_LOCKED``)."""
+
+    code = "BUILD_LOCKED"
+
+
+@contextlib.contextmanager
+def build_lock(out: Path) -> Iterator[None]:
+    """Hold ``out/.lock`` (created, with ``out``, when missing) for the body; never waits.
+
+    Raises:
+        BuildLocked: another process (or another open of the lock in this one) holds it.
+        UsageError: ``out`` or its lock file cannot be created or opened.
+    """
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as err:
+        raise UsageError(f"cannot create the lock file {out / LOCK_FILE}: {err.strerror or err}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BuildLocked(f"another build is writing into {out} (it holds {out / LOCK_FILE}); "
+                              "wait for it to finish, or write elsewhere. Nothing was written.") from None
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def render_all(document: dict[str, Any]) -> dict[str, str]:
@@ -32,29 +82,118 @@ def render_all(document: dict[str, Any]) -> dict[str, str]:
             "leaderboard.html": render_html(document)}
 
 
-def write_outputs(out: Path, files: dict[str, str]) -> None:
-    """Write ``files`` (name → text) into ``out`` all together (see the module docstring).
+def generation_id(files: dict[str, bytes]) -> str:
+    """The first 16 hex digits of the sha256 over every (name, bytes) of ``files``, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(hashlib.sha256(name.encode()).digest() + hashlib.sha256(files[name]).digest())
+    return digest.hexdigest()[:16]
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _same(folder: Path, files: dict[str, bytes]) -> bool:
+    try:
+        return sorted(os.listdir(folder)) == sorted(files) and all(
+            (folder / n).read_bytes() == data for n, data in files.items())
+    except OSError:
+        return False
+
+
+def _link(target: str, at: Path) -> None:
+    """Make ``at`` a symbolic link to ``target`` atomically (a new link renamed over whatever was there)."""
+    if at.is_symlink() and os.readlink(at) == target:
+        return
+    temporary = at.with_name(f".{at.name}.{os.getpid()}.new")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temporary)
+    os.symlink(target, temporary)
+    os.replace(temporary, at)
+
+
+def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
+    """Write ``files`` as a complete generation folder; returns its id (an existing identical one is reused)."""
+    for stale in generations.glob(f"{STAGING_PREFIX}*"):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+    gid = generation_id(files)
+    target = generations / gid
+    if _same(target, files):
+        return gid
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=generations))
+    try:
+        for name, data in files.items():
+            with open(staging / name, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(staging / name, 0o644)
+        os.chmod(staging, 0o755)
+        _fsync_dir(staging)
+        if target.exists() or target.is_symlink():  # an altered copy: move it aside, removed below
+            os.replace(target, Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=generations)))
+        os.replace(staging, target)
+        _fsync_dir(generations)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return gid
+
+
+def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = True) -> str:
+    """Write ``files`` (name → text) into ``out`` as a new generation and switch ``current`` to it (module
+    docstring). The caller holds :func:`build_lock`.
+
+    Args:
+        keep_previous: keep the generation that was current (False for a public leaderboard: the folder is
+            published, and the set it replaces may be an organiser's, with private scores).
+
+    Returns:
+        the generation's id.
 
     Raises:
-        UsageError: ``out`` cannot be created or written.
+        UsageError: ``out`` cannot be created or written, or ``out/current`` or ``out/generations`` is
+            not what this module writes there (a folder, a file); the previous set is then unchanged.
     """
     out = Path(out)
+    data = {name: text.encode("utf-8") for name, text in files.items()}
+    generations, current = out / GENERATIONS, out / CURRENT
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for stale in out.glob(f"{STAGING_PREFIX}*"):
-            if stale.is_dir() and not stale.is_symlink():
-                shutil.rmtree(stale, ignore_errors=True)
-        staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
+        if generations.is_symlink() or (current.exists() and not current.is_symlink()):
+            raise UsageError(f"{out} holds a {CURRENT} or {GENERATIONS} this build did not write (a link "
+                             f"{GENERATIONS}, a real {CURRENT}); remove it or write elsewhere")
+        generations.mkdir(exist_ok=True)
+        previous = os.readlink(current) if current.is_symlink() else None
+        gid = _write_generation(generations, data)
         try:
-            for name, text in files.items():
-                with open(staging / name, "w", encoding="utf-8", newline="") as handle:
-                    handle.write(text)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.chmod(staging / name, 0o644)
-            for name in files:
-                os.replace(staging / name, out / name)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            _link(f"{GENERATIONS}/{gid}", current)  # the switch
+        except BaseException:  # not switched: the new generation goes, the previous set stays as it was
+            if previous is None or Path(previous).name != gid:
+                shutil.rmtree(generations / gid, ignore_errors=True)
+            raise
+        _fsync_dir(out)
+        for name in files:
+            _link(f"{CURRENT}/{name}", out / name)
+        unchanged = previous is not None and Path(previous).name == gid  # keeps the one it replaced earlier
+        keep = {gid, Path(previous).name} if previous and keep_previous else {gid}
+        for old in generations.iterdir():
+            if old.name not in keep and (not unchanged or not keep_previous) and old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
     except OSError as err:
         raise UsageError(f"cannot write the leaderboard to {out}: {err.strerror or err}") from None
+    return gid
+
+
+def prune_generations(out: Path) -> None:
+    """Remove every generation of ``out`` but the current one (for a folder kept in git: the demo's)."""
+    generations = Path(out) / GENERATIONS
+    gid = Path(os.readlink(Path(out) / CURRENT)).name
+    for old in generations.iterdir():
+        if old.name != gid and old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)

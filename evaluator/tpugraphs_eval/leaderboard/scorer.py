@@ -15,7 +15,6 @@ import hashlib
 import itertools
 import multiprocessing
 import os
-import stat
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..api import score_submission
+from ..display import shorten
 from ..errors import DataError
 from ..options import Options
 from ..report.report import LEADERBOARDS
@@ -33,9 +33,14 @@ from ..truth.solution import load_solution, read_manifest
 from .cache import ScoreCache, board_shape, cache_key, solution_digest
 from .codes import note
 from .folder import Entry
+from .reading import DEFAULT_MAX_BYTES, RefusedFile, read_file
 
-DEFAULT_MAX_BYTES = 256 * 1024 * 1024
-"""Submissions larger than this are recorded as ``SUBMISSION_TOO_LARGE`` unread (real test files: ~10 MB)."""
+MAX_PROBLEMS_LISTED = 100
+"""Problems of one submission listed in the leaderboard; ``problem_counts`` and ``n_errors`` count them all
+(the full list: ``tpugraphs-eval`` on the file)."""
+MAX_ECHO_CHARS = {"id": 120, "message": 400}
+"""Longest ``id`` and ``message`` of a listed problem, in characters: longer ones are shortened
+(:func:`display.shorten`), so one huge line cannot make a huge leaderboard."""
 IN_FLIGHT_PER_WORKER = 4
 """Submissions queued per worker (the queue holds entries; each worker reads its files itself)."""
 PARALLEL_MIN_BYTES = 32 << 20
@@ -53,11 +58,27 @@ def decode_array(text: str) -> np.ndarray:
     return np.frombuffer(base64.b64decode(text), dtype="<f8")
 
 
+def listed_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first :data:`MAX_PROBLEMS_LISTED` problems (``{line, id, code, severity, message}`` dicts), their
+    ``id`` and ``message`` shortened to :data:`MAX_ECHO_CHARS`, then one ``PROBLEMS_NOT_LISTED`` note
+    counting the rest. Idempotent."""
+    shown = [{**p, **{k: shorten(p[k], n) for k, n in MAX_ECHO_CHARS.items() if isinstance(p.get(k), str)}}
+             for p in problems[:MAX_PROBLEMS_LISTED]]
+    rest = problems[MAX_PROBLEMS_LISTED:]
+    if len(rest) == 1 and rest[0].get("code") == "PROBLEMS_NOT_LISTED":
+        shown += rest  # listed already
+    elif rest:
+        shown.append({"line": None, "id": None, **note("PROBLEMS_NOT_LISTED", f"{len(rest)} more problems are not "
+                                                       "listed here (problem_counts counts them all)")})
+    return shown
+
+
 def record_of(data: bytes, truth: GroundTruth, options: Options) -> dict[str, Any]:
     """Score one submission and keep what the leaderboard needs.
 
     Returns:
-        ``{status: "scored"|"invalid", sha256, n_rows, n_errors, problem_counts, problems}``, plus for a
+        ``{status: "scored"|"invalid", sha256, n_rows, n_errors, problem_counts, problems}`` (``problems``
+        capped by :func:`listed_problems`; ``problem_counts`` exact), plus for a
         scored submission ``boards`` (``public``, ``private``, ``all``: ``{overall, collections}``, the
         report's :class:`Scores` values) and ``per_graph`` (``public``, ``private``: collection → base64 (G,) float64 of
         the primary metric, tile ``score`` or layout ``kendall_tau``, NaN where undefined, in the
@@ -68,7 +89,7 @@ def record_of(data: bytes, truth: GroundTruth, options: Options) -> dict[str, An
         "status": "scored" if report.valid and report.scored else "invalid",
         "sha256": report.provenance["submission_sha256"], "n_rows": report.n_rows, "n_errors": report.n_errors,
         "problem_counts": dict(sorted(report.validation.counts.items())),
-        "problems": [p.to_dict() for p in report.problems],
+        "problems": listed_problems([p.to_dict() for p in report.problems]),
     }
     if record["status"] == "scored":
         boards = {**{b: report.leaderboards[b] for b in LEADERBOARDS}, "all": report.scores}
@@ -110,23 +131,12 @@ def _score_in_worker(entry: Entry) -> dict[str, Any]:
 
 
 def _read(entry: Entry, max_bytes: int) -> bytes | dict[str, Any]:
-    """The file's bytes, or an error record (too large: not read; unreadable)."""
+    """The file's bytes (read without following a link: :func:`reading.read_file`), or an error record."""
     try:
-        info = os.stat(entry.path, follow_symlinks=False)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError("not a regular file")
-        if info.st_size > max_bytes:
-            return {"status": "error", "problems": [note("SUBMISSION_TOO_LARGE", f"{entry.id}: {info.st_size} bytes, "
-                                                         f"more than the limit of {max_bytes} (--max-size)")]}
-        with open(entry.path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as err:
-        return {"status": "error", "problems": [note("SUBMISSION_UNREADABLE",
-                                                     f"{entry.id}: {err.strerror or err}")]}
-    if len(data) > max_bytes:  # grew after the stat
-        return {"status": "error", "problems": [note("SUBMISSION_TOO_LARGE", f"{entry.id}: more than the limit "
-                                                     f"of {max_bytes} bytes (--max-size)")]}
-    return data
+        return read_file(entry.path, max_bytes)
+    except RefusedFile as refused:
+        hint = " (--max-size)" if refused.code == "SUBMISSION_TOO_LARGE" else ""
+        return {"status": "error", "problems": [note(refused.code, f"{entry.id}: {refused.reason}{hint}")]}
 
 
 def _context() -> multiprocessing.context.BaseContext:

@@ -1,0 +1,99 @@
+"""Read a file of the submissions folder without following a link: what the folder listed is what is read.
+
+The folder is untrusted and may change while a build runs. A file is opened relative to its team folder,
+which is itself opened relative to the submissions folder, each with ``O_NOFOLLOW`` (a symbolic link
+swapped in after the listing, for the file or for its team folder, is refused by the kernel, not read)
+and ``O_NONBLOCK`` (a FIFO swapped in cannot block the build); then ``fstat`` of the open descriptor
+decides: a regular file only, with one name only (``st_nlink == 1``: a hard link may name a file outside
+the folder, such as the solution), no larger than the limit. The checks look at the file actually
+opened, so nothing can be swapped between check and read. POSIX only (``O_NOFOLLOW``, ``dir_fd``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+"""Submissions larger than this are recorded as ``SUBMISSION_TOO_LARGE`` unread (``--max-size``; real Kaggle
+test submissions are about 10 MB)."""
+
+_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+class RefusedFile(Exception):
+    """A file of the submissions folder that is not read.
+
+    Attributes:
+        code: a leaderboard code (:data:`codes.LEADERBOARD_CODES`): ``SUBMISSION_SYMLINK``,
+            ``SUBMISSION_HARDLINK``, ``SUBMISSION_NOT_REGULAR``, ``SUBMISSION_TOO_LARGE`` or
+            ``SUBMISSION_UNREADABLE``.
+        reason: what was found, for the message (no path: the caller names the entry).
+    """
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code, self.reason = code, reason
+
+
+def _open_at(name: str, dir_fd: int | None, flags: int, what: str) -> int:
+    try:
+        return os.open(name, flags, dir_fd=dir_fd)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.ENOTDIR):  # with O_DIRECTORY, Linux reports a link as ENOTDIR
+            try:
+                link = stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+            except OSError:
+                link = err.errno == errno.ELOOP
+            if link:
+                raise RefusedFile("SUBMISSION_SYMLINK", f"{what} became a symbolic link after the folder was "
+                                                        "listed; not followed, not read") from None
+            raise RefusedFile("SUBMISSION_NOT_REGULAR", f"{what} is no longer a folder; not read") from None
+        raise RefusedFile("SUBMISSION_UNREADABLE", f"{what}: {err.strerror or err}") from None
+
+
+def read_file(path: Path, max_bytes: int) -> bytes:
+    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` read without following a link (module docstring).
+
+    Args:
+        path: a file two levels under the submissions folder (as :func:`folder.read_folder` lists them).
+            The submissions folder itself may be a link (the organiser names it); the team folder and the
+            file may not.
+        max_bytes: larger files are not read.
+
+    Raises:
+        RefusedFile: a link, a hard link, not a regular file, larger than ``max_bytes`` (also when it grows
+            while being read), or unreadable; nothing of it was read.
+    """
+    path = Path(path)
+    root = _open_at(str(path.parent.parent), None, os.O_RDONLY | os.O_DIRECTORY, "the submissions folder")
+    try:
+        team = _open_at(path.parent.name, root, _FLAGS | os.O_DIRECTORY, "the team folder")
+    finally:
+        os.close(root)
+    try:
+        fd = _open_at(path.name, team, _FLAGS, "the file")
+    finally:
+        os.close(team)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RefusedFile("SUBMISSION_NOT_REGULAR", "not a regular file (a FIFO, device or socket was "
+                                                        "swapped in?); not read")
+        if info.st_nlink != 1:
+            raise RefusedFile("SUBMISSION_HARDLINK", f"a hard link ({info.st_nlink} names for one file; it may be "
+                                                     "a file outside the folder); not read")
+        if info.st_size > max_bytes:
+            raise RefusedFile("SUBMISSION_TOO_LARGE", f"{info.st_size} bytes, more than the limit of {max_bytes}")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as err:
+        raise RefusedFile("SUBMISSION_UNREADABLE", err.strerror or str(err)) from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise RefusedFile("SUBMISSION_TOO_LARGE", f"more than the limit of {max_bytes} bytes (it grew while read)")
+    return data
