@@ -104,7 +104,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     specs = catalog.row_specs
     packed_of = parsed.packed
     lines = parsed.lines
-    absent: dict[str, list[int]] = {}  # rows of collections the data root lacks: collection → line numbers
+    absent: dict[str, list[int]] = {}  # rows of collections absent or left out: collection → line numbers
     n_rows = 0
 
     for line, graph_id, configs in csv_file:
@@ -135,8 +135,12 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             packed_of[collection][position] = diagnosis.usable.astype(np.int32).tobytes()
 
     for name, at in absent.items():
-        log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not scored: the data "
-                f"root has no {name} {catalog.split} graphs.")
+        if name in catalog.left_out:
+            log.add("COLLECTION_NOT_SELECTED", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not "
+                    f"scored: --collections leaves {name} out.")
+        else:
+            log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not scored: "
+                    f"the data root has no {name} {catalog.split} graphs.")
     if csv_file.last_line and not csv_file.ends_with_newline:
         last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
         if last:
@@ -150,7 +154,8 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
 def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog: SplitCatalog, hints: IdHints,
                  log: ProblemLog, absent: dict[str, list[int]]) -> None:
     """A row whose ID is not a graph of the split: the ID's problem (with a hint while problems are listed
-    one by one), then the field's syntax; rows of a collection the data root lacks are only counted."""
+    one by one), then the field's syntax; rows of a collection the data root lacks (or a selection leaves
+    out) are only counted."""
     parts = split_submission_id(graph_id.strip())
     if parts is not None and parts[0].name not in catalog.collections:
         absent.setdefault(parts[0].name, []).append(line)

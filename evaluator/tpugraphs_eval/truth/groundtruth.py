@@ -58,12 +58,15 @@ class SplitCatalog:
         root: the data root read.
         split: ``train``, ``valid`` or ``test``.
         collections: present collections by name, in the order of :data:`catalog.COLLECTIONS`.
+        left_out: collections of the split that a selection (:meth:`restrict`, ``--collections``) leaves
+            out: their rows are counted, not scored, and they are not reported missing.
         index: submission ID → (collection, graph position, c).
     """
 
     root: DataRoot
     split: str
     collections: dict[str, CollectionGraphs]
+    left_out: tuple[str, ...] = ()
     index: dict[str, tuple[Collection, int, int]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -79,17 +82,20 @@ class SplitCatalog:
                 for graph_id, (collection, position, c) in self.index.items()}
 
     def restrict(self, names: list[str]) -> SplitCatalog:
-        """The same split limited to the collections ``names`` (e.g. to validate a per-collection file).
+        """The same split limited to the collections ``names`` (e.g. to validate a per-collection file);
+        every other collection of the dataset is :attr:`left_out` (in :data:`COLLECTIONS` order).
 
         Raises:
             KeyError: a name is not a present collection.
         """
-        return SplitCatalog(self.root, self.split, {name: self.collections[name] for name in names})
+        chosen = {name: self.collections[name] for name in names}
+        return SplitCatalog(self.root, self.split, {c.name: chosen[c.name] for c in COLLECTIONS if c.name in chosen},
+                            tuple(c.name for c in COLLECTIONS if c.name not in chosen))
 
     @property
     def missing_collections(self) -> list[str]:
-        """Collections with no folder for this split under the data root."""
-        return [c.name for c in COLLECTIONS if c.name not in self.collections]
+        """Collections with no folder for this split under the data root (none left out by a selection)."""
+        return [c.name for c in COLLECTIONS if c.name not in self.collections and c.name not in self.left_out]
 
 
 @dataclass
@@ -156,6 +162,17 @@ class GroundTruth:
     sha256: str
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     """Values derived from the runtimes alone (e.g. the random and oracle references), computed once."""
+
+    def restrict(self, names: list[str]) -> GroundTruth:
+        """The runtimes of the collections ``names`` only (``--collections``); :attr:`sha256` still names
+        everything read.
+
+        Raises:
+            KeyError: a name is not a present collection.
+        """
+        catalog = self.catalog.restrict(names)
+        return GroundTruth(catalog, self.tile_runtime, {name: self.collections[name] for name in catalog.collections},
+                           self.sha256)
 
     @property
     def has_usage(self) -> bool:
