@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 
 from ..dataset import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
-from ..errors import DataError, UsageError
+from ..errors import DataError, NoGroundTruthError, UsageError
 from ..scoring.metrics import dense_ranks
 from .dataroot import DataRoot
 
@@ -238,7 +238,8 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
         where: names a graph's source in messages (default ``<collection>:<graph>``).
 
     Raises:
-        DataError: every runtime is 0 (the public test files hold no ground truth); a runtime or
+        NoGroundTruthError: every runtime is 0 (the public test files hold no ground truth).
+        DataError: a runtime or
             normalizer that is not finite and positive (files named, values never shown).
         UsageError: ``tile_runtime`` is not recognised.
     """
@@ -252,7 +253,7 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
         normalizer = np.concatenate([a.normalizer for _, a in graphs]) if collection.kind == "tile" else None
         stored[collection] = (runtime, normalizer)
     if not any(runtime.any() for runtime, _ in stored.values()):
-        raise DataError(
+        raise NoGroundTruthError(
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files). Validation still works: add --validate-only.")
