@@ -28,12 +28,13 @@ from tpugraphs_eval import (
 )
 from tpugraphs_eval.commands.entrypoint import guarded_main
 from tpugraphs_eval.dataset import SPLITS
+from tpugraphs_eval.errors import EXIT_OK
 
 from . import learned
 from .cli_common import notice, print_scores, print_table, score_rows, write_json
 from .combine import combine_submissions
 from .data import data_root, present_collections
-from .errors import EXIT_OK, KitError
+from .errors import KitError
 from .random_baseline import random_expectations, write_random_submission
 
 _DATA_ROOT_HELP = ("folder holding npz/ (official layout), or `demo` for the bundled SYNTHETIC data "

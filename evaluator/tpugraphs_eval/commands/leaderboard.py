@@ -22,6 +22,7 @@ from ..leaderboard.output import OUTPUT_FILES
 from ..leaderboard.scorer import DEFAULT_MAX_BYTES, ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
+from ..progress import progress_bar
 from .entrypoint import guarded_main, int_at_least
 
 
@@ -80,14 +81,10 @@ def _progress_factory(enabled: bool) -> tuple[Callable[[int], Callable[[int], No
     """A factory for a rich progress bar on stderr (None when disabled) and a list holding it to stop it."""
     if not enabled:
         return None, []
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     holder: list = []
 
     def start(total: int) -> Callable[[int], None]:
-        bar = Progress(TextColumn("scoring submissions"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                       console=Console(stderr=True), transient=True)
+        bar = progress_bar("scoring submissions")
         task = bar.add_task("scoring", total=total)
         bar.start()
         holder.append(bar)
