@@ -97,9 +97,9 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         validation = _read_part(path, catalog, mode)
         if validation.counts.get("COLLECTION_ABSENT", 0):  # rows of collections the data root lacks
             ignored[str(path)] = validation.n_rows - len(validation.submission.lines)
-        for name, packed in validation.submission.packed.items():
+        for name, parsed in validation.submission.rankings.items():
             graphs = catalog.collections[name]
-            for position, data in packed.items():
+            for position in parsed:
                 graph_id = graphs.ids[position]
                 line = validation.submission.lines[graph_id]
                 if graph_id in origin:
@@ -107,7 +107,7 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
                     raise SubmissionError("DUPLICATE_ID", f"{graph_id} has a row in {first_path} (line {first_line}) "
                                                           f"and in {path} (line {line})")
                 origin[graph_id] = (path, line)
-                rankings[graph_id] = np.frombuffer(data, dtype=np.int32)
+                rankings[graph_id] = parsed.indices(position)
                 if str(path) not in sources.setdefault(name, []):
                     sources[name].append(str(path))
 

@@ -139,10 +139,10 @@ def write_predictions(predictions: Mapping[str, np.ndarray], path: str | os.Path
     rankings = {}
     for graph_id, scores in predictions.items():
         spec = catalog.index.get(graph_id)
-        if spec is not None and np.shape(scores) != (spec[2],):
-            raise KitError("BAD_PREDICTIONS", f"{graph_id} has {spec[2]} configurations; got predictions of "
+        if spec is not None and np.shape(scores) != (spec.n_configs,):
+            raise KitError("BAD_PREDICTIONS", f"{graph_id} has {spec.n_configs} configurations; got predictions of "
                                               f"shape {np.shape(scores)}")
-        kind = spec[0].kind if spec is not None else ("tile" if graph_id.startswith("tile:") else "layout")
+        kind = spec.collection.kind if spec is not None else ("tile" if graph_id.startswith("tile:") else "layout")
         try:
             rankings[graph_id] = rank_configs(scores, kind)
         except KitError as err:

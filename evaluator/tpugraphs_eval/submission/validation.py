@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .. import kernels
 from ..dataset import split_submission_id
 from ..display import shorten
+from ..kernels import Scanned
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import IdHints, code_of
 from .problems import Mode, Problem, ProblemLog, errors_in, preview
+from .rankings import INDEX_DTYPE, Rankings
 from .topconfigs import diagnose
 
 _MISSING_NAMED = 5
@@ -33,13 +33,12 @@ class ParsedSubmission:
     """What scoring needs from a submission.
 
     Attributes:
-        packed: collection name → {graph position → the ranking as native int32 bytes}: config
-            indices, predicted fastest first. Strict: exactly the row's indices. Lenient: its
-            distinct valid indices in order. (Bytes, so that tile rows join into one array at once.)
+        rankings: collection name → its :class:`Rankings` (graph position → config indices as native
+            int32 bytes, predicted fastest first).
         lines: submission ID → line number of its row.
     """
 
-    packed: dict[str, dict[int, bytes]] = field(default_factory=dict)
+    rankings: dict[str, Rankings] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
 
 
@@ -100,9 +99,9 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     log = ProblemLog(mode)
     csv_file = SubmissionCsv(read_submission_bytes(source), log)
     hints = IdHints(catalog)
-    parsed = ParsedSubmission(packed={name: {} for name in catalog.collections})
+    parsed = ParsedSubmission(rankings={name: Rankings() for name in catalog.collections})
     specs = catalog.row_specs
-    packed_of = parsed.packed
+    rankings_of = parsed.rankings
     lines = parsed.lines
     absent: dict[str, list[int]] = {}  # rows of collections absent or left out: collection → line numbers
     n_rows = 0
@@ -124,15 +123,15 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             log.add("DUPLICATE_ID", f"second row for this ID (first at line {first}).", line=line, id=graph_id)
             continue
         collection, position, n_configs, need, kind = spec
-        scanned = scan_indices(configs, n_configs)
-        if scanned[2] == 0 and scanned[1] == need:
-            packed_of[collection][position] = scanned[0]
+        values, n_tokens, flags = scan_indices(configs, n_configs)
+        if flags == 0 and n_tokens == need:
+            rankings_of[collection][position] = values
             continue
-        diagnosis = diagnose(configs, kind, n_configs, scanned)
+        diagnosis = diagnose(configs, kind, n_configs, Scanned(values, n_tokens, flags))
         for code, message in diagnosis.problems:
             log.add(code, message, line=line, id=graph_id)
         if diagnosis.usable.size:
-            packed_of[collection][position] = diagnosis.usable.astype(np.int32).tobytes()
+            rankings_of[collection][position] = diagnosis.usable.astype(INDEX_DTYPE).tobytes()
 
     for name, at in absent.items():
         if name in catalog.left_out:
@@ -165,8 +164,8 @@ def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog:
         log.add(*hints.explain(graph_id), line=line, id=shorten(graph_id))
     else:
         log.add(code, "", line=line)  # counted, not listed: no need to work out a hint
-    scanned = kernels.active().scan_indices(configs, -1)
-    if scanned[2]:
+    scanned = Scanned(*kernels.active().scan_indices(configs, -1))
+    if scanned.flags:
         for code, message in diagnose(configs, "layout", None, scanned).problems:
             log.add(code, message, line=line, id=shorten(graph_id))
 

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -50,6 +50,38 @@ class CollectionGraphs:
         return [submission_id(self.collection, name) for name in self.names]
 
 
+class GraphRef(NamedTuple):
+    """Where a submission ID's graph is in a :class:`SplitCatalog`.
+
+    Attributes:
+        collection: its collection.
+        position: its index in the collection's :attr:`CollectionGraphs.names`.
+        n_configs: its number of configurations c.
+    """
+
+    collection: Collection
+    position: int
+    n_configs: int
+
+
+class RowSpec(NamedTuple):
+    """What validating one row of a known ID needs, in one lookup (:attr:`SplitCatalog.row_specs`).
+
+    Attributes:
+        collection: the collection's name.
+        position: the graph's index in its collection.
+        n_configs: the graph's number of configurations c.
+        length: the number of indices a strict row lists (:func:`expected_length`).
+        kind: ``tile`` or ``layout``.
+    """
+
+    collection: str
+    position: int
+    n_configs: int
+    length: int
+    kind: Kind
+
+
 @dataclass
 class SplitCatalog:
     """What validation needs: every graph of a split and its number of configurations.
@@ -60,25 +92,25 @@ class SplitCatalog:
         collections: present collections by name, in the order of :data:`catalog.COLLECTIONS`.
         left_out: collections of the split that a selection (:meth:`restrict`, ``--collections``) leaves
             out: their rows are counted, not scored, and they are not reported missing.
-        index: submission ID → (collection, graph position, c).
+        index: submission ID → :class:`GraphRef` (collection, graph position, c).
     """
 
     root: DataRoot
     split: str
     collections: dict[str, CollectionGraphs]
     left_out: tuple[str, ...] = ()
-    index: dict[str, tuple[Collection, int, int]] = field(init=False)
+    index: dict[str, GraphRef] = field(init=False)
 
     def __post_init__(self) -> None:
         self.index = {}
         for graphs in self.collections.values():
             for pos, (name, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist())):
-                self.index[submission_id(graphs.collection, name)] = (graphs.collection, pos, c)
+                self.index[submission_id(graphs.collection, name)] = GraphRef(graphs.collection, pos, c)
 
     @cached_property
-    def row_specs(self) -> dict[str, tuple[str, int, int, int, Kind]]:
-        """Submission ID → (collection name, graph position, c, strict row length, kind): one lookup per row."""
-        return {graph_id: (collection.name, position, c, expected_length(collection.kind, c), collection.kind)
+    def row_specs(self) -> dict[str, RowSpec]:
+        """Submission ID → :class:`RowSpec` (collection name, graph position, c, strict row length, kind)."""
+        return {graph_id: RowSpec(collection.name, position, c, expected_length(collection.kind, c), collection.kind)
                 for graph_id, (collection, position, c) in self.index.items()}
 
     def restrict(self, names: list[str]) -> SplitCatalog:
@@ -134,9 +166,9 @@ class CollectionTruth:
         truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]))
         if graphs.collection.kind == "layout":
             ranked = [dense_ranks(y) for y in truth.runtimes]
-            truth.ranks = np.concatenate([r for r, _, _ in ranked])
-            truth.n_distinct = np.array([m for _, m, _ in ranked], dtype=np.int64)
-            truth.tied_pairs = np.array([t for _, _, t in ranked], dtype=np.int64)
+            truth.ranks = np.concatenate([r.ranks for r in ranked])
+            truth.n_distinct = np.array([r.n_distinct for r in ranked], dtype=np.int64)
+            truth.tied_pairs = np.array([r.tied_pairs for r in ranked], dtype=np.int64)
         return truth
 
     @property
