@@ -19,12 +19,11 @@ from pathlib import Path
 from tpugraphs_eval import (
     CODES,
     DataError,
+    Evaluator,
     NoGroundTruthError,
     Options,
     Severity,
-    load_ground_truth,
     scan_catalog,
-    score_submission,
 )
 from tpugraphs_eval.commands.entrypoint import guarded_main
 from tpugraphs_eval.dataset import SPLITS
@@ -121,14 +120,14 @@ def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -
 def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:
     """(truth, report) of the written file when the split has runtimes, else the reason it has none."""
     try:
-        truth = load_ground_truth(root, split, progress=not args.no_progress)
+        evaluator = Evaluator.load(split=split, data_root=root, options=Options(configs=args.configs),
+                                   eval_indices_dir=args.eval_indices, progress=not args.no_progress)
     except NoGroundTruthError:  # the file was validated above: only the score is missing
         return None, None, (f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
                             "public test files); the file was validated against its config counts only")
     except DataError as err:
         return None, None, str(err).split("\n")[0]
-    report = score_submission(output, truth, Options(configs=args.configs), eval_indices_dir=args.eval_indices)
-    return truth, report, None
+    return evaluator.truth, evaluator.evaluate(output), None
 
 
 def _random(args) -> int:
@@ -240,6 +239,8 @@ def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command in ("random", "learned") and args.configs == "official" and args.split != "valid":
         raise KitError("BAD_OPTION", "--configs official is the paper's protocol for the valid split")
+    if args.command in ("random", "learned") and args.eval_indices and args.configs != "official":
+        raise KitError("BAD_OPTION", "--eval-indices is only used with --configs official")
     return {"random": _random, "learned": _learned, "combine": _combine}[args.command](args)
 
 
