@@ -41,6 +41,22 @@ def test_truth_read_once_and_each_report_built_once(monkeypatch, capsys, demo_ro
     assert (truths[0], catalogs[0]) == ((1, 0) if command == "score" else (0, 1))
 
 
+def test_official_eval_indices_are_read_once(monkeypatch, capsys, tmp_path, demo_root):
+    from tpugraphs_eval import load_ground_truth
+    from tpugraphs_kit.random_baseline import write_random_submission
+
+    catalog = load_ground_truth(demo_root, "valid").catalog
+    files = [tmp_path / f"r{seed}.csv" for seed in (1, 2)]
+    for seed, path in zip((1, 2), files):
+        write_random_submission(catalog, path, seed)
+    indices = _count(monkeypatch, api, "load_eval_indices")
+    reports = _count(monkeypatch, api, "Report")
+    argv = [*map(str, files), "--data-root", "demo", "--split", "valid", "--configs", "official", "-q"]
+    assert cli.main(argv) == 0, capsys.readouterr()
+    capsys.readouterr()
+    assert (indices[0], reports[0]) == (1, 2)
+
+
 def test_public_only_view_is_made_from_the_one_report(monkeypatch, capsys, demo_solution):
     reports = _count(monkeypatch, api, "Report")
     solutions = _count(monkeypatch, api, "load_solution")

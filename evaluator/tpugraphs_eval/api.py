@@ -1,8 +1,9 @@
 """The public entry points: validate or score a submission and get a :class:`Report`.
 
-The pipeline (STYLE.md): data root → ground truth → CSV → parsed submission + problems → per-graph
-metrics → collection and overall values → report. The CLI is a thin layer over :class:`Evaluator` (which :func:`evaluate` uses too):
-the ground truth is read once, each submission's :class:`Report` is made once, in :func:`_report`.
+The pipeline: data root → ground truth → CSV → parsed submission + problems → per-graph metrics →
+collection and overall values → report. The CLI is a thin layer over :class:`Evaluator` (as is
+:func:`evaluate`): the ground truth and eval indices are read once, each submission's :class:`Report` is
+made once, in :func:`_report`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .scoring.score import score_parsed
 from .submission.csvfile import SubmissionSource
 from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot, resolve_data_root
-from .truth.eval_indices import load_eval_indices
+from .truth.eval_indices import LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog
 from .truth.solution import load_solution
@@ -45,7 +46,8 @@ def validation_report(source: SubmissionSource, catalog: SplitCatalog, options: 
 
 
 def score_submission(source: SubmissionSource, truth: GroundTruth, options: Options = Options(), *,
-                     eval_indices_dir: str | os.PathLike[str] | None = None) -> Report:
+                     eval_indices_dir: str | os.PathLike[str] | None = None,
+                     eval_indices: LoadedEvalIndices | None = None) -> Report:
     """Validate, then score when valid.
 
     Args:
@@ -55,6 +57,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
         options: mode, tile runtime, config protocol.
         eval_indices_dir: folder of the official ``{xla,nlp}_{default,random}.json`` lists; needed for
             ``configs="official"`` (default for the demo: its own lists).
+        eval_indices: those lists already read (:func:`load_eval_indices`), instead of the folder.
 
     Returns:
         A :class:`Report`: scored when the submission is valid under ``options.mode``, else with
@@ -71,7 +74,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
                          f"the options ask for {options.tile_runtime!r}")
     indices = digest = None
     if options.configs == "official":
-        indices, digest = load_eval_indices(_eval_indices_dir(eval_indices_dir, catalog), catalog)
+        indices, digest = eval_indices if eval_indices is not None else _official_indices(eval_indices_dir, catalog)
     validation = validate_submission(source, catalog, mode=options.mode)
     report = _report(source, validation, catalog, options, provenance(validation.sha256, truth.sha256, digest))
     if validation.valid:
@@ -92,12 +95,13 @@ def check_protocol(configs: str, split: str) -> None:
                          "split is scored on all configs (--configs all)")
 
 
-def _eval_indices_dir(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> Path:
+def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> LoadedEvalIndices:
+    """The official index lists from ``given``, or the demo's own; UsageError when no folder is known."""
     check_protocol("official", catalog.split)
     if given is not None:
-        return Path(given)
+        return load_eval_indices(Path(given), catalog)
     if catalog.root.synthetic:
-        return catalog.root.path / "eval_indices"
+        return load_eval_indices(catalog.root.path / "eval_indices", catalog)
     raise UsageError("--configs official needs --eval-indices DIR: the folder of the official xla_default.json, "
                      "xla_random.json, nlp_default.json, nlp_random.json (tpu_graphs/baselines/layout/eval_indices)")
 
@@ -133,14 +137,14 @@ class Evaluator:
         catalog: the split's graphs (restricted to the selected collections, if any).
         truth: the runtimes, or None when only validating.
         options: mode, tile runtime, config protocol.
-        eval_indices_dir: the official index lists' folder (``--configs official``), else None.
+        eval_indices: the official index lists, read once (``--configs official`` when scoring), else None.
         public_only: report the public leaderboard only (a solution file's truth).
     """
 
     catalog: SplitCatalog
     truth: GroundTruth | None
     options: Options = Options()
-    eval_indices_dir: str | os.PathLike[str] | None = None
+    eval_indices: LoadedEvalIndices | None = None
     public_only: bool = False
 
     @classmethod
@@ -167,7 +171,7 @@ class Evaluator:
         Raises:
             UsageError: inconsistent options (no split, ``public_only`` without ``solution``,
                 ``eval_indices_dir`` without official configs, a solution of another split, a bad selection).
-            DataError: data root, solution file or ground truth unusable.
+            DataError: data root, solution file, ground truth or eval-indices files unusable.
         """
         if split is None and solution is None:
             raise UsageError("--split is required (it is taken from the file with --solution)")
@@ -179,38 +183,51 @@ class Evaluator:
             raise UsageError("--eval-indices is only used with --configs official")
         if split is not None:
             check_protocol(options.configs, split)
-        truth: GroundTruth | None = None
         if solution is not None:
             truth = load_solution(Path(solution), tile_runtime=options.tile_runtime)
             if split not in (None, truth.catalog.split):
                 raise UsageError(f"{solution} is a solution of the {truth.catalog.split} split, not {split}")
             check_protocol(options.configs, truth.catalog.split)
-            catalog = truth.catalog
         else:
             root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
             if validate_only:
-                catalog = scan_catalog(root, split, progress=progress)
-            else:
-                truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
-                catalog = truth.catalog
+                return cls.over(scan_catalog(root, split, progress=progress), None, options,
+                                collections=collections)
+            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
+        if validate_only:
+            return cls.over(truth.catalog, None, options, collections=collections)
+        return cls.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir, public_only=public_only,
+                        collections=collections)
+
+    @classmethod
+    def over(cls, catalog: SplitCatalog, truth: GroundTruth | None, options: Options = Options(), *,
+             eval_indices_dir: str | os.PathLike[str] | None = None, public_only: bool = False,
+             collections: Sequence[str] | None = None) -> Evaluator:
+        """An evaluator over a catalog (validation only, ``truth`` None) or a ground truth already read
+        (``catalog`` is then ``truth.catalog``); the official index lists are read here, once.
+
+        Raises:
+            UsageError: a bad selection (:func:`select_collections`); as :func:`score_submission` for the
+                official configs.
+            DataError: unusable eval-indices files.
+        """
         if collections is not None:
             names = select_collections(collections, catalog)
             catalog = catalog.restrict(names)
             truth = truth.restrict(names) if truth is not None else None
-        if validate_only:
-            truth = None
-        return cls(catalog, truth, options, eval_indices_dir, public_only)
+        official = truth is not None and options.configs == "official"
+        indices = _official_indices(eval_indices_dir, catalog) if official else None
+        return cls(catalog, truth, options, indices, public_only)
 
     def evaluate(self, source: SubmissionSource) -> Report:
         """Validate ``source`` (and score it when there is ground truth and it is valid): its one report.
 
         Raises:
-            UsageError: ``source`` cannot be read; as :func:`score_submission`.
-            DataError: unusable eval-indices files.
+            UsageError: ``source`` cannot be read.
         """
         if self.truth is None:
             return validation_report(source, self.catalog, self.options)
-        report = score_submission(source, self.truth, self.options, eval_indices_dir=self.eval_indices_dir)
+        report = score_submission(source, self.truth, self.options, eval_indices=self.eval_indices)
         return report.public_view() if self.public_only else report
 
 

@@ -23,6 +23,7 @@ from tpugraphs_eval import (
     NoGroundTruthError,
     Options,
     Severity,
+    load_ground_truth,
     scan_catalog,
 )
 from tpugraphs_eval.commands.entrypoint import guarded_main
@@ -120,14 +121,14 @@ def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -
 def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:
     """(truth, report) of the written file when the split has runtimes, else the reason it has none."""
     try:
-        evaluator = Evaluator.load(split=split, data_root=root, options=Options(configs=args.configs),
-                                   eval_indices_dir=args.eval_indices, progress=not args.no_progress)
+        truth = load_ground_truth(root, split, progress=not args.no_progress)
     except NoGroundTruthError:  # the file was validated above: only the score is missing
         return None, None, (f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
                             "public test files); the file was validated against its config counts only")
     except DataError as err:
         return None, None, str(err).split("\n")[0]
-    return evaluator.truth, evaluator.evaluate(output), None
+    evaluator = Evaluator.over(truth.catalog, truth, Options(configs=args.configs), eval_indices_dir=args.eval_indices)
+    return truth, evaluator.evaluate(output), None
 
 
 def _random(args) -> int:
