@@ -22,9 +22,9 @@ SAMPLE = Path(__file__).resolve().parent.parent / "sample_submissions" / "demo_k
 def _parts(tmp_path: Path) -> list[Path]:
     header, *rows = SAMPLE.read_text().splitlines(keepends=True)
     paths = []
-    for name, keep in (("tile.csv", lambda r: r.startswith("tile:")), ("layout.csv", lambda r: r.startswith("layout:"))):
-        paths.append(tmp_path / name)
-        paths[-1].write_text(header + "".join(r for r in rows if keep(r)))
+    for prefix in ("tile:", "layout:"):
+        paths.append(tmp_path / f"{prefix[:-1]}.csv")
+        paths[-1].write_text(header + "".join(r for r in rows if r.startswith(prefix)))
     return paths
 
 

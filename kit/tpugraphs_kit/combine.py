@@ -2,10 +2,10 @@
 
 The official script of google-research-datasets/tpu_graphs concatenates the rows of one CSV per
 collection and stops on a duplicate ID. Here every input is read by the evaluator's parser
-(:func:`tpugraphs_eval.validate_submission`, strict, or lenient when asked), so a broken input is refused with its problems;
-a duplicate ID across inputs is refused naming both files; collections no input covers are reported
-(or filled with random rankings when asked); and the combined file is validated before it is written
-atomically.
+(:func:`tpugraphs_eval.validate_submission`, strict, or lenient when asked), so a broken input is refused
+with its problems; a duplicate ID across inputs is refused naming both files; collections no input covers
+are reported (or filled with random rankings when asked); and the combined file is validated before it is
+written atomically.
 """
 
 from __future__ import annotations

@@ -156,7 +156,8 @@ def _build_solution(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    """``score`` / ``validate``: parse → :class:`Evaluator` (ground truth read once) → one report per file → show."""
+    """``score`` / ``validate``: options → :class:`Evaluator` (ground truth read once) → one report per file →
+    JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
     options = Options(mode="lenient" if args.lenient else "strict",
                       tile_runtime=getattr(args, "tile_runtime", "normalized"),
