@@ -22,7 +22,7 @@ from ..leaderboard.output import OUTPUT_FILES
 from ..leaderboard.scorer import DEFAULT_MAX_BYTES, ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
-from ..progress import progress_bar
+from ..progress import progress_bar, wanted
 from .entrypoint import guarded_main, int_at_least
 
 
@@ -112,9 +112,7 @@ def run(argv: list[str]) -> int:
         for code, (severity, meaning) in LEADERBOARD_CODES.items():
             print(f"{code:24} {severity:8} {meaning}")
         return EXIT_OK
-    from rich.console import Console
-
-    progress, bars = _progress_factory(not (args.no_progress or args.quiet) and Console(stderr=True).is_terminal)
+    progress, bars = _progress_factory(not (args.no_progress or args.quiet) and wanted(None))
     try:
         if args.command == "demo":
             from ..demo.leaderboard import SAMPLES, build_demo
