@@ -297,7 +297,7 @@ class Bench:
             (t_c, r_c), (t_np, r_np) = self.best_of_interleaved(with_kernel("c", report), with_kernel("numpy", report))
             self.add(f"{prefix}3", f"{label}: score_submission + JSON report, C / numpy",
                      f"{t_c * 1e3:.1f} ms / {t_np * 1e3:.1f} ms = {t_np / t_c:.1f}x slower", how=how)
-            same = r_c == r_np and v_c.problems == v_np.problems and v_c.submission.packed == v_np.submission.packed
+            same = r_c == r_np and v_c.problems == v_np.problems and v_c.submission.rankings == v_np.submission.rankings
             self.add(f"{prefix}4", f"{label}: same parsed rows and JSON report with both kernels",
                      "yes" if same else "NO", "identical", "PASS" if same else "FAIL")
 

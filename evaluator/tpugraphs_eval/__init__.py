@@ -10,9 +10,9 @@ Definitions: SPEC §2 (format) and §3 (metrics); see README.md.
 """
 
 from ._version import __version__
-from .api import evaluate, score_submission, validation_report
+from .api import Evaluator, evaluate, score_submission, validation_report
 from .dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
-from .errors import DataError, TpuGraphsEvalError, UsageError
+from .errors import DataError, NoGroundTruthError, TpuGraphsEvalError, UsageError
 from .options import Options
 from .report.report import Report
 from .scoring.references import References, collection_references
@@ -24,7 +24,8 @@ from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog
 
 __all__ = [
-    "BY_NAME", "CODES", "COLLECTIONS", "Collection", "DataError", "DataRoot", "GroundTruth", "Options", "Problem",
+    "BY_NAME", "CODES", "COLLECTIONS", "Collection", "DataError", "DataRoot", "Evaluator", "GroundTruth",
+    "NoGroundTruthError", "Options", "Problem",
     "References", "Report", "SPLITS", "Severity", "SplitCatalog", "TILE_TOP_K", "TpuGraphsEvalError", "UsageError",
     "Validation", "__version__", "collection_references", "evaluate", "load_eval_indices", "load_ground_truth",
     "resolve_data_root", "scan_catalog", "score_submission", "validate_submission", "validation_report",

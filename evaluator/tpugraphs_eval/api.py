@@ -1,14 +1,20 @@
 """The public entry points: validate or score a submission and get a :class:`Report`.
 
-The pipeline (STYLE.md): data root → ground truth → CSV → parsed submission + problems → per-graph
-metrics → collection and overall values → report. The CLI is a thin layer over :func:`evaluate`.
+The pipeline: data root → ground truth → CSV → parsed submission + problems → per-graph metrics →
+collection and overall values → report. The CLI is a thin layer over :class:`Evaluator` (as is
+:func:`evaluate`): the ground truth and eval indices are read once, each submission's :class:`Report` is
+made once, in :func:`_report`.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from .dataset import BY_NAME, COLLECTIONS
 from .errors import UsageError
 from .options import Options
 from .report.report import LEADERBOARDS, Report, Scores, provenance
@@ -17,25 +23,31 @@ from .scoring.score import score_parsed
 from .submission.csvfile import SubmissionSource
 from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot, resolve_data_root
-from .truth.eval_indices import load_eval_indices
+from .truth.eval_indices import LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog
+from .truth.solution import load_solution
 
 
-def _report(source: SubmissionSource, validation: Validation, catalog: SplitCatalog, options: Options) -> Report:
+def _report(source: SubmissionSource, validation: Validation, catalog: SplitCatalog, options: Options,
+            provenance_block: dict[str, Any]) -> Report:
+    """The one place a :class:`Report` is made (scores are added to it when the submission is scored)."""
     return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
                   options=options, validation=validation, missing_collections=catalog.missing_collections,
-                  provenance=provenance(validation.sha256, None),
+                  selected_collections=list(catalog.collections) if catalog.left_out else None,
+                  provenance=provenance_block,
                   submission=str(source) if isinstance(source, (str, os.PathLike)) else None)
 
 
 def validation_report(source: SubmissionSource, catalog: SplitCatalog, options: Options = Options()) -> Report:
     """Validate only (no runtimes needed): a report with every problem and no scores."""
-    return _report(source, validate_submission(source, catalog, mode=options.mode), catalog, options)
+    validation = validate_submission(source, catalog, mode=options.mode)
+    return _report(source, validation, catalog, options, provenance(validation.sha256, None))
 
 
 def score_submission(source: SubmissionSource, truth: GroundTruth, options: Options = Options(), *,
-                     eval_indices_dir: str | os.PathLike[str] | None = None) -> Report:
+                     eval_indices_dir: str | os.PathLike[str] | None = None,
+                     eval_indices: LoadedEvalIndices | None = None) -> Report:
     """Validate, then score when valid.
 
     Args:
@@ -45,6 +57,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
         options: mode, tile runtime, config protocol.
         eval_indices_dir: folder of the official ``{xla,nlp}_{default,random}.json`` lists; needed for
             ``configs="official"`` (default for the demo: its own lists).
+        eval_indices: those lists already read (:func:`load_eval_indices`), instead of the folder.
 
     Returns:
         A :class:`Report`: scored when the submission is valid under ``options.mode``, else with
@@ -61,10 +74,9 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
                          f"the options ask for {options.tile_runtime!r}")
     indices = digest = None
     if options.configs == "official":
-        indices, digest = load_eval_indices(_eval_indices_dir(eval_indices_dir, catalog), catalog)
+        indices, digest = eval_indices if eval_indices is not None else _official_indices(eval_indices_dir, catalog)
     validation = validate_submission(source, catalog, mode=options.mode)
-    report = _report(source, validation, catalog, options)
-    report.provenance = provenance(validation.sha256, truth.sha256, digest)
+    report = _report(source, validation, catalog, options, provenance(validation.sha256, truth.sha256, digest))
     if validation.valid:
         results = score_parsed(validation.submission, truth, indices)
         report.scores = Scores(results, collection_references(truth, indices))
@@ -83,20 +95,147 @@ def check_protocol(configs: str, split: str) -> None:
                          "split is scored on all configs (--configs all)")
 
 
-def _eval_indices_dir(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> Path:
+def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> LoadedEvalIndices:
+    """The official index lists from ``given``, or the demo's own; UsageError when no folder is known."""
     check_protocol("official", catalog.split)
     if given is not None:
-        return Path(given)
+        return load_eval_indices(Path(given), catalog)
     if catalog.root.synthetic:
-        return catalog.root.path / "eval_indices"
+        return load_eval_indices(catalog.root.path / "eval_indices", catalog)
     raise UsageError("--configs official needs --eval-indices DIR: the folder of the official xla_default.json, "
                      "xla_random.json, nlp_default.json, nlp_random.json (tpu_graphs/baselines/layout/eval_indices)")
 
 
+def select_collections(names: Sequence[str], catalog: SplitCatalog) -> list[str]:
+    """Check a ``--collections`` selection against a split; returns the names in :data:`COLLECTIONS` order.
+
+    Raises:
+        UsageError: no name, a name that is not one of the five collections, or a collection the split has no
+            graphs of.
+    """
+    chosen = {name.strip() for name in names if name.strip()}
+    if not chosen:
+        raise UsageError("--collections names no collection (give e.g. tile:xla,layout:xla:default)")
+    unknown = sorted(chosen - set(BY_NAME))
+    if unknown:
+        raise UsageError(f"unknown collection(s) {', '.join(unknown)}; the collections are "
+                         f"{', '.join(c.name for c in COLLECTIONS)}")
+    absent = [c.name for c in COLLECTIONS if c.name in chosen and c.name not in catalog.collections]
+    if absent:
+        raise UsageError(f"the {catalog.split} split of {catalog.root.label} has no {', '.join(absent)} graphs")
+    return [c.name for c in COLLECTIONS if c.name in chosen]
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    """One split's ground truth (or catalog), read once, and how to evaluate each submission against it.
+
+    Build it with :meth:`load`; :meth:`evaluate` gives one :class:`Report` per submission. The CLI
+    (``tpugraphs-eval score|validate``) and :func:`evaluate` both go this way.
+
+    Attributes:
+        catalog: the split's graphs (restricted to the selected collections, if any).
+        truth: the runtimes, or None when only validating.
+        options: mode, tile runtime, config protocol.
+        eval_indices: the official index lists, read once (``--configs official`` when scoring), else None.
+        public_only: report the public leaderboard only (a solution file's truth).
+    """
+
+    catalog: SplitCatalog
+    truth: GroundTruth | None
+    options: Options = Options()
+    eval_indices: LoadedEvalIndices | None = None
+    public_only: bool = False
+
+    @classmethod
+    def load(cls, *, split: str | None, data_root: str | os.PathLike[str] | DataRoot | None = None,
+             solution: str | os.PathLike[str] | None = None, options: Options = Options(),
+             eval_indices_dir: str | os.PathLike[str] | None = None, validate_only: bool = False,
+             public_only: bool = False, collections: Sequence[str] | None = None,
+             progress: bool = False) -> Evaluator:
+        """Read what evaluating a split needs: its catalog (``validate_only``) or its runtimes.
+
+        Args:
+            split: ``train``, ``valid`` or ``test``; may be None with ``solution`` (its split is used).
+            data_root: a path, ``"demo"``, a :class:`DataRoot`, or None for ``$TPUGRAPHS_DATA`` /
+                ``~/data/tpugraphs``; not with ``solution``.
+            solution: a solution file (:mod:`.truth.solution`) instead of a data root: the public and
+                private leaderboards are scored too.
+            options, eval_indices_dir: see :func:`score_submission`.
+            validate_only: check files against the config counts only; runtimes are not read.
+            public_only: with ``solution``: only the public leaderboard's graphs and numbers.
+            collections: score only these collections (:func:`select_collections`); the overall is
+                the mean over them, rows of the others are counted, not scored. None: all.
+            progress: draw a progress bar on stderr while reading many graph files.
+
+        Raises:
+            UsageError: inconsistent options (no split, ``public_only`` without ``solution``,
+                ``eval_indices_dir`` without official configs, a solution of another split, a bad selection).
+            DataError: data root, solution file, ground truth or eval-indices files unusable.
+        """
+        if split is None and solution is None:
+            raise UsageError("--split is required (it is taken from the file with --solution)")
+        if solution is not None and data_root is not None:
+            raise UsageError("give a data root or a solution file, not both")
+        if public_only and solution is None:
+            raise UsageError("--public-only needs --solution (only a solution file says which graphs are public)")
+        if eval_indices_dir is not None and options.configs != "official":
+            raise UsageError("--eval-indices is only used with --configs official")
+        if split is not None:
+            check_protocol(options.configs, split)
+        if solution is not None:
+            truth = load_solution(Path(solution), tile_runtime=options.tile_runtime)
+            if split not in (None, truth.catalog.split):
+                raise UsageError(f"{solution} is a solution of the {truth.catalog.split} split, not {split}")
+            check_protocol(options.configs, truth.catalog.split)
+        else:
+            root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
+            if validate_only:
+                return cls.over(scan_catalog(root, split, progress=progress), None, options,
+                                collections=collections)
+            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
+        if validate_only:
+            return cls.over(truth.catalog, None, options, collections=collections)
+        return cls.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir, public_only=public_only,
+                        collections=collections)
+
+    @classmethod
+    def over(cls, catalog: SplitCatalog, truth: GroundTruth | None, options: Options = Options(), *,
+             eval_indices_dir: str | os.PathLike[str] | None = None, public_only: bool = False,
+             collections: Sequence[str] | None = None) -> Evaluator:
+        """An evaluator over a catalog (validation only, ``truth`` None) or a ground truth already read
+        (``catalog`` is then ``truth.catalog``); the official index lists are read here, once.
+
+        Raises:
+            UsageError: a bad selection (:func:`select_collections`); as :func:`score_submission` for the
+                official configs.
+            DataError: unusable eval-indices files.
+        """
+        if collections is not None:
+            names = select_collections(collections, catalog)
+            catalog = catalog.restrict(names)
+            truth = truth.restrict(names) if truth is not None else None
+        official = truth is not None and options.configs == "official"
+        indices = _official_indices(eval_indices_dir, catalog) if official else None
+        return cls(catalog, truth, options, indices, public_only)
+
+    def evaluate(self, source: SubmissionSource) -> Report:
+        """Validate ``source`` (and score it when there is ground truth and it is valid): its one report.
+
+        Raises:
+            UsageError: ``source`` cannot be read.
+        """
+        if self.truth is None:
+            return validation_report(source, self.catalog, self.options)
+        report = score_submission(source, self.truth, self.options, eval_indices=self.eval_indices)
+        return report.public_view() if self.public_only else report
+
+
 def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLike[str] | DataRoot | None = None,
              options: Options = Options(), eval_indices_dir: str | os.PathLike[str] | None = None,
-             validate_only: bool = False, progress: bool = False) -> Report:
-    """The whole pipeline from a data root: what ``tpugraphs-eval`` runs.
+             validate_only: bool = False, collections: Sequence[str] | None = None,
+             progress: bool = False) -> Report:
+    """The whole pipeline from a data root for one submission: ``Evaluator.load(...).evaluate(source)``.
 
     Args:
         source: the submission (path, bytes or binary file object).
@@ -106,14 +245,12 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
         options: see :class:`Options`.
         eval_indices_dir: see :func:`score_submission`.
         validate_only: check the file against the split's config counts; runtimes are not read.
+        collections: score only these collections (see :meth:`Evaluator.load`).
         progress: draw a progress bar on stderr while reading many graph files.
 
     Raises:
         DataError: data root or ground truth unusable (including public test files when scoring).
         UsageError: bad options or unreadable submission path.
     """
-    root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
-    if validate_only:
-        return validation_report(source, scan_catalog(root, split, progress=progress), options)
-    truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
-    return score_submission(source, truth, options, eval_indices_dir=eval_indices_dir)
+    return Evaluator.load(split=split, data_root=data_root, options=options, eval_indices_dir=eval_indices_dir,
+                          validate_only=validate_only, collections=collections, progress=progress).evaluate(source)

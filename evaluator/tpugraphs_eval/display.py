@@ -1,4 +1,5 @@
-"""Text from submissions made safe to show: control and invisible characters escaped, long IDs shortened.
+"""Showing text: submission text made safe (control and invisible characters escaped, long IDs
+shortened), and the rich console that command output goes to (not wrapped at 80 columns in a pipe).
 
 A submission is untrusted input: an ID may hold terminal escape sequences (clear the screen, set the
 window title) or zero-width characters that make a wrong ID look right. Terminal output passes every
@@ -7,7 +8,12 @@ such string through :func:`safe`; the JSON report keeps the text as it was (JSON
 
 from __future__ import annotations
 
+import os
 import unicodedata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 MAX_ID_SHOWN = 120
 """IDs longer than this are shortened in messages (real IDs are at most about 100 characters)."""
@@ -31,3 +37,19 @@ def _escape(ch: str) -> str:
     if unicodedata.category(ch) == "Zs":  # other spaces (no-break, ideographic): visible enough as a space
         return ch
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+PIPE_WIDTH = 4096
+"""Columns of a console that is not a terminal (a pipe, a file): wide, so that no line is wrapped at 80."""
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A rich console for command output (on stderr when asked): a terminal's own width, else
+    :data:`PIPE_WIDTH` columns (or ``$COLUMNS`` when set), so piped output keeps every line whole. It never
+    takes Jupyter's widget path and adds no syntax highlighting."""
+    from rich.console import Console
+
+    out = Console(stderr=stderr, highlight=False, force_jupyter=False)
+    if not out.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+        out.width = PIPE_WIDTH
+    return out

@@ -34,5 +34,14 @@ class DataError(TpuGraphsEvalError):
     """
 
 
+class NoGroundTruthError(DataError):
+    """The split's runtimes are all 0: the public test files, which hold no ground truth (exit code 2).
+
+    Validation needs config counts only and still works; each command says how to ask for it.
+    """
+
+    code = "NO_GROUND_TRUTH"
+
+
 class UsageError(TpuGraphsEvalError):
     """Options that do not fit together, or a submission path that cannot be read (exit code 2)."""

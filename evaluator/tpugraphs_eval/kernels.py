@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import kernels_numpy
 from .errors import UsageError
@@ -27,6 +28,21 @@ CHOICES = {"auto": "auto", "": "auto", "c": "c", "numpy": "numpy", "python": "nu
 """Accepted values of :data:`ENV_VAR` → the kernel chosen."""
 
 
+class Scanned(NamedTuple):
+    """What ``scan_indices`` returns for one TopConfigs field (both kernels give a plain tuple in this order).
+
+    Attributes:
+        values: the tokens as native int32 bytes, (n_tokens,) int32 (-1 for a bad token).
+        n_tokens: the number of ``;``-separated tokens.
+        flags: 0 for a clean field (plain integers, all in range, none repeated); else bits for a bad token
+            (1), an index out of range, a repeat (see :mod:`.kernels_numpy`).
+    """
+
+    values: bytes
+    n_tokens: int
+    flags: int
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One implementation of the hot loops.
@@ -34,7 +50,8 @@ class Kernel:
     Attributes:
         name: ``c`` or ``numpy``.
         description: one line for people, e.g. ``numpy fallback — the C extension was not built``.
-        scan_indices: ``(field, n_configs) -> (int32 values as bytes, token count, flags)``.
+        scan_indices: ``(field, n_configs) -> (int32 values as bytes, token count, flags)``, a plain tuple in
+            :class:`Scanned` order (the per-row hot loop unpacks it; no object per row).
         inversions: ``(int32 ranks, int64 lengths, int64 n_values) -> int64 discordant pairs as bytes``.
     """
 

@@ -1,29 +1,61 @@
-"""A rich progress bar on stderr for long scans, silent for short ones and when disabled."""
+"""The one progress-bar factory (rich, on stderr) of the evaluator, the leaderboard and the kit.
+
+Bars are transient (they vanish when done) and never take Jupyter's widget path, so they also show (as
+text) in a notebook. Scans of few items draw none.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 T = TypeVar("T")
 
 MIN_ITEMS = 200
-"""Scans of fewer items than this finish too fast for a bar to help."""
+"""Scans of fewer items than this finish too fast for a bar to help (the default of :func:`track`)."""
 
 
-def track(items: Iterable[T], total: int, description: str, enabled: bool, *, min_items: int = MIN_ITEMS) -> Iterator[T]:
-    """Yield ``items``, drawing a transient progress bar on stderr when ``enabled`` and ``total >= min_items``.
+def wanted(progress: bool | None) -> bool:
+    """``progress`` itself, or (None: automatic) whether stderr is a terminal."""
+    if progress is None:
+        try:
+            return sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            return False
+    return progress
 
-    The console never takes Jupyter's widget path, so the bar also shows (as text) in a notebook.
-    """
-    if not enabled or total < min_items:
+
+def progress_bar(label: str, *, transfer: bool = False) -> Progress:
+    """A transient rich bar on stderr, not yet started: ``label``, the bar, done/total (with ``transfer``:
+    bytes and speed instead), time left. Use it as a context manager, or ``start()`` / ``stop()`` it."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    counts = (DownloadColumn(), TransferSpeedColumn()) if transfer else (MofNCompleteColumn(),)
+    return Progress(TextColumn(label), BarColumn(), *counts, TimeRemainingColumn(),
+                    console=Console(stderr=True, force_jupyter=False), transient=True)
+
+
+def track(items: Iterable[T], total: int, description: str, progress: bool | None, *,
+          min_items: int = MIN_ITEMS) -> Iterator[T]:
+    """Yield ``items``, drawing a bar that counts them when :func:`wanted` (``progress``: True, False or None =
+    automatic) and ``total >= min_items``."""
+    if not wanted(progress) or total < min_items:
         yield from items
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True, force_jupyter=False), transient=True) as bar:
+    with progress_bar("{task.description}") as bar:
         task = bar.add_task(description, total=total)
         for item in items:
             yield item

@@ -17,20 +17,24 @@ import time
 from pathlib import Path
 
 from tpugraphs_eval import (
+    CODES,
     DataError,
+    Evaluator,
+    NoGroundTruthError,
     Options,
+    Severity,
     load_ground_truth,
     scan_catalog,
-    score_submission,
 )
 from tpugraphs_eval.commands.entrypoint import guarded_main
 from tpugraphs_eval.dataset import SPLITS
+from tpugraphs_eval.errors import EXIT_OK
 
 from . import learned
 from .cli_common import notice, print_scores, print_table, score_rows, write_json
 from .combine import combine_submissions
 from .data import data_root, present_collections
-from .errors import EXIT_OK, KitError
+from .errors import KitError
 from .random_baseline import random_expectations, write_random_submission
 
 _DATA_ROOT_HELP = ("folder holding npz/ (official layout), or `demo` for the bundled SYNTHETIC data "
@@ -103,21 +107,28 @@ def _parser() -> argparse.ArgumentParser:
     common(sub)
     sub.add_argument("--fill-random", type=_seed, metavar="SEED",
                      help="fill graphs no input covers with the random baseline's rows (seeded) instead of failing")
+    sub.add_argument("--lenient", action="store_true",
+                     help="read the inputs as Kaggle did (tpugraphs-eval --lenient: duplicate or out-of-range indices, "
+                          "extra tile indices, partial layout rows are warnings) and write each row as lenient mode "
+                          "scores it; the combined file is valid in lenient mode")
     return parser
 
 
-def _header(root, split: str, output: Path, n_rows: int) -> None:
-    print(f"wrote {output}: {n_rows} rows, valid (strict) for the {split} split of {root.label}")
+def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -> None:
+    print(f"wrote {output}: {n_rows} rows, valid ({mode}) for the {split} split of {root.label}")
 
 
 def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:
     """(truth, report) of the written file when the split has runtimes, else the reason it has none."""
     try:
         truth = load_ground_truth(root, split, progress=not args.no_progress)
+    except NoGroundTruthError:  # the file was validated above: only the score is missing
+        return None, None, (f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
+                            "public test files); the file was validated against its config counts only")
     except DataError as err:
         return None, None, str(err).split("\n")[0]
-    report = score_submission(output, truth, Options(configs=args.configs), eval_indices_dir=args.eval_indices)
-    return truth, report, None
+    evaluator = Evaluator.over(truth.catalog, truth, Options(configs=args.configs), eval_indices_dir=args.eval_indices)
+    return truth, evaluator.evaluate(output), None
 
 
 def _random(args) -> int:
@@ -202,19 +213,24 @@ def _learned(args) -> int:
 def _combine(args) -> int:
     root = data_root(args.data_root)
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
-    result = combine_submissions(args.inputs, args.output, catalog, fill_seed=args.fill_random)
-    _header(root, args.split, args.output, result.n_rows)
+    mode = "lenient" if args.lenient else "strict"
+    result = combine_submissions(args.inputs, args.output, catalog, fill_seed=args.fill_random, mode=mode)
+    _header(root, args.split, args.output, result.n_rows, mode)
     for name in catalog.collections:
         print(f"  {name}: {', '.join(result.sources.get(name, [])) or 'no input'}")
     if result.missing_collections:
         print(f"missing collections (no input): {', '.join(result.missing_collections)}")
     if result.filled:
         print(f"filled {len(result.filled)} graph(s) with random rankings (seed {args.fill_random})")
+    warned = {code: n for code, n in result.validation.counts.items() if CODES[code].lenient == Severity.WARNING}
+    if mode == "lenient" and warned:
+        print("lenient: written as lenient mode scores the inputs' rows ("
+              + ", ".join(f"{code} x{n}" for code, n in sorted(warned.items())) + " in the combined file)")
     for path, n in result.ignored_rows.items():
         print(f"{path}: {n} row(s) of collections the data root lacks for this split were not copied")
     if catalog.missing_collections:
         print(f"the data root has no {args.split} graphs of {', '.join(catalog.missing_collections)}")
-    write_json(args.json, {"command": "combine", "output": str(args.output), "split": args.split,
+    write_json(args.json, {"command": "combine", "output": str(args.output), "split": args.split, "mode": mode,
                            "rows": result.n_rows, "sources": result.sources,
                            "missing_collections": result.missing_collections, "filled": len(result.filled)})
     return EXIT_OK
@@ -224,6 +240,8 @@ def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command in ("random", "learned") and args.configs == "official" and args.split != "valid":
         raise KitError("BAD_OPTION", "--configs official is the paper's protocol for the valid split")
+    if args.command in ("random", "learned") and args.eval_indices and args.configs != "official":
+        raise KitError("BAD_OPTION", "--eval-indices is only used with --configs official")
     return {"random": _random, "learned": _learned, "combine": _combine}[args.command](args)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from tpugraphs_eval import DataRoot, Report
+from tpugraphs_eval.display import console
 
 from .files import write_atomic
 
@@ -40,8 +41,7 @@ def score_rows(report: Report) -> dict[str, dict[str, object]]:
 
 
 def print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
-    """Print ``title`` on its own line, then a rich table (plain box characters when not a terminal)."""
-    from rich.console import Console
+    """Print ``title`` on its own line, then a rich table (not wrapped at 80 columns in a pipe)."""
     from rich.table import Table
 
     print(title)
@@ -50,7 +50,7 @@ def print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
         table.add_column(header, justify="left" if i < 2 else "right")
     for row in rows:
         table.add_row(*row)
-    Console(force_jupyter=False, width=200).print(table)
+    console().print(table)
 
 
 def print_scores(title: str, columns: list[tuple[str, dict[str, dict[str, object]], str]]) -> None:

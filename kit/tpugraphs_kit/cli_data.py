@@ -16,11 +16,12 @@ from pathlib import Path
 
 from tpugraphs_eval.commands.entrypoint import guarded_main
 from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
+from tpugraphs_eval.errors import EXIT_OK
 
 from .cli_common import notice
 from .data import collection, data_root, list_graphs
 from .download import BASE_URL, archives, download
-from .errors import EXIT_OK, KitError
+from .errors import KitError
 
 _ROOT_HELP = "folder holding npz/, or `demo` (default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)"
 

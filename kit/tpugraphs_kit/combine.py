@@ -2,21 +2,23 @@
 
 The official script of google-research-datasets/tpu_graphs concatenates the rows of one CSV per
 collection and stops on a duplicate ID. Here every input is read by the evaluator's parser
-(:func:`tpugraphs_eval.validate_submission`, strict), so a broken input is refused with its problems;
-a duplicate ID across inputs is refused naming both files; collections no input covers are reported
-(or filled with random rankings when asked); and the combined file is validated before it is written
-atomically.
+(:func:`tpugraphs_eval.validate_submission`, strict, or lenient when asked), so a broken input is refused
+with its problems; a duplicate ID across inputs is refused naming both files; collections no input covers
+are reported (or filled with random rankings when asked); and the combined file is validated before it is
+written atomically.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
+from tpugraphs_eval.submission.problems import Mode
 
 from .errors import SubmissionError
 from .random_baseline import random_rankings
@@ -37,7 +39,7 @@ class Combined:
         missing_collections: collections of the split that no input covered.
         filled: IDs filled with random rankings (when ``fill_seed`` was given).
         ignored_rows: per input, rows of collections the data root lacks for this split (not copied).
-        validation: the evaluator's strict validation of the combined bytes.
+        validation: the evaluator's validation of the combined bytes (in the mode combined under).
     """
 
     path: Path
@@ -49,28 +51,35 @@ class Combined:
     validation: Validation | None = None
 
 
-def _read_part(path: Path, catalog: SplitCatalog) -> Validation:
-    validation = validate_submission(path, catalog, mode="strict")
+def _read_part(path: Path, catalog: SplitCatalog, mode: Mode) -> Validation:
+    validation = validate_submission(path, catalog, mode=mode)
     bad = [p for p in validation.problems if p.severity == Severity.ERROR and p.code not in _EXPECTED_IN_PARTS]
     if bad:
         first = bad[0]
         n_bad = sum(validation.counts[code] for code in {p.code for p in bad})
+        check = ["tpugraphs-eval", "validate", str(path), "--split", catalog.split, "--data-root",
+                 catalog.root.option] + (["--lenient"] if mode == "lenient" else [])
         raise SubmissionError(first.code, f"{path}: {n_bad} problem(s) besides rows of other collections; first: "
-                                          f"{first.describe()} (check it with `tpugraphs-eval validate {path} --split {catalog.split}`)",
+                                          f"{first.describe()} (check it with `{shlex.join(check)}`)",
                               validation.problems)
     return validation
 
 
 def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.PathLike[str], catalog: SplitCatalog,
-                        *, fill_seed: int | None = None) -> Combined:
-    """Merge the rows of ``inputs`` (each a submission for part of the split) into one strict submission.
+                        *, fill_seed: int | None = None, mode: Mode = "strict") -> Combined:
+    """Merge the rows of ``inputs`` (each a submission for part of the split) into one submission.
 
     Args:
-        inputs: CSV files, e.g. one per collection; each must be valid apart from its missing rows.
+        inputs: CSV files, e.g. one per collection; each must be valid under ``mode`` apart from its
+            missing rows.
         output: the combined CSV (written atomically, only when the result is valid).
         catalog: the split's graphs (:func:`tpugraphs_eval.scan_catalog`).
         fill_seed: when given, graphs no input covers get the random baseline's rows (seeded as
             :func:`tpugraphs_kit.random_baseline.random_rankings`); when None they are an error.
+        mode: ``strict`` (default), or ``lenient``: inputs are read as Kaggle read them (duplicate or
+            out-of-range indices, extra tile indices and partial layout rows are warnings) and each row is
+            written as lenient mode scores it (its distinct valid indices in order), so the combined file
+            is valid in lenient mode and scores as its inputs do.
 
     Raises:
         SubmissionError: ``DUPLICATE_ID`` (an ID in two inputs, or twice in one), an input with other
@@ -85,12 +94,12 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
     ignored: dict[str, int] = {}
     for raw in inputs:
         path = Path(raw)
-        validation = _read_part(path, catalog)
+        validation = _read_part(path, catalog, mode)
         if validation.counts.get("COLLECTION_ABSENT", 0):  # rows of collections the data root lacks
             ignored[str(path)] = validation.n_rows - len(validation.submission.lines)
-        for name, packed in validation.submission.packed.items():
+        for name, parsed in validation.submission.rankings.items():
             graphs = catalog.collections[name]
-            for position, data in packed.items():
+            for position in parsed:
                 graph_id = graphs.ids[position]
                 line = validation.submission.lines[graph_id]
                 if graph_id in origin:
@@ -98,7 +107,7 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
                     raise SubmissionError("DUPLICATE_ID", f"{graph_id} has a row in {first_path} (line {first_line}) "
                                                           f"and in {path} (line {line})")
                 origin[graph_id] = (path, line)
-                rankings[graph_id] = np.frombuffer(data, dtype=np.int32)
+                rankings[graph_id] = parsed.indices(position)
                 if str(path) not in sources.setdefault(name, []):
                     sources[name].append(str(path))
 
@@ -115,6 +124,6 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         randoms = random_rankings(catalog, fill_seed, ids=missing_ids)
         rankings.update(randoms)
         filled = missing_ids
-    validation = write_submission(rankings, output, catalog)
+    validation = write_submission(rankings, output, catalog, mode=mode)
     return Combined(Path(output), validation.n_rows, sources, missing_collections, filled, ignored, validation)
 

@@ -29,9 +29,9 @@ from tpugraphs_eval.dataset import (
     Collection,
     submission_id,
 )
+from tpugraphs_eval.progress import track
 
 from .errors import KitError
-from .progress import track
 
 RootLike = DataRoot | str | os.PathLike[str] | None
 """A :class:`tpugraphs_eval.DataRoot`, a path, ``"demo"``, or None (``$TPUGRAPHS_DATA``, else ``~/data/tpugraphs``)."""
@@ -262,7 +262,7 @@ def iter_graphs(root: RootLike, collection_name: str | Collection, split: str, k
     root = data_root(root)
     coll = collection(collection_name)
     names = list_graphs(root, coll, split)
-    for name in track(names, len(names), f"{coll.name} {split}", progress):
+    for name in track(names, len(names), f"{coll.name} {split}", progress, min_items=1):
         yield load_graph(root, coll, split, name, keys)
 
 
@@ -278,5 +278,5 @@ def iter_split(root: RootLike, split: str, keys: Sequence[str] = (), *, collecti
     root = data_root(root)
     names = list(collections) if collections is not None else present_collections(root, split)
     jobs = [(collection(name), graph) for name in names for graph in list_graphs(root, name, split)]
-    for coll, name in track(jobs, len(jobs), f"{split} graphs", progress):
+    for coll, name in track(jobs, len(jobs), f"{split} graphs", progress, min_items=1):
         yield load_graph(root, coll, split, name, keys)

@@ -40,12 +40,12 @@ from http.client import HTTPException
 from pathlib import Path
 
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
+from tpugraphs_eval.progress import progress_bar, wanted
 
 from .data import collection
 from .errors import DownloadError, KitError
 from .extract import MAX_BYTES, MAX_MEMBERS, safe_extract
 from .files import write_atomic
-from .progress import console, wanted
 from .watchdog import Watchdog
 
 BASE_URL = "http://download.tensorflow.org/data/tpu_graphs/v0/"
@@ -248,16 +248,7 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     bar = None
     progress_cm = None
     if wanted(progress):
-        from rich.progress import (
-            BarColumn,
-            DownloadColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-            TransferSpeedColumn,
-        )
-        progress_cm = Progress(TextColumn(path.name), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                               TimeRemainingColumn(), console=console(), transient=True)
+        progress_cm = progress_bar(path.name, transfer=True)
         progress_cm.start()
         bar = (progress_cm, progress_cm.add_task(path.name, total=None))
     last_error = None

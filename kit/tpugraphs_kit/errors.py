@@ -8,10 +8,7 @@ both, and the CLIs map every one of them to an exit code (0 ok, 1 invalid submis
 from __future__ import annotations
 
 from tpugraphs_eval import TpuGraphsEvalError
-
-EXIT_OK = 0
-EXIT_INVALID = 1
-EXIT_USAGE_OR_DATA = 2
+from tpugraphs_eval.errors import EXIT_INVALID, EXIT_USAGE_OR_DATA
 
 
 class KitError(TpuGraphsEvalError):

@@ -24,7 +24,6 @@ LAYOUT_VALUES = np.arange(-1, 6)
 """The values a ``node_config_feat`` entry takes (-1 = no dimension)."""
 SIZE_COLUMN = 28
 """``node_feat`` column: product of the output shape's dimensions (official featurizer)."""
-N_AGGREGATES = 3
 
 
 def graph_aggregates(graph: Graph) -> np.ndarray:

@@ -162,7 +162,7 @@ def write_learned_submission(models: dict[str, RidgeRanker], catalog: SplitCatal
                                    "fill_seed=SEED)")
     scores = predict({n: m for n, m in models.items() if n in catalog.collections}, catalog.root, catalog.split,
                      progress=progress)
-    rankings = {graph_id: rank_configs(s, catalog.index[graph_id][0].kind) for graph_id, s in scores.items()}
+    rankings = {graph_id: rank_configs(s, catalog.index[graph_id].collection.kind) for graph_id, s in scores.items()}
     if missing:
         rankings.update(random_rankings(catalog, fill_seed, ids=[i for i in catalog.index if i not in rankings]))
     return write_submission(rankings, path, catalog)

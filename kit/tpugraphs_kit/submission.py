@@ -17,6 +17,7 @@ import numpy as np
 
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
 from tpugraphs_eval.dataset import TILE_TOP_K
+from tpugraphs_eval.submission.problems import Mode
 
 from .errors import KitError, SubmissionError
 from .files import write_atomic
@@ -84,22 +85,23 @@ def csv_bytes(rankings: Mapping[str, np.ndarray], catalog: SplitCatalog | None =
     return b"".join(lines)
 
 
-def check(data: bytes, catalog: SplitCatalog, what: str) -> Validation:
-    """Strict validation of ``data`` by the evaluator; raises :class:`SubmissionError` unless valid."""
-    validation = validate_submission(data, catalog, mode="strict")
+def check(data: bytes, catalog: SplitCatalog, what: str, mode: Mode = "strict") -> Validation:
+    """Validation of ``data`` by the evaluator (strict, or lenient); raises :class:`SubmissionError` unless valid."""
+    validation = validate_submission(data, catalog, mode=mode)
     if not validation.valid:
         errors = [p for p in validation.problems if p.severity == Severity.ERROR] or validation.problems
         counts = ", ".join(f"{code} x{n}" for code, n in sorted(validation.counts.items()))
         first = errors[0] if errors else None
         detail = f"; first: {first.describe()}" if first else ""
         raise SubmissionError(first.code if first else "INVALID_SUBMISSION",
-                              f"{what} fails strict validation ({counts}){detail}", validation.problems)
+                              f"{what} fails {mode} validation ({counts}){detail}", validation.problems)
     return validation
 
 
 def write_submission(rankings: Mapping[str, np.ndarray], path: str | os.PathLike[str], catalog: SplitCatalog, *,
-                     collections: Iterable[str] | None = None) -> Validation:
-    """Validate ``rankings`` as a strict submission for ``catalog``'s split, then write it atomically.
+                     collections: Iterable[str] | None = None, mode: Mode = "strict") -> Validation:
+    """Validate ``rankings`` as a strict (or, with ``mode="lenient"``, Kaggle-compatible) submission for
+    ``catalog``'s split, then write it atomically.
 
     Args:
         rankings: submission ID (``tile:xla:<name>``) → (k,) config indices, fastest first.
@@ -118,7 +120,7 @@ def write_submission(rankings: Mapping[str, np.ndarray], path: str | os.PathLike
     target = restrict(catalog, collections)
     _check_mapping(rankings, "rankings")
     data = csv_bytes(rankings, target)
-    validation = check(data, target, f"the submission for {Path(path)}")
+    validation = check(data, target, f"the submission for {Path(path)}", mode)
     write_atomic(path, data)
     return validation
 
@@ -137,10 +139,10 @@ def write_predictions(predictions: Mapping[str, np.ndarray], path: str | os.Path
     rankings = {}
     for graph_id, scores in predictions.items():
         spec = catalog.index.get(graph_id)
-        if spec is not None and np.shape(scores) != (spec[2],):
-            raise KitError("BAD_PREDICTIONS", f"{graph_id} has {spec[2]} configurations; got predictions of "
+        if spec is not None and np.shape(scores) != (spec.n_configs,):
+            raise KitError("BAD_PREDICTIONS", f"{graph_id} has {spec.n_configs} configurations; got predictions of "
                                               f"shape {np.shape(scores)}")
-        kind = spec[0].kind if spec is not None else ("tile" if graph_id.startswith("tile:") else "layout")
+        kind = spec.collection.kind if spec is not None else ("tile" if graph_id.startswith("tile:") else "layout")
         try:
             rankings[graph_id] = rank_configs(scores, kind)
         except KitError as err:

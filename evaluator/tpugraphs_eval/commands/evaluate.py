@@ -6,15 +6,15 @@ Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem,
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from .. import kernels
+from .. import display, kernels
 from .._version import __version__
-from ..api import check_protocol, score_submission, validation_report
+from ..api import Evaluator
 from ..atomicfile import write_atomically
 from ..dataset import SPLITS
 from ..display import safe
@@ -24,8 +24,7 @@ from ..report.report import Report
 from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
 from ..truth.groundtruth import TILE_RUNTIMES
-from ..truth.npzread import load_ground_truth, scan_catalog
-from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution, load_solution
+from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from .entrypoint import guarded_main, int_at_least
 
 COMMANDS = ("score", "validate", "codes", "solution")
@@ -56,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--public-only", action="store_true",
                          help="with --solution: show only the public leaderboard's graphs and numbers (what a "
                               "participant may see)")
+        sub.add_argument("--collections", type=_collection_list, metavar="C1,C2",
+                         help="validate and score only these collections (e.g. tile:xla or a per-collection file's); "
+                              "rows of the others are counted, not scored; overall = mean over these")
         sub.add_argument("--lenient", action="store_true",
                          help="Kaggle-compatible validation: duplicates, out-of-range indices, extra tile indices "
                               "and partial layout rows become warnings; what remains is scored")
@@ -100,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _collection_list(text: str) -> list[str]:
+    """``--collections``: comma-separated collection names (checked against the split by :class:`Evaluator`)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def _argv(argv: list[str]) -> list[str]:
     """Insert the default ``score`` command before a bare submission path."""
     if argv and argv[0] not in COMMANDS and not argv[0].startswith("-"):
@@ -108,7 +115,6 @@ def _argv(argv: list[str]) -> list[str]:
 
 
 def _print_codes() -> None:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="Problem codes", title_justify="left")
@@ -116,7 +122,7 @@ def _print_codes() -> None:
         table.add_column(column, overflow="fold")
     for code in CODES.values():
         table.add_row(code.name, str(code.strict), str(code.lenient), code.meaning)
-    Console().print(table)
+    display.console().print(table)
 
 
 def _write_json(target: str, text: str) -> None:
@@ -136,21 +142,8 @@ def _write_json(target: str, text: str) -> None:
         raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}") from None
 
 
-def _check_options(args: argparse.Namespace) -> None:
-    if args.split is None and args.solution is None:
-        raise UsageError("--split is required (it is taken from the file with --solution)")
-    if args.public_only and args.solution is None:
-        raise UsageError("--public-only needs --solution (only a solution file says which graphs are public)")
-    if getattr(args, "eval_indices", None) and getattr(args, "configs", "all") != "official":
-        raise UsageError("--eval-indices is only used with --configs official")
-    if args.split is not None:
-        check_protocol(getattr(args, "configs", "all"), args.split)
-
-
 def _build_solution(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    console = Console(highlight=False)
+    console = display.console()
     root = resolve_data_root(args.data_root)
     manifest = build_solution(root, args.split, args.output, public_fraction=args.public_fraction, seed=args.seed,
                               usage_file=args.usage_file, progress=not args.no_progress and console.is_terminal)
@@ -162,51 +155,23 @@ def _build_solution(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def run(argv: list[str]) -> int:
-    """Run the CLI on ``argv`` (without the program name); returns the exit code."""
-    args = _parser().parse_args(_argv(argv))
-    if args.command is None:
-        _parser().print_help()
-        return EXIT_USAGE_OR_DATA
-    if args.command == "codes":
-        if args.markdown:
-            print(codes_markdown(), end="")
-        else:
-            _print_codes()
-        return EXIT_OK
-    if args.command == "solution":
-        return _build_solution(args)
-    _check_options(args)
-    from rich.console import Console
-
+def _evaluate(args: argparse.Namespace) -> int:
+    """``score`` / ``validate``: options → :class:`Evaluator` (ground truth read once) → one report per file →
+    JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
     options = Options(mode="lenient" if args.lenient else "strict",
                       tile_runtime=getattr(args, "tile_runtime", "normalized"),
                       configs=getattr(args, "configs", "all"))
-    console = Console(stderr=args.json == "-", highlight=False)
-    progress = not (args.no_progress or args.quiet) and console.is_terminal
-    if args.solution is not None:
-        truth = load_solution(args.solution, tile_runtime=options.tile_runtime)
-        if args.split not in (None, truth.catalog.split):
-            raise UsageError(f"{args.solution} is a solution of the {truth.catalog.split} split, not {args.split}")
-    elif validate_only:
-        truth = None
-        catalog = scan_catalog(resolve_data_root(args.data_root), args.split, progress=progress)
-    else:
-        truth = load_ground_truth(resolve_data_root(args.data_root), args.split, tile_runtime=options.tile_runtime,
-                                  progress=progress)
-    if validate_only:
-        evaluate_one = functools.partial(validation_report, catalog=truth.catalog if truth else catalog,
-                                         options=options)
-    else:
-        score_one = functools.partial(score_submission, truth=truth, options=options,
-                                      eval_indices_dir=getattr(args, "eval_indices", None))
-        evaluate_one = (lambda path: score_one(path).public_view()) if args.public_only else score_one
+    console = display.console(stderr=args.json == "-")
+    evaluator = Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
+                               eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
+                               public_only=args.public_only, collections=args.collections,
+                               progress=not (args.no_progress or args.quiet) and console.is_terminal)
     reports: list[Report | None] = []
     failures: dict[int, str] = {}
     for i, path in enumerate(args.submissions):
         try:
-            reports.append(evaluate_one(path))
+            reports.append(evaluator.evaluate(path))
         except UsageError as err:  # an unreadable submission: the others are still evaluated
             if len(args.submissions) == 1:
                 raise
@@ -224,6 +189,29 @@ def run(argv: list[str]) -> int:
     return code
 
 
+def _codes(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(codes_markdown(), end="")
+    else:
+        _print_codes()
+    return EXIT_OK
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution}
+"""Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
+:data:`COMMANDS` and its handler here)."""
+
+
+def run(argv: list[str]) -> int:
+    """Run the CLI on ``argv`` (without the program name); returns the exit code."""
+    args = _parser().parse_args(_argv(argv))
+    if args.command is None:
+        _parser().print_help()
+        return EXIT_USAGE_OR_DATA
+    return HANDLERS[args.command](args)
+
+
 def _show(console, args: argparse.Namespace, reports: list[Report | None], failures: dict[int, str],
           validate_only: bool) -> None:
     from ..report.terminal import render, render_comparison, verdict
@@ -235,8 +223,10 @@ def _show(console, args: argparse.Namespace, reports: list[Report | None], failu
         elif args.quiet:
             verdict(console, report, validate_only, label=str(path) if several else None)
         else:
-            if several:
+            if several and console.is_terminal:
                 console.rule(safe(str(path)))
+            elif several:  # a rule would span the whole (wide) pipe width
+                console.print(f"== {safe(str(path))} ==")
             render(report, console, per_graph=getattr(args, "per_graph", False), per_code=args.max_problems,
                    validate_only=validate_only)
     if several and not args.quiet:

@@ -23,6 +23,7 @@ from ..leaderboard.reading import DEFAULT_MAX_BYTES
 from ..leaderboard.scorer import ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
+from ..progress import progress_bar, wanted
 from .entrypoint import guarded_main, int_at_least
 
 
@@ -81,14 +82,10 @@ def _progress_factory(enabled: bool) -> tuple[Callable[[int], Callable[[int], No
     """A factory for a rich progress bar on stderr (None when disabled) and a list holding it to stop it."""
     if not enabled:
         return None, []
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     holder: list = []
 
     def start(total: int) -> Callable[[int], None]:
-        bar = Progress(TextColumn("scoring submissions"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                       console=Console(stderr=True), transient=True)
+        bar = progress_bar("scoring submissions")
         task = bar.add_task("scoring", total=total)
         bar.start()
         holder.append(bar)
@@ -116,9 +113,7 @@ def run(argv: list[str]) -> int:
         for code, (severity, meaning) in LEADERBOARD_CODES.items():
             print(f"{code:24} {severity:8} {meaning}")
         return EXIT_OK
-    from rich.console import Console
-
-    progress, bars = _progress_factory(not (args.no_progress or args.quiet) and Console(stderr=True).is_terminal)
+    progress, bars = _progress_factory(not (args.no_progress or args.quiet) and wanted(None))
     try:
         if args.command == "demo":
             from ..demo.leaderboard import SAMPLES, build_demo

@@ -76,6 +76,8 @@ class Report:
         leaderboards: ``public`` and ``private`` scores when the ground truth has a Usage split (a
             solution file); empty otherwise, and in a public-only view.
         missing_collections: collections of the dataset that the data root lacks for this split.
+        selected_collections: the collections ``--collections`` chose (the only ones validated and
+            scored; the overall is their mean), or None when every collection present is.
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
             ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
         submission: the submission's path when it was given as one, else None.
@@ -91,6 +93,7 @@ class Report:
     scores: Scores = field(default_factory=Scores)
     leaderboards: dict[str, Scores] = field(default_factory=dict)
     missing_collections: list[str] = field(default_factory=list)
+    selected_collections: list[str] | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     submission: str | None = None
     public_only: bool = False
@@ -204,6 +207,7 @@ class Report:
             **self.scores.summary(),
             "leaderboards": {name: scores.summary() for name, scores in self.leaderboards.items()},
             "missing_collections": self.missing_collections,
+            "selected_collections": self.selected_collections,
             "undefined_collections": self.undefined_collections,
             "collection_details": details,
             "graphs": self.graph_metrics(),

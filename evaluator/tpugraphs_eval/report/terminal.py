@@ -31,6 +31,9 @@ def _header(report: Report) -> Text:
     if report.synthetic:
         text.append("\nSYNTHETIC demo data: these numbers say nothing about real TpuGraphs performance.",
                     style="bold magenta")
+    if report.selected_collections is not None:
+        text.append(f"\ncollections {', '.join(report.selected_collections)} only (--collections): the overall is "
+                    "their mean", style="bold")
     if report.public_only:
         text.append("\nPublic leaderboard only: the numbers are over the public graphs.", style="bold")
     return text

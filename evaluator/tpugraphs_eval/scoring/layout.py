@@ -13,10 +13,12 @@ from __future__ import annotations
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
 from ..options import SLOWDOWN_KS
+from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.groundtruth import CollectionTruth
 from .metrics import discordant_pairs, first_k_minima, kendall_tau_b, tau_b_from_counts, top_k_error
 
@@ -30,8 +32,16 @@ _PARALLEL_MIN_CONFIGS = 250_000
 below, the counting takes about a millisecond and handing work to a thread costs more than it saves."""
 _pool: ThreadPoolExecutor | None = None
 
-PerGraph = tuple[dict[str, np.ndarray], np.ndarray]
-"""(metric name → (G,) values, (G,) configurations scored per graph)."""
+class GraphMetrics(NamedTuple):
+    """Per-graph metrics of one collection.
+
+    Attributes:
+        per_graph: metric name → (G,) float64 values (NaN where undefined).
+        n_scored: (G,) int64 configurations entering each graph's metrics.
+    """
+
+    per_graph: dict[str, np.ndarray]
+    n_scored: np.ndarray
 
 
 def _threads() -> ThreadPoolExecutor | None:
@@ -67,12 +77,12 @@ def _batches(lengths: np.ndarray) -> list[tuple[int, int]]:
     return ranges
 
 
-def score_all_configs(truths: list[CollectionTruth], packed: list[dict[int, bytes]]) -> list[PerGraph]:
+def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -> list[GraphMetrics]:
     """tau-b and slowdowns of every graph of several layout collections, all configs scored.
 
     Args:
         truths: the layout collections' ground truth.
-        packed: per collection, graph position → ranking as native int32 bytes (every graph has one).
+        rankings: per collection, its submitted rankings (every graph has one).
 
     Returns:
         Per collection, its per-graph metrics, every config scored. A lenient partial row ranks the
@@ -81,8 +91,8 @@ def score_all_configs(truths: list[CollectionTruth], packed: list[dict[int, byte
     """
     if not truths:
         return []
-    rows = [p[g] for truth, p in zip(truths, packed) for g in range(truth.best.size)]
-    lengths = np.array([len(row) for row in rows], dtype=np.int64) // 4
+    rows = [row for truth, r in zip(truths, rankings) for row in r.rows(0, truth.best.size)]
+    lengths = np.array([len(row) for row in rows], dtype=np.int64) // INDEX_DTYPE.itemsize
     heads = np.minimum(lengths, _HEAD)
     ranks = np.empty(int(lengths.sum()), dtype=np.int32)
     head_values = np.empty(int(heads.sum()), dtype=np.result_type(*(t.values.dtype for t in truths)))
@@ -92,7 +102,7 @@ def score_all_configs(truths: list[CollectionTruth], packed: list[dict[int, byte
         for a, b in _batches(lengths[graph:graph + count]):
             batch, batch_heads = lengths[graph + a:graph + b], heads[graph + a:graph + b]
             index = np.repeat(truth.offsets[a:b], batch) + np.frombuffer(b"".join(rows[graph + a:graph + b]),
-                                                                          dtype=np.int32)
+                                                                          dtype=INDEX_DTYPE)
             ranks[done:done + index.size] = truth.ranks[index]
             row_starts, head_starts = np.cumsum(batch) - batch, np.cumsum(batch_heads) - batch_heads
             head_positions = np.arange(batch_heads.sum()) + np.repeat(row_starts - head_starts, batch_heads)
@@ -111,12 +121,12 @@ def score_all_configs(truths: list[CollectionTruth], packed: list[dict[int, byte
         metrics[f"slowdown{k}"] = top_k_error(first_k_minima(head_values, heads, k) / best)
 
     out, graph = [], 0
-    for truth, p in zip(truths, packed):
+    for truth, r in zip(truths, rankings):
         part = slice(graph, graph + truth.best.size)
         for g in np.flatnonzero(lengths[part] != n_configs[part]):  # lenient partial rows
             runtime = truth.values[truth.offsets[g]:truth.offsets[g + 1]]  # (not .runtimes: a view per graph)
-            taus[graph + g] = _partial_row_tau(runtime, np.frombuffer(p[g], dtype=np.int32))
-        out.append(({name: values[part] for name, values in metrics.items()}, n_configs[part]))
+            taus[graph + g] = _partial_row_tau(runtime, r.indices(int(g)))
+        out.append(GraphMetrics({name: values[part] for name, values in metrics.items()}, n_configs[part]))
         graph += truth.best.size
     return out
 
@@ -157,9 +167,9 @@ def _official_graph(runtime: np.ndarray, ranking: np.ndarray, sampled: np.ndarra
     return [tau, *top_k_error(np.array(ratios)).tolist()], int(sampled.size)
 
 
-def score_official(truth: CollectionTruth, packed: dict[int, bytes], sampled: dict[int, np.ndarray]) -> PerGraph:
+def score_official(truth: CollectionTruth, rankings: Rankings, sampled: dict[int, np.ndarray]) -> GraphMetrics:
     """tau-b and slowdowns of every graph of one layout collection on the official sampled configs."""
-    rows, counts = zip(*(_official_graph(runtime, np.frombuffer(packed[g], dtype=np.int32), sampled[g])
+    rows, counts = zip(*(_official_graph(runtime, rankings.indices(g), sampled[g])
                          for g, runtime in enumerate(truth.runtimes)))
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return {name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64)
+    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64))

@@ -25,6 +25,7 @@ Python that CI finds).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,10 +47,24 @@ def _run_lengths(sorted_keys: list[np.ndarray]) -> np.ndarray:
     return np.diff(np.flatnonzero(np.concatenate(([True], change, [True]))))
 
 
-def dense_ranks(values: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """Dense ranks of ``values``: (ranks (n,) int32 in [0, m), m distinct values, pairs tied in value)."""
+class DenseRanks(NamedTuple):
+    """Dense ranks of n values.
+
+    Attributes:
+        ranks: (n,) int32 in [0, m): 0 for the smallest value, equal values share a rank.
+        n_distinct: m, the number of distinct values.
+        tied_pairs: pairs of positions i < j with equal values.
+    """
+
+    ranks: np.ndarray
+    n_distinct: int
+    tied_pairs: int
+
+
+def dense_ranks(values: np.ndarray) -> DenseRanks:
+    """Dense ranks of ``values`` (any shape, flattened): see :class:`DenseRanks`."""
     distinct, ranks, counts = np.unique(np.asarray(values).reshape(-1), return_inverse=True, return_counts=True)
-    return ranks.astype(np.int32).reshape(-1), int(distinct.size), tied_pairs(counts)
+    return DenseRanks(ranks.astype(np.int32).reshape(-1), int(distinct.size), tied_pairs(counts))
 
 
 def discordant_pairs(ranks: np.ndarray, lengths: np.ndarray, n_values: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -75,8 +76,20 @@ def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = 
     return out
 
 
-def graph_references(truth: GroundTruth, eval_indices: EvalIndices | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Collection → ((G,) expected random value, (G,) oracle value) of every graph (NaN: undefined tau).
+class GraphReferences(NamedTuple):
+    """The references of every graph of one collection (NaN: undefined tau).
+
+    Attributes:
+        random: (G,) float64 expected value of a uniformly random ranking.
+        oracle: (G,) float64 value of the runtime-sorted ranking.
+    """
+
+    random: np.ndarray
+    oracle: np.ndarray
+
+
+def graph_references(truth: GroundTruth, eval_indices: EvalIndices | None = None) -> dict[str, GraphReferences]:
+    """Collection → :class:`GraphReferences` of every graph.
 
     The all-configs references depend on the runtimes alone and are computed once per ground truth.
     """
@@ -86,10 +99,11 @@ def graph_references(truth: GroundTruth, eval_indices: EvalIndices | None = None
     out = {}
     for name, collection_truth in truth.collections.items():
         if collection_truth.graphs.collection.kind == "tile":
-            out[name] = (expected_random_tile_scores(collection_truth), np.ones(collection_truth.best.size))
+            out[name] = GraphReferences(expected_random_tile_scores(collection_truth),
+                                        np.ones(collection_truth.best.size))
         else:
             oracle = oracle_taus(collection_truth, None if eval_indices is None else eval_indices[name])
-            out[name] = (np.where(np.isnan(oracle), np.nan, 0.0), oracle)
+            out[name] = GraphReferences(np.where(np.isnan(oracle), np.nan, 0.0), oracle)
     if eval_indices is None:
         truth.cache[key] = out
     return out

@@ -16,10 +16,11 @@ import numpy as np
 
 from ..dataset import TILE_TOP_K, Collection
 from ..options import TOP_K_ERRORS
+from ..submission.rankings import Rankings
 from ..submission.validation import ParsedSubmission
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .layout import score_all_configs, score_official
+from .layout import GraphMetrics, score_all_configs, score_official
 from .metrics import first_k_minima, tile_score, top_k_error
 
 PRIMARY_METRIC = {"tile": "score", "layout": "kendall_tau"}
@@ -91,16 +92,14 @@ class CollectionResult:
         return [i for i, v in zip(self.ids, values) if math.isnan(v)]
 
 
-def _tile(truth: CollectionTruth, packed: dict[int, bytes]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def _tile(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
     """Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k."""
-    rows = [packed[g] for g in range(truth.best.size)]
-    lengths = np.array([len(row) for row in rows], dtype=np.int64) // 4
-    flat = np.frombuffer(b"".join(rows), dtype=np.int32)
+    flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     ratios = {k: first_k_minima(values, lengths, k) / truth.best for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
     metrics = {"score": tile_score(ratios[TILE_TOP_K])}
     metrics.update({f"top{k}_error": top_k_error(ratios[k]) for k in TOP_K_ERRORS})
-    return metrics, lengths
+    return GraphMetrics(metrics, lengths)
 
 
 def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
@@ -117,15 +116,15 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
     """
     layouts = [name for name, t in truth.collections.items() if t.graphs.collection.kind == "layout"]
     if eval_indices is None:  # every layout collection in one pass: one C call for all tau-b
-        scored = score_all_configs([truth.collections[n] for n in layouts], [parsed.packed[n] for n in layouts])
+        scored = score_all_configs([truth.collections[n] for n in layouts], [parsed.rankings[n] for n in layouts])
     else:
-        scored = [score_official(truth.collections[n], parsed.packed[n], eval_indices[n]) for n in layouts]
+        scored = [score_official(truth.collections[n], parsed.rankings[n], eval_indices[n]) for n in layouts]
     by_name = dict(zip(layouts, scored))
     results = {}
     for name, collection_truth in truth.collections.items():
         graphs = collection_truth.graphs
         if graphs.collection.kind == "tile":
-            per_graph, n_scored = _tile(collection_truth, parsed.packed[name])
+            per_graph, n_scored = _tile(collection_truth, parsed.rankings[name])
         else:
             per_graph, n_scored = by_name[name]
         results[name] = CollectionResult(graphs.collection, graphs.ids, per_graph, n_scored)

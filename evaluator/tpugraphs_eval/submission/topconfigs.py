@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..dataset import TILE_TOP_K, Kind
+from ..kernels import Scanned
 from .problems import preview
 
 _INTEGER = re.compile(r"[0-9]+")
@@ -89,7 +90,7 @@ def _syntax(configs: bytes | memoryview, out: Diagnosis) -> tuple[np.ndarray, li
 
 
 def diagnose(configs: bytes | memoryview, kind: Kind, n_configs: int | None,
-             scanned: tuple[bytes, int, int] | None = None) -> Diagnosis:
+             scanned: Scanned | None = None) -> Diagnosis:
     """Every problem of a TopConfigs field of a graph with ``n_configs`` configurations (None: ID unknown).
 
     Args:
@@ -97,16 +98,16 @@ def diagnose(configs: bytes | memoryview, kind: Kind, n_configs: int | None,
         kind: ``tile`` or ``layout``.
         n_configs: the graph's number of configurations c, or None when the ID is unknown (then only
             the syntax is checked).
-        scanned: ``scan_indices(configs, ...)``'s result (:mod:`kernels`) when already computed: a field without
-            bad tokens is then checked with numpy on its values, whatever its length.
+        scanned: ``scan_indices(configs, ...)``'s result (:class:`..kernels.Scanned`) when already computed:
+            a field without bad tokens is then checked with numpy on its values, whatever its length.
 
     Problem codes (see :mod:`problems`): EMPTY_CONFIGS, EMPTY_TOKEN, NON_INTEGER, NEGATIVE_INDEX,
     INDEX_OUT_OF_RANGE, DUPLICATE_INDEX, TILE_TOO_MANY, TILE_TOO_FEW, LAYOUT_NOT_PERMUTATION,
     NO_USABLE_CONFIGS.
     """
     out = Diagnosis()
-    if scanned is not None and not scanned[2] & _BAD_TOKEN:
-        values, n_tokens = np.frombuffer(scanned[0], dtype=np.int32).astype(np.int64), scanned[1]
+    if scanned is not None and not scanned.flags & _BAD_TOKEN:
+        values, n_tokens = np.frombuffer(scanned.values, dtype=np.int32).astype(np.int64), scanned.n_tokens
         texts = None
     elif not bytes(configs).strip():
         out.problems.append(("EMPTY_CONFIGS", "TopConfigs is empty."))

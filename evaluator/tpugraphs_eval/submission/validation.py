@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .. import kernels
 from ..dataset import split_submission_id
 from ..display import shorten
+from ..kernels import Scanned
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import IdHints, code_of
 from .problems import Mode, Problem, ProblemLog, errors_in, preview
+from .rankings import INDEX_DTYPE, Rankings
 from .topconfigs import diagnose
 
 _MISSING_NAMED = 5
@@ -33,13 +33,12 @@ class ParsedSubmission:
     """What scoring needs from a submission.
 
     Attributes:
-        packed: collection name → {graph position → the ranking as native int32 bytes}: config
-            indices, predicted fastest first. Strict: exactly the row's indices. Lenient: its
-            distinct valid indices in order. (Bytes, so that tile rows join into one array at once.)
+        rankings: collection name → its :class:`Rankings` (graph position → config indices as native
+            int32 bytes, predicted fastest first).
         lines: submission ID → line number of its row.
     """
 
-    packed: dict[str, dict[int, bytes]] = field(default_factory=dict)
+    rankings: dict[str, Rankings] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
 
 
@@ -100,11 +99,11 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     log = ProblemLog(mode)
     csv_file = SubmissionCsv(read_submission_bytes(source), log)
     hints = IdHints(catalog)
-    parsed = ParsedSubmission(packed={name: {} for name in catalog.collections})
+    parsed = ParsedSubmission(rankings={name: Rankings() for name in catalog.collections})
     specs = catalog.row_specs
-    packed_of = parsed.packed
+    rankings_of = parsed.rankings
     lines = parsed.lines
-    absent: dict[str, list[int]] = {}  # rows of collections the data root lacks: collection → line numbers
+    absent: dict[str, list[int]] = {}  # rows of collections absent or left out: collection → line numbers
     n_rows = 0
 
     for line, graph_id, configs in csv_file:
@@ -124,19 +123,23 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             log.add("DUPLICATE_ID", f"second row for this ID (first at line {first}).", line=line, id=graph_id)
             continue
         collection, position, n_configs, need, kind = spec
-        scanned = scan_indices(configs, n_configs)
-        if scanned[2] == 0 and scanned[1] == need:
-            packed_of[collection][position] = scanned[0]
+        values, n_tokens, flags = scan_indices(configs, n_configs)
+        if flags == 0 and n_tokens == need:
+            rankings_of[collection][position] = values
             continue
-        diagnosis = diagnose(configs, kind, n_configs, scanned)
+        diagnosis = diagnose(configs, kind, n_configs, Scanned(values, n_tokens, flags))
         for code, message in diagnosis.problems:
             log.add(code, message, line=line, id=graph_id)
         if diagnosis.usable.size:
-            packed_of[collection][position] = diagnosis.usable.astype(np.int32).tobytes()
+            rankings_of[collection][position] = diagnosis.usable.astype(INDEX_DTYPE).tobytes()
 
     for name, at in absent.items():
-        log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not scored: the data "
-                f"root has no {name} {catalog.split} graphs.")
+        if name in catalog.left_out:
+            log.add("COLLECTION_NOT_SELECTED", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not "
+                    f"scored: --collections leaves {name} out.")
+        else:
+            log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not scored: "
+                    f"the data root has no {name} {catalog.split} graphs.")
     if csv_file.last_line and not csv_file.ends_with_newline:
         last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
         if last:
@@ -150,7 +153,8 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
 def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog: SplitCatalog, hints: IdHints,
                  log: ProblemLog, absent: dict[str, list[int]]) -> None:
     """A row whose ID is not a graph of the split: the ID's problem (with a hint while problems are listed
-    one by one), then the field's syntax; rows of a collection the data root lacks are only counted."""
+    one by one), then the field's syntax; rows of a collection the data root lacks (or a selection leaves
+    out) are only counted."""
     parts = split_submission_id(graph_id.strip())
     if parts is not None and parts[0].name not in catalog.collections:
         absent.setdefault(parts[0].name, []).append(line)
@@ -160,8 +164,8 @@ def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog:
         log.add(*hints.explain(graph_id), line=line, id=shorten(graph_id))
     else:
         log.add(code, "", line=line)  # counted, not listed: no need to work out a hint
-    scanned = kernels.active().scan_indices(configs, -1)
-    if scanned[2]:
+    scanned = Scanned(*kernels.active().scan_indices(configs, -1))
+    if scanned.flags:
         for code, message in diagnose(configs, "layout", None, scanned).problems:
             log.add(code, message, line=line, id=shorten(graph_id))
 

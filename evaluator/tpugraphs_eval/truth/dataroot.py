@@ -37,6 +37,11 @@ class DataRoot:
         """How reports name this data root; the demo is always labelled synthetic."""
         return f"demo (SYNTHETIC data) at {self.path}" if self.synthetic else str(self.path)
 
+    @property
+    def option(self) -> str:
+        """The ``--data-root`` value that names this data root again in a hint (``demo`` for the demo)."""
+        return DEMO if self.synthetic else str(self.path)
+
     def graph_files(self, collection: Collection, split: str) -> list[Path] | None:
         """The ``.npz`` files of ``collection`` in ``split``, sorted by name; None if the folder is absent.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,11 +22,23 @@ EvalIndices = dict[str, dict[int, np.ndarray]]
 """Collection name → {graph position → (m,) int64 sampled config indices, duplicates included}."""
 
 
-def load_eval_indices(directory: Path, catalog: SplitCatalog) -> tuple[EvalIndices, str]:
+class LoadedEvalIndices(NamedTuple):
+    """The official index lists read from a folder.
+
+    Attributes:
+        indices: the lists (:data:`EvalIndices`).
+        sha256: hex digest over the JSON files read (the report's provenance).
+    """
+
+    indices: EvalIndices
+    sha256: str
+
+
+def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndices:
     """Read the official index lists for every present layout collection of ``catalog``.
 
     Returns:
-        The lists, and a sha256 hex digest over the JSON files read (for the report's provenance).
+        The lists and a sha256 over the JSON files read (a :class:`LoadedEvalIndices`).
 
     Raises:
         DataError: missing folder or file, invalid JSON, a graph of the split without a list, an
@@ -70,4 +83,4 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> tuple[EvalIndic
             out[name][position] = np.array(indices, dtype=np.int64)
     if faults:
         raise DataError("cannot use the eval indices:\n  " + "\n  ".join(faults))
-    return out, digest.hexdigest()
+    return LoadedEvalIndices(out, digest.hexdigest())

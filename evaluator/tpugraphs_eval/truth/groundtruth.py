@@ -11,12 +11,12 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
 from ..dataset import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
-from ..errors import DataError, UsageError
+from ..errors import DataError, NoGroundTruthError, UsageError
 from ..scoring.metrics import dense_ranks
 from .dataroot import DataRoot
 
@@ -50,6 +50,38 @@ class CollectionGraphs:
         return [submission_id(self.collection, name) for name in self.names]
 
 
+class GraphRef(NamedTuple):
+    """Where a submission ID's graph is in a :class:`SplitCatalog`.
+
+    Attributes:
+        collection: its collection.
+        position: its index in the collection's :attr:`CollectionGraphs.names`.
+        n_configs: its number of configurations c.
+    """
+
+    collection: Collection
+    position: int
+    n_configs: int
+
+
+class RowSpec(NamedTuple):
+    """What validating one row of a known ID needs, in one lookup (:attr:`SplitCatalog.row_specs`).
+
+    Attributes:
+        collection: the collection's name.
+        position: the graph's index in its collection.
+        n_configs: the graph's number of configurations c.
+        length: the number of indices a strict row lists (:func:`expected_length`).
+        kind: ``tile`` or ``layout``.
+    """
+
+    collection: str
+    position: int
+    n_configs: int
+    length: int
+    kind: Kind
+
+
 @dataclass
 class SplitCatalog:
     """What validation needs: every graph of a split and its number of configurations.
@@ -58,38 +90,44 @@ class SplitCatalog:
         root: the data root read.
         split: ``train``, ``valid`` or ``test``.
         collections: present collections by name, in the order of :data:`catalog.COLLECTIONS`.
-        index: submission ID → (collection, graph position, c).
+        left_out: collections of the split that a selection (:meth:`restrict`, ``--collections``) leaves
+            out: their rows are counted, not scored, and they are not reported missing.
+        index: submission ID → :class:`GraphRef` (collection, graph position, c).
     """
 
     root: DataRoot
     split: str
     collections: dict[str, CollectionGraphs]
-    index: dict[str, tuple[Collection, int, int]] = field(init=False)
+    left_out: tuple[str, ...] = ()
+    index: dict[str, GraphRef] = field(init=False)
 
     def __post_init__(self) -> None:
         self.index = {}
         for graphs in self.collections.values():
             for pos, (name, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist())):
-                self.index[submission_id(graphs.collection, name)] = (graphs.collection, pos, c)
+                self.index[submission_id(graphs.collection, name)] = GraphRef(graphs.collection, pos, c)
 
     @cached_property
-    def row_specs(self) -> dict[str, tuple[str, int, int, int, Kind]]:
-        """Submission ID → (collection name, graph position, c, strict row length, kind): one lookup per row."""
-        return {graph_id: (collection.name, position, c, expected_length(collection.kind, c), collection.kind)
+    def row_specs(self) -> dict[str, RowSpec]:
+        """Submission ID → :class:`RowSpec` (collection name, graph position, c, strict row length, kind)."""
+        return {graph_id: RowSpec(collection.name, position, c, expected_length(collection.kind, c), collection.kind)
                 for graph_id, (collection, position, c) in self.index.items()}
 
     def restrict(self, names: list[str]) -> SplitCatalog:
-        """The same split limited to the collections ``names`` (e.g. to validate a per-collection file).
+        """The same split limited to the collections ``names`` (e.g. to validate a per-collection file);
+        every other collection of the dataset is :attr:`left_out` (in :data:`COLLECTIONS` order).
 
         Raises:
             KeyError: a name is not a present collection.
         """
-        return SplitCatalog(self.root, self.split, {name: self.collections[name] for name in names})
+        chosen = {name: self.collections[name] for name in names}
+        return SplitCatalog(self.root, self.split, {c.name: chosen[c.name] for c in COLLECTIONS if c.name in chosen},
+                            tuple(c.name for c in COLLECTIONS if c.name not in chosen))
 
     @property
     def missing_collections(self) -> list[str]:
-        """Collections with no folder for this split under the data root."""
-        return [c.name for c in COLLECTIONS if c.name not in self.collections]
+        """Collections with no folder for this split under the data root (none left out by a selection)."""
+        return [c.name for c in COLLECTIONS if c.name not in self.collections and c.name not in self.left_out]
 
 
 @dataclass
@@ -128,9 +166,9 @@ class CollectionTruth:
         truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]))
         if graphs.collection.kind == "layout":
             ranked = [dense_ranks(y) for y in truth.runtimes]
-            truth.ranks = np.concatenate([r for r, _, _ in ranked])
-            truth.n_distinct = np.array([m for _, m, _ in ranked], dtype=np.int64)
-            truth.tied_pairs = np.array([t for _, _, t in ranked], dtype=np.int64)
+            truth.ranks = np.concatenate([r.ranks for r in ranked])
+            truth.n_distinct = np.array([r.n_distinct for r in ranked], dtype=np.int64)
+            truth.tied_pairs = np.array([r.tied_pairs for r in ranked], dtype=np.int64)
         return truth
 
     @property
@@ -156,6 +194,17 @@ class GroundTruth:
     sha256: str
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     """Values derived from the runtimes alone (e.g. the random and oracle references), computed once."""
+
+    def restrict(self, names: list[str]) -> GroundTruth:
+        """The runtimes of the collections ``names`` only (``--collections``); :attr:`sha256` still names
+        everything read.
+
+        Raises:
+            KeyError: a name is not a present collection.
+        """
+        catalog = self.catalog.restrict(names)
+        return GroundTruth(catalog, self.tile_runtime, {name: self.collections[name] for name in catalog.collections},
+                           self.sha256)
 
     @property
     def has_usage(self) -> bool:
@@ -221,7 +270,8 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
         where: names a graph's source in messages (default ``<collection>:<graph>``).
 
     Raises:
-        DataError: every runtime is 0 (the public test files hold no ground truth); a runtime or
+        NoGroundTruthError: every runtime is 0 (the public test files hold no ground truth).
+        DataError: a runtime or
             normalizer that is not finite and positive (files named, values never shown).
         UsageError: ``tile_runtime`` is not recognised.
     """
@@ -235,7 +285,7 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
         normalizer = np.concatenate([a.normalizer for _, a in graphs]) if collection.kind == "tile" else None
         stored[collection] = (runtime, normalizer)
     if not any(runtime.any() for runtime, _ in stored.values()):
-        raise DataError(
+        raise NoGroundTruthError(
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files). Validation still works: add --validate-only.")
