@@ -26,6 +26,7 @@ def _report(source: SubmissionSource, validation: Validation, catalog: SplitCata
     return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
                   options=options, validation=validation, missing_collections=catalog.missing_collections,
                   provenance=provenance(validation.sha256, None),
+                  ignored_files=catalog.root.ignored_files(catalog.split),
                   submission=str(source) if isinstance(source, (str, os.PathLike)) else None)
 
 
