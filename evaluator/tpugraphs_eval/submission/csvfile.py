@@ -120,7 +120,9 @@ class SubmissionCsv:
         self._delimiter = b","
         self._header_seen = False
         self._index_column = False
-        self._quoted_lines: list[int] = []
+        self._quoted_lines: list[int] = []  # the first few lines with quoted fields (for the note)
+        self._n_quoted = 0
+        self._last_quoted = 0
         self._hasher = hashlib.sha256()
         self._hashing: threading.Thread | None = None
         if len(data) >= _HASH_IN_THREAD_BYTES:
@@ -212,8 +214,8 @@ class SubmissionCsv:
                 break
             if row is not None:
                 yield row
-        if self._quoted_lines:
-            lines = self._quoted_lines
+        if self._n_quoted:
+            lines = self._quoted_lines + [None] * (self._n_quoted - len(self._quoted_lines))  # preview's padding
             self._log.add("QUOTED_FIELD", f"{len(lines)} line(s) (line {preview(lines, 3)}) enclose fields in double "
                           "quotes (RFC 4180); their unquoted values are read, as every CSV reader does.", line=lines[0])
 
@@ -287,8 +289,11 @@ class SubmissionCsv:
         if any('"' in f for f in fields):
             self._log.add("MALFORMED_QUOTES", "a double quote inside an unquoted field.", line=number)
             return None
-        if not self._quoted_lines or self._quoted_lines[-1] != number:
-            self._quoted_lines.append(number)  # one note for the file (:meth:`_rows`)
+        if self._last_quoted != number:  # one note for the file (:meth:`_rows`)
+            self._last_quoted = number
+            self._n_quoted += 1
+            if len(self._quoted_lines) < 3:
+                self._quoted_lines.append(number)
         return [f.encode("utf-8") for f in fields]
 
     # -- header --------------------------------------------------------------------------------
