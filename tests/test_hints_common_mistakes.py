@@ -60,6 +60,11 @@ def test_excel_sep_line(catalog):
     assert "delete it" in validation.problems[0].message and validation.n_rows == 3
 
 
+def test_excel_sep_line_naming_a_semicolon(catalog):
+    data = b"sep=;\n" + written(FRAME, sep=";", index=False)
+    assert problems(data, catalog) == [("SEP_LINE", 1), ("WRONG_DELIMITER", 2), ("QUOTED_FIELD", 3)]
+
+
 @pytest.mark.parametrize("data", [
     written(FRAME),  # to_csv without index=False: header ",ID,TopConfigs"
     written(pd.read_csv(io.BytesIO(written(FRAME))), index=False),  # read back, written again: "Unnamed: 0,ID,…"
@@ -155,6 +160,17 @@ def test_unreadable_archives_are_one_error(data, phrase, catalog):
         assert [(p.code, p.severity) for p in validation.problems] == [("ARCHIVE_UNREADABLE", Severity.ERROR)]
         assert phrase in validation.problems[0].message
         assert validation.missing_ids == {}  # no MISSING_IDS cascade
+
+
+def test_an_encrypted_zip_is_refused(catalog):
+    """The encryption flag (bit 0 of the general purpose flags) set in the central directory, where zipfile
+    reads it: the member is not tried without a password."""
+    data = bytearray(zipped({"submission.csv": VALID}))
+    central = data.index(b"PK\x01\x02")
+    data[central + 8] |= 1
+    validation = validate_submission(bytes(data), catalog)
+    assert [p.code for p in validation.problems] == ["ARCHIVE_UNREADABLE"]
+    assert "encrypted" in validation.problems[0].message
 
 
 @pytest.mark.parametrize("pack", [lambda b: zipped({"s.csv": b}), gzip.compress], ids=["zip", "gzip"])
