@@ -19,7 +19,8 @@ ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 """A zip's first bytes: a local file header, or the end record of an empty archive."""
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_UNPACKED_BYTES = 1 << 30
-"""1 GiB: over 20 times a full real test submission with every layout ranking complete (about 40 MB)."""
+"""1 GiB: over 20 times the largest real test submission can be (70 layout rows of at most ~590,000
+characters each, SPEC §2: about 41 MB)."""
 _CORRUPT = (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError,
             NotImplementedError, RuntimeError)
 
