@@ -83,7 +83,8 @@ def test_indices_joined_by_spaces(catalog):
     data = VALID.replace(b"0;1;2;3;4\n", b"0 1 2 3 4\n").replace(b"0;1;2\n", b"0 1 2\n")
     assert problems(data, catalog) == [("INDICES_SPACE_SEPARATED", 2)]
     validation = validate_submission(data, catalog)
-    assert validation.counts["INDICES_SPACE_SEPARATED"] == 1 and "2 row(s) (line 2, 3)" in validation.problems[0].message
+    assert validation.counts["INDICES_SPACE_SEPARATED"] == 1
+    assert "2 row(s) (line 2, 3)" in validation.problems[0].message
     # the indices are read: an out-of-range one is still reported on its line
     assert problems(data.replace(b"0 1 2 3 4\n", b"0 1 2 3 4 99\n"), catalog) == [
         ("INDEX_OUT_OF_RANGE", 3), ("INDICES_SPACE_SEPARATED", 2)]

@@ -72,7 +72,8 @@ class CollectionResult:
         return self._means[self.metric]
 
     def programs(self) -> dict[str, dict[str, float | None]]:
-        """Tile only: program → {metric: mean over its graphs where defined (None if none), ``n_graphs``}; {} for layout.
+        """Tile only: program → {metric: mean over its graphs where it is defined (None if none), ``n_graphs``};
+        {} for layout.
 
         The program is the graph name without its last ``_<hash>`` part, as the official
         ``tiles_evaluate.py`` groups graphs (test names, 32 hex digits, are each their own program).

@@ -141,7 +141,8 @@ def index_column(fields: list[bytes]) -> bool:
 
 def looks_like_list(fields: list[bytes]) -> bool:
     """True when the fields after the ID are an unquoted list split at its commas (``id,[0, 1, 2]``)."""
-    return len(fields) > 2 and fields[1].lstrip().startswith((b"[", b"(")) and fields[-1].rstrip().endswith((b"]", b")"))
+    return (len(fields) > 2 and fields[1].lstrip().startswith((b"[", b"("))
+            and fields[-1].rstrip().endswith((b"]", b")")))
 
 
 _SPACED = re.compile(rb"\s*[0-9]+(?:\s+[0-9]+)+\s*")
