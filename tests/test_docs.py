@@ -27,7 +27,8 @@ def test_codes_markdown_renders_every_code_in_registry_order():
     lines = codes_markdown().splitlines()
     assert lines[:2] == ["| code | strict | lenient | meaning |", "|---|---|---|---|"]
     assert lines[2:] == [f"| `{c.name}` | {c.strict} | {c.lenient} | {c.meaning} |" for c in CODES.values()]
-    assert lines[2 + list(CODES).index("BOM")] == "| `BOM` | error | warning | A UTF-8 byte-order mark precedes the header. |"
+    assert lines[2 + list(CODES).index("BLANK_LINE")] == (
+        "| `BLANK_LINE` | warning | warning | An empty or whitespace-only line; it is skipped, as CSV readers do. |")
     lb = leaderboard_codes_markdown().splitlines()
     assert lb[:2] == ["| code | severity | meaning |", "|---|---|---|"]
     assert [row.split(" | ")[0] for row in lb[2:]] == [f"| `{name}`" for name in LEADERBOARD_CODES]

@@ -197,11 +197,13 @@ def test_cli_on_random_files(data, flags, root, truth, tmp_path_factory):
 @settings(FUZZ, max_examples=600)
 @given(data=st.one_of(mutated(), mutated(ROW_EDITS)).filter(lambda d: b"\r" not in d))
 def test_crlf_changes_nothing_but_a_note(data, truth):
-    """CRLF line ends are accepted: the same file with CRLF has the same problems, plus one CRLF note."""
+    """CRLF and CR CR LF line ends are accepted: the same file with either has the same problems, plus one
+    CRLF note."""
     key = lambda problems: [(p.line, p.id, p.code, p.severity, p.message) for p in problems if p.code != "CRLF"]
     for mode in ("strict", "lenient"):
         lf = validate_submission(data, truth.catalog, mode=mode)
-        crlf = validate_submission(data.replace(b"\n", b"\r\n"), truth.catalog, mode=mode)
-        assert key(crlf.problems) == key(lf.problems)
-        if not any(p.code in ("NOT_TEXT", "EMPTY_FILE") for p in lf.problems):  # files read to the end
-            assert (b"\n" in data) == any(p.code == "CRLF" for p in crlf.problems)
+        for end in (b"\r\n", b"\r\r\n"):
+            crlf = validate_submission(data.replace(b"\n", end), truth.catalog, mode=mode)
+            assert key(crlf.problems) == key(lf.problems)
+            if not any(p.code in ("NOT_TEXT", "EMPTY_FILE") for p in lf.problems):  # files read to the end
+                assert (b"\n" in data) == any(p.code == "CRLF" for p in crlf.problems)

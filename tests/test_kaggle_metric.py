@@ -51,7 +51,7 @@ def test_participant_mistakes_are_participant_visible_and_leak_no_runtime(demo_s
 def test_lenient_mode_and_renamed_id_column(demo_solution):
     solution = solution_frame(demo_solution, row_id_column_name="row_id")
     tile = solution[solution.row_id.str.startswith("tile:")].iloc[:4]
-    submission = pd.DataFrame({"row_id": tile.row_id, "TopConfigs": ["0;1;2;3;4;5;6"] * 4})  # > 5 indices
+    submission = pd.DataFrame({"row_id": tile.row_id, "TopConfigs": [";".join(map(str, range(11)))] * 4})  # > 10
     with pytest.raises(ParticipantVisibleError, match="TILE_TOO_MANY"):
         score(tile, submission, "row_id")
     assert 0 < score(tile, submission, "row_id", mode="lenient") <= 1

@@ -114,10 +114,10 @@ def test_combine_refuses_duplicates_and_reports_missing(tmp_path, catalog):
 def test_combine_refuses_a_broken_input(tmp_path, catalog):
     _, paths = _per_collection_files(tmp_path, catalog)
     broken = tmp_path / "broken.csv"
-    broken.write_text(paths["tile:xla"].read_text().replace("\n", "\n\n", 2))  # a blank line
+    broken.write_text(paths["tile:xla"].read_text().replace(";", ";;", 1))  # an empty entry
     with pytest.raises(SubmissionError) as err:
         combine_submissions([broken, *list(paths.values())[1:]], tmp_path / "out.csv", catalog)
-    assert err.value.code == "BLANK_LINE"
+    assert err.value.code == "EMPTY_TOKEN"
 
 
 def test_combine_cli_exit_codes(tmp_path, catalog, capsys):

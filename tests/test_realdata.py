@@ -55,13 +55,14 @@ def official_indices(realdata: Path, graph_id: str) -> np.ndarray:
 
 
 def rankings(realdata: Path, kind: str) -> dict[str, np.ndarray]:
-    """Oracle (sorted by runtime, stable) or seeded random rankings of the real valid graphs."""
+    """Oracle (sorted by runtime, stable) or seeded random rankings of the real valid graphs; tile rows list
+    5 (random) or up to 10 (oracle: all 9 configs of the real valid tile graph) indices, both strict."""
     rng = np.random.default_rng(2023)
     out = {}
     for graph_id in VALID_IDS:
         y = runtimes(realdata, graph_id)
         order = np.argsort(y, kind="stable") if kind == "oracle" else rng.permutation(y.size)
-        out[graph_id] = order[:5] if graph_id.startswith("tile:") else order
+        out[graph_id] = order[:5 if kind == "random" else 10] if graph_id.startswith("tile:") else order
     return out
 
 
@@ -75,7 +76,9 @@ def expected_metrics(realdata: Path, graph_id: str, ranking: np.ndarray, options
     if graph_id.startswith("tile:"):
         y = runtimes(realdata, graph_id, options.tile_runtime)
         ratio = {k: y[ranking[:k]].min() / y.min() for k in (1, 5, 10)}
-        return {"score": 2 - ratio[5], **{f"top{k}_error": ratio[k] - 1 for k in (1, 5, 10)}}
+        # the top-K error of a row listing fewer than min(K, c) indices is undefined (SPEC §3.1, amended)
+        return {"score": 2 - ratio[5],
+                **{f"top{k}_error": ratio[k] - 1 if ranking.size >= min(k, y.size) else None for k in (1, 5, 10)}}
     y = runtimes(realdata, graph_id)
     if options.configs == "all":
         ordered, best = y[ranking], y.min()
@@ -108,7 +111,10 @@ def test_real_valid_scores_equal_scipy_and_spec(realdata, valid_truths, kind, op
     for graph_id, ranking in ranked.items():
         expected = expected_metrics(realdata, graph_id, ranking, options)
         for metric, value in expected.items():
-            assert abs(got[graph_id][metric] - value) <= 1e-12, (graph_id, metric)
+            if value is None:
+                assert got[graph_id][metric] is None, (graph_id, metric)
+            else:
+                assert abs(got[graph_id][metric] - value) <= 1e-12, (graph_id, metric)
     primary = [expected_metrics(realdata, g, r, options)["score" if g.startswith("tile") else "kendall_tau"]
                for g, r in ranked.items()]
     assert abs(report.overall - sum(primary) / 3) <= 1e-12
@@ -182,8 +188,8 @@ TILE_25 = "tile:xla:d6f5f54247bd1e58a10b9e7062c636ab"
 @pytest.mark.parametrize("file_name, strict_problems", [
     # Kaggle's own sample lists 0..999 for the 1001-config graph
     ("kaggle/sample_submission.csv", {("LAYOUT_NOT_PERMUTATION", NLP_1001): 1}),
-    # the official baseline writes 10 tile indices per row
-    ("submissions/official_baseline_tile_test.csv", {("TILE_TOO_MANY", TILE_25): 1}),
+    # the official baseline writes 10 tile indices per row: strict accepts up to 10 distinct (SPEC §2, amended)
+    ("submissions/official_baseline_tile_test.csv", {}),
     # a participant copied the sample's 1000-entry layout rows
     ("submissions/participant_a_full_test.csv", {("LAYOUT_NOT_PERMUTATION", NLP_1001): 1}),
     # full permutations (1001 entries where the graph has 1001 configs) pass strict
@@ -225,7 +231,7 @@ def test_real_quirks_on_graphs_with_inferred_config_counts(realdata, tmp_path):
 
     data, _ = restricted(realdata / "submissions/official_baseline_tile_test.csv", catalog)
     strict = validate_submission(data, catalog)
-    assert Counter(p.code for p in strict.problems) == {"DUPLICATE_INDEX": 52, "TILE_TOO_MANY": 52}
+    assert Counter(p.code for p in strict.problems) == {"DUPLICATE_INDEX": 52}  # 10 entries: not too many
     assert validate_submission(data, catalog, mode="lenient").valid
 
     data, _ = restricted(realdata / "kaggle/sample_submission.csv", catalog)

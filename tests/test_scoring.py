@@ -62,7 +62,10 @@ def test_demo_scores_equal_naive_reference(demo_root, tmp_path, split, kind):
     assert set(got) == set(expected["graphs"])
     for graph_id, metrics in expected["graphs"].items():
         for metric, value in metrics.items():
-            assert abs(got[graph_id][metric] - value) <= 1e-12, (graph_id, metric)
+            if value is None:
+                assert got[graph_id][metric] is None, (graph_id, metric)
+            else:
+                assert abs(got[graph_id][metric] - value) <= 1e-12, (graph_id, metric)
     for name, value in expected["collections"].items():
         assert abs(report.collections[name].value - value) <= 1e-12
     assert abs(report.overall - expected["overall"]) <= 1e-12
@@ -118,13 +121,14 @@ def test_lenient_scores_what_remains(tmp_path):
     report = score_submission(data, truth, Options(mode="lenient"))
     assert report.valid
     codes = sorted({p.code for p in report.problems})
-    assert codes == ["DUPLICATE_INDEX", "INDEX_OUT_OF_RANGE", "LAYOUT_NOT_PERMUTATION", "TILE_TOO_MANY"]
+    assert codes == ["DUPLICATE_INDEX", "INDEX_OUT_OF_RANGE", "LAYOUT_NOT_PERMUTATION"]  # 8 entries: <= 10
     graphs = report.graph_metrics()
     # tile normalised runtimes are y/2; best = 1/2 (config 6). first 5 = [2,0,3,4,5] -> min 6/2 = 3
     assert graphs["tile:xla:t"]["score"] == pytest.approx(2 - 3.0 / 0.5)
     assert graphs["tile:xla:t"]["top1_error"] == pytest.approx(3.0 / 0.5 - 1)  # config 2 alone
-    # the top-10 error uses every distinct valid entry (6 of them, config 6 included): 0
-    assert graphs["tile:xla:t"]["top10_error"] == 0.0
+    # the top-10 error needs min(10, c) = 7 distinct valid entries; the row has 6: undefined (null), not the
+    # error of the 6 listed (tests/test_tile_top10.py)
+    assert graphs["tile:xla:t"]["top10_error"] is None
     # layout: configs 3, 1 listed first (ranks 0, 1); unlisted 0 and 2 tie last (rank 2) -- Decision: a
     # partial row is scored over every config; expected value from scipy on the same x and y
     import scipy.stats

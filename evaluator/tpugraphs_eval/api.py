@@ -36,6 +36,7 @@ def _report(source: SubmissionSource, validation: Validation, catalog: SplitCata
                   options=options, validation=validation, missing_collections=catalog.missing_collections,
                   selected_collections=list(catalog.collections) if catalog.left_out else None,
                   provenance=provenance_block,
+                  ignored_files=catalog.root.ignored_files(catalog.split),
                   submission=str(source) if isinstance(source, (str, os.PathLike)) else None)
 
 

@@ -83,6 +83,7 @@ class Report:
         submission: the submission's path when it was given as one, else None.
         public_only: True in the participant-facing view (:meth:`public_view`): only the public
             leaderboard's graphs and numbers.
+        ignored_files: dot files in the data root's folders of the split (macOS ``._*.npz``), not read.
     """
 
     split: str
@@ -97,6 +98,7 @@ class Report:
     provenance: dict[str, Any] = field(default_factory=dict)
     submission: str | None = None
     public_only: bool = False
+    ignored_files: list[str] = field(default_factory=list)
 
     # -- the submission ----------------------------------------------------------------------------
     @property
@@ -187,6 +189,7 @@ class Report:
                 "value": _finite(result.value),
                 "n_graphs": len(result.ids),
                 "means": {m: _finite(v) for m, v in result.means().items()},
+                "means_over": result.counts(),
                 "undefined": result.undefined,
             }
             if name in self.references:
@@ -208,6 +211,7 @@ class Report:
             "leaderboards": {name: scores.summary() for name, scores in self.leaderboards.items()},
             "missing_collections": self.missing_collections,
             "selected_collections": self.selected_collections,
+            "ignored_files": self.ignored_files,
             "undefined_collections": self.undefined_collections,
             "collection_details": details,
             "graphs": self.graph_metrics(),

@@ -36,6 +36,11 @@ def _header(report: Report) -> Text:
                     "their mean", style="bold")
     if report.public_only:
         text.append("\nPublic leaderboard only: the numbers are over the public graphs.", style="bold")
+    if report.ignored_files:
+        shown = ", ".join(safe(f) for f in report.ignored_files[:3])
+        more = f" and {len(report.ignored_files) - 3} more" if len(report.ignored_files) > 3 else ""
+        text.append(f"\nnote: {len(report.ignored_files)} dot file(s) in the data root are not graphs and were ignored "
+                    f"(macOS ._*.npz metadata?): {shown}{more}", style="cyan")
     return text
 
 
@@ -85,8 +90,9 @@ def _problems(console: Console, problems: list[Problem], per_code: int) -> None:
 
 
 def _secondary(result: CollectionResult) -> str:
-    means = result.means()
-    text = "/".join(f"{means[m]:.3f}" if means[m] is not None else "—"
+    """The secondary means, each followed by ``[n]`` when it is over fewer graphs than the collection has."""
+    means, counts, n = result.means(), result.counts(), len(result.ids)
+    text = "/".join((f"{means[m]:.3f}" if means[m] is not None else "—") + (f"[{counts[m]}]" if counts[m] < n else "")
                     for m in result.per_graph if m != result.metric)
     if result.undefined:
         text += f" ({len(result.undefined)} undefined)"
@@ -111,6 +117,13 @@ def _scores(console: Console, report: Report) -> None:
     console.print(table)
     console.print("[dim]n: graphs (overall: collections) · norm.: (value - random) / (oracle - random), 0 is chance "
                   "and 1 the oracle[/]")
+    for name, result in report.collections.items():
+        counts, n = result.counts(), len(result.ids)
+        fewer = [f"{_SHORT[m]} over {counts[m]} of {n} graphs" for m in result.per_graph
+                 if m != result.metric and counts[m] < n]
+        if fewer and result.collection.kind == "tile":
+            console.print(f"[dim]{name}: {', '.join(fewer)} (rows listing fewer than min(K, c) indices have no "
+                          "top-K error)[/]")
     if report.missing_collections:
         console.print(f"[yellow]Not in the data root, so not in the overall:[/] {', '.join(report.missing_collections)}")
     for name, result in report.collections.items():

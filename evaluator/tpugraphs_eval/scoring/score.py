@@ -3,7 +3,8 @@
 Per graph: tile gets the Kaggle score and top-1/5/10 errors; layout gets Kendall's tau-b and
 slowdown@1/10/100. A collection's value is the unweighted mean over its graphs (tile: the Kaggle
 score; layout: tau-b, leaving out graphs whose tau is undefined); the overall score is the unweighted
-mean of the collection values present.
+mean of the collection values present. Every mean is over the graphs where its metric is defined, and
+says over how many (:meth:`CollectionResult.counts`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class CollectionResult:
         collection: the collection.
         ids: (G,) submission IDs, in the catalog's order.
         per_graph: metric name → (G,) float64 values (NaN where undefined: tau of a graph whose
-            scored runtimes are all equal or that has fewer than 2 scored configs).
+            scored runtimes are all equal or that has fewer than 2 scored configs; the top-K error of a
+            tile row listing fewer than min(K, c) usable indices).
         n_scored: (G,) number of configurations entering each graph's metrics.
     """
 
@@ -59,19 +61,20 @@ class CollectionResult:
 
     @cached_property
     def _means(self) -> dict[str, float | None]:  # results are not changed once made: computed once
-        out: dict[str, float | None] = {}
-        for name, values in self.per_graph.items():
-            defined = values[~np.isnan(values)]
-            out[name] = math.fsum(defined.tolist()) / defined.size if defined.size else None  # metrics: Means
-        return out
+        return {name: _mean(values) for name, values in self.per_graph.items()}
+
+    def counts(self) -> dict[str, int]:
+        """Metric → the number of graphs its mean is over (those where it is defined)."""
+        return {name: int(np.count_nonzero(~np.isnan(values))) for name, values in self.per_graph.items()}
 
     @property
     def value(self) -> float | None:
         """The collection value (mean of :attr:`metric` over defined graphs), None if undefined everywhere."""
         return self._means[self.metric]
 
-    def programs(self) -> dict[str, dict[str, float]]:
-        """Tile only: program → {metric: mean, ``n_graphs``}; {} for layout.
+    def programs(self) -> dict[str, dict[str, float | None]]:
+        """Tile only: program → {metric: mean over its graphs where it is defined (None if none), ``n_graphs``};
+        {} for layout.
 
         The program is the graph name without its last ``_<hash>`` part, as the official
         ``tiles_evaluate.py`` groups graphs (test names, 32 hex digits, are each their own program).
@@ -81,8 +84,7 @@ class CollectionResult:
         names = [i.rpartition(":")[2] for i in self.ids]
         labels, group = np.unique([n.rsplit("_", 1)[0] if "_" in n else n for n in names], return_inverse=True)
         members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
-        return {label: {**{m: math.fsum(v[at].tolist()) / at.size for m, v in self.per_graph.items()},  # metrics: Means
-                        "n_graphs": int(at.size)}
+        return {label: {**{m: _mean(v[at]) for m, v in self.per_graph.items()}, "n_graphs": int(at.size)}
                 for label, at in zip(labels.tolist(), members)}
 
     @property
@@ -92,13 +94,24 @@ class CollectionResult:
         return [i for i, v in zip(self.ids, values) if math.isnan(v)]
 
 
+def _mean(values: np.ndarray) -> float | None:
+    """The mean of the defined (non-NaN) values, None if there is none (``math.fsum``: the same bits everywhere)."""
+    defined = values[~np.isnan(values)]
+    return math.fsum(defined.tolist()) / defined.size if defined.size else None  # metrics: Means
+
+
 def _tile(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
-    """Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k."""
+    """Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
+
+    The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined): from 5
+    entries the paper's top-10 error cannot be told, and the top-5 value is not it (SPEC §3.1, amended).
+    """
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     ratios = {k: first_k_minima(values, lengths, k) / truth.best for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
     metrics = {"score": tile_score(ratios[TILE_TOP_K])}
-    metrics.update({f"top{k}_error": top_k_error(ratios[k]) for k in TOP_K_ERRORS})
+    listed_enough = {k: lengths >= np.minimum(k, truth.graphs.n_configs) for k in TOP_K_ERRORS}
+    metrics.update({f"top{k}_error": np.where(listed_enough[k], top_k_error(ratios[k]), np.nan) for k in TOP_K_ERRORS})
     return GraphMetrics(metrics, lengths)
 
 

@@ -1,8 +1,10 @@
 """Stage 1 of validation: the bytes of a submission file → data rows ``(line, ID, TopConfigs)``.
 
-Everything about the *shape* of the file is checked here (SPEC §2): encoding, byte-order mark,
-line endings, blank lines, header, delimiter, column count, quoting. What the fields *mean* (IDs,
-configuration indices) is checked by :mod:`tpugraphs_eval.submission.validation`.
+Everything about the *shape* of the file is checked here (SPEC §2): a zip or gzip wrapper
+(:mod:`.compressed`), encoding, byte-order mark, line endings, blank lines, header, delimiter, column
+count, quoting. What the fields *mean* (IDs, configuration indices) is checked by
+:mod:`tpugraphs_eval.submission.validation`. What changes no value (RFC 4180 quoting, a BOM, CRLF or
+CR CR LF line ends) is read as every CSV reader reads it, with one note per file.
 
 Two ways through a file, one set of rules: a *plain* file (ASCII, LF line ends, no quotes, no NUL —
 what every CSV writer produces) is cut at its commas and newlines without copying its TopConfigs
@@ -23,7 +25,9 @@ from typing import BinaryIO, NamedTuple, Union
 
 from ..dataset import BY_NAME
 from ..errors import UsageError
-from .problems import ProblemLog
+from .compressed import unpack
+from .hints import index_column, looks_like_list, sep_line
+from .problems import ProblemLog, preview
 
 HEADER = (b"ID", b"TopConfigs")
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -103,20 +107,22 @@ class SubmissionCsv:
     """Iterates the data rows of a submission file, logging structural problems to ``log``.
 
     Attributes (final once iteration has ended):
-        sha256: hex digest of the file's bytes.
-        n_bytes: file size in bytes.
+        sha256: hex digest of the file's bytes (of the zip or gzip file itself when compressed).
+        n_bytes: file size in bytes (compressed size when compressed).
         ends_with_newline: whether the last line is terminated (False hints at a cut-off file).
         last_line: number of the last line read.
     """
 
     def __init__(self, data: bytes, log: ProblemLog) -> None:
-        self._data = data
         self._log = log
         self.n_bytes = len(data)
-        self.ends_with_newline = data.endswith((b"\n", b"\r"))
         self.last_line = 0
         self._delimiter = b","
         self._header_seen = False
+        self._index_column = False
+        self._quoted_lines: list[int] = []  # the first few lines with quoted fields (for the note)
+        self._n_quoted = 0
+        self._last_quoted = 0
         self._hasher = hashlib.sha256()
         self._hashing: threading.Thread | None = None
         if len(data) >= _HASH_IN_THREAD_BYTES:
@@ -124,6 +130,11 @@ class SubmissionCsv:
             self._hashing.start()
         else:
             self._hasher.update(data)
+        unpacked = unpack(data, log)
+        self.unreadable = unpacked is None
+        """True when a zip or gzip file could not be read (its problem is logged): no rows."""
+        self._data = b"" if unpacked is None else unpacked
+        self.ends_with_newline = self._data.endswith((b"\n", b"\r"))
 
     @property
     def sha256(self) -> str:
@@ -136,6 +147,8 @@ class SubmissionCsv:
     # -- rows ----------------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Row]:
         data = self._data
+        if self.unreadable:
+            return iter(())
         if not data or data.isspace():
             what = "is empty" if not data else "holds only blank lines and spaces"
             self._log.add("EMPTY_FILE", f"the file {what}; it must start with the header `ID,TopConfigs`.",
@@ -194,22 +207,30 @@ class SubmissionCsv:
         self.last_line = number
 
     def _rows(self) -> Iterator[Row]:
-        """Rows of any other file, line by line."""
+        """Rows of any other file, line by line; then one note for its quoted lines."""
         for number, body in self._lines():
             row = self._line(number, body)
             if row is _STOP:
-                return
+                break
             if row is not None:
                 yield row
+        if self._n_quoted:
+            lines = self._quoted_lines + [None] * (self._n_quoted - len(self._quoted_lines))  # preview's padding
+            self._log.add("QUOTED_FIELD", f"{len(lines)} line(s) (line {preview(lines, 3)}) enclose fields in double "
+                          "quotes (RFC 4180); their unquoted values are read, as every CSV reader does.", line=lines[0])
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
-        """(line number, content without terminator); LF, CRLF and lone CR all end a line."""
+        """(line number, content without terminator); LF, CRLF, CR CR LF and lone CR all end a line.
+
+        CR CR LF is what a CSV writer's CRLF becomes in a file opened in text mode on Windows; pandas reads
+        it as one line end, Python's csv module as a line end and an empty row (tests/test_csv_forgiving.py).
+        """
         number = 0
         cr_lines = 0
         for raw in io.BytesIO(self._data):
             body = raw[:-1] if raw.endswith(b"\n") else raw
             if body.endswith(b"\r"):
-                body = body[:-1]
+                body = body[:-2] if raw.endswith(b"\r\r\n") else body[:-1]
                 cr_lines += 1
             parts = body.split(b"\r") if b"\r" in body else (body,)
             cr_lines += len(parts) - 1
@@ -218,14 +239,18 @@ class SubmissionCsv:
                 self.last_line = number
                 yield number, part
         if cr_lines:
-            self._log.add("CRLF", f"{cr_lines} line(s) end in CR or CRLF instead of LF; they are read normally.")
+            self._log.add("CRLF", f"{cr_lines} line(s) end in CR, CRLF or CR CR LF instead of LF; they are read "
+                          "normally.")
 
     def _line(self, number: int, body: bytes):
         """Every check of one line: a :class:`Row`, None (nothing to score on it), or _STOP (binary data)."""
         log = self._log
         if body.startswith(UTF8_BOM):
-            log.add("BOM", "a UTF-8 byte-order mark" + (" starts the file" if number == 1 else " starts this line")
-                    + "; save the file as UTF-8 without BOM.", line=number)
+            if number == 1:
+                log.add("BOM", "a UTF-8 byte-order mark starts the file; it is skipped, as CSV readers do.", line=1)
+            else:
+                log.add("BOM_INSIDE", "a UTF-8 byte-order mark starts this line (files concatenated?); a CSV "
+                        "reader would read it into the ID. Save every part as UTF-8 without BOM.", line=number)
             body = body[len(UTF8_BOM):]
         if not body or body.isspace():
             log.add("BLANK_LINE", "blank line.", line=number)
@@ -264,15 +289,30 @@ class SubmissionCsv:
         if any('"' in f for f in fields):
             self._log.add("MALFORMED_QUOTES", "a double quote inside an unquoted field.", line=number)
             return None
-        self._log.add("QUOTED_FIELD", "fields are enclosed in double quotes; their unquoted values are used.",
-                      line=number)
+        if self._last_quoted != number:  # one note for the file (:meth:`_rows`)
+            self._last_quoted = number
+            self._n_quoted += 1
+            if len(self._quoted_lines) < 3:
+                self._quoted_lines.append(number)
         return [f.encode("utf-8") for f in fields]
 
     # -- header --------------------------------------------------------------------------------
     def _read_header(self, number: int, body: bytes) -> bool:
         """Check the first non-blank line; True if it is really a data row to be read as such."""
+        if sep_line(body) is not None:
+            self._log.add("SEP_LINE", f"the first line `{body.decode('utf-8', errors='replace').strip()}` is "
+                          "Excel's separator hint, not the header: delete it (Kaggle's reader takes it for the "
+                          "header). The next line is read as the header.", line=number)
+            self._header_seen = False
+            return False
         fields = self._fields(number, body)
         if fields is None or tuple(fields) == HEADER:
+            return False
+        if index_column(fields):
+            self._index_column = True
+            self._log.add("INDEX_COLUMN", f"the header `{body.decode('utf-8', errors='replace')[:40]}` starts with a "
+                          "pandas index column: write the file with `to_csv(path, index=False)`. Rows are read "
+                          "without their first field.", line=number)
             return False
         if len(fields) == 1:
             for delimiter, name in ((b"\t", "a tab"), (b";", "`;`")):
@@ -299,12 +339,18 @@ class SubmissionCsv:
 
     def _row(self, number: int, body: bytes) -> Row | None:
         log = self._log
-        if self._delimiter != b",":
+        if self._delimiter != b"," and b'"' not in body:
             fields = body.split(self._delimiter, 1)
         else:
             fields = self._fields(number, body)
             if fields is None:
                 return None
+            if self._delimiter != b"," and len(fields) > 2:  # `id;"0;1";2`: split at the first delimiter only
+                fields = [fields[0], self._delimiter.join(fields[1:])]
+        if self._index_column and len(fields) > 2:
+            fields = fields[1:]
+        if looks_like_list(fields):  # `id,[0, 1, 2]`: validation reports the list once for the file
+            fields = [fields[0], b",".join(fields[1:])]
         if fields[0].strip() == HEADER[0] and len(fields) > 1 and fields[1].strip() == HEADER[1]:
             log.add("HEADER_REPEATED", "the header `ID,TopConfigs` appears again (concatenated files?).",
                     line=number)

@@ -1,7 +1,8 @@
 """The problems a submission can have: stable codes, their severity per mode, and the log that collects them.
 
 The list follows SPEC §2 (``../shared/SPEC.md``). A code's severity depends on the validation mode:
-``strict`` (default) makes every problem an error except CRLF line endings, which are accepted;
+``strict`` (default) makes every problem an error except what changes no value (RFC 4180 quoting, a
+UTF-8 byte-order mark, CRLF line endings and a zip or gzip wrapper: notes) and blank lines (warnings);
 ``lenient`` (Kaggle-compatible, SPEC §2 **Decision**) turns the problems Kaggle's scorer tolerated into
 warnings and scores what remains. Codes never change meaning once released: tools may match on them.
 """
@@ -47,19 +48,25 @@ _TABLE: tuple[Code, ...] = (
     Code("EMPTY_FILE", E, E, "The file is empty: no header and no rows."),
     Code("NOT_TEXT", E, E, "The file is binary data (NUL bytes or UTF-16), not CSV text; nothing after this is read."),
     Code("NOT_UTF8", E, E, "A line holds bytes that are not UTF-8 text; the line is skipped."),
-    Code("BOM", E, W, "A UTF-8 byte-order mark precedes the header."),
-    Code("CRLF", I, I, "Windows (CRLF) or old Mac (CR) line endings: accepted."),
-    Code("BLANK_LINE", E, W, "An empty or whitespace-only line."),
+    Code("COMPRESSED", I, I, "A zip (one CSV member) or gzip submission, as Kaggle accepts: the CSV inside is read."),
+    Code("ARCHIVE_UNREADABLE", E, E, "A zip or gzip file that cannot be read: corrupt, encrypted, or a zip without exactly one CSV member."),
+    Code("ARCHIVE_TOO_LARGE", E, E, "A zip or gzip submission that unpacks to more than 1 GiB (a zip bomb?): not read."),
+    Code("BOM", I, I, "A UTF-8 byte-order mark starts the file (Excel \"CSV UTF-8\"); every CSV reader skips it."),
+    Code("BOM_INSIDE", E, E, "A UTF-8 byte-order mark starts a line below the first (concatenated files?)."),
+    Code("CRLF", I, I, "Windows (CRLF, or CR CR LF from a CSV writer in text mode) or old Mac (CR) line endings: read normally."),
+    Code("BLANK_LINE", W, W, "An empty or whitespace-only line; it is skipped, as CSV readers do."),
     Code("NO_FINAL_NEWLINE", I, I, "The last line has problems and no line terminator: the file may be cut off."),
     # the header
     Code("HEADER_MISSING", E, E, "The first line is a data row, not the header `ID,TopConfigs`; it is read as data."),
     Code("HEADER_RENAMED", E, E, "The header names other columns than exactly `ID,TopConfigs`."),
     Code("HEADER_REPEATED", E, E, "The header line appears again below the first line (concatenated files?)."),
-    Code("WRONG_DELIMITER", E, E, "Columns are separated by a tab or `;` instead of `,`."),
+    Code("SEP_LINE", E, E, "The first line is Excel's `sep=` hint, not the header (Kaggle's reader takes it for the header)."),
+    Code("INDEX_COLUMN", E, E, "A pandas index column before ID (header `,ID,TopConfigs` or `Unnamed: 0,ID,TopConfigs`): one problem for the file."),
+    Code("WRONG_DELIMITER", E, E, "Columns are separated by a tab or `;` instead of `,` (quoted fields included): one problem for the file."),
     # the shape of a row
     Code("EXTRA_COLUMNS", E, E, "A line has more than two comma-separated fields."),
     Code("MISSING_COLUMN", E, E, "A line has one field only: no comma between ID and TopConfigs."),
-    Code("QUOTED_FIELD", E, W, 'A field is enclosed in double quotes; its unquoted value is used.'),
+    Code("QUOTED_FIELD", I, I, "RFC 4180 double-quoted fields (pandas QUOTE_NONNUMERIC, Excel): their unquoted values are read."),
     Code("MALFORMED_QUOTES", E, E, "Unbalanced or stray double quotes: the line cannot be split into fields."),
     # the ID
     Code("UNKNOWN_COLLECTION", E, E, "The ID does not start with one of the five collection prefixes."),
@@ -68,12 +75,14 @@ _TABLE: tuple[Code, ...] = (
     Code("MISSING_IDS", E, E, "Graphs of the split that have no row, counted per collection."),
     # TopConfigs
     Code("EMPTY_CONFIGS", E, E, "TopConfigs is empty."),
+    Code("INDICES_SPACE_SEPARATED", E, E, "Indices joined by spaces (`0 1 2`) instead of `;`: one problem for the file, naming the rows."),
+    Code("INDICES_AS_LIST", E, E, "Indices written as a Python or numpy list (`[0, 1, 2]`) instead of `0;1;2`: one problem for the file."),
     Code("EMPTY_TOKEN", E, E, "An empty entry between separators (`1;;2`) or a leading/trailing `;`."),
     Code("NON_INTEGER", E, E, "An entry that is not a plain decimal integer (`3.0`, `1e3`, `abc`, ` 3`, `+3`)."),
     Code("NEGATIVE_INDEX", E, W, "A negative configuration index; lenient mode drops it."),
     Code("INDEX_OUT_OF_RANGE", E, W, "An index >= the graph's number of configurations c; lenient mode drops it."),
     Code("DUPLICATE_INDEX", E, W, "An index listed twice in a row; lenient mode keeps its first occurrence."),
-    Code("TILE_TOO_MANY", E, W, "A tile row lists more than 5 indices; the Kaggle score uses the first 5."),
+    Code("TILE_TOO_MANY", E, W, "A tile row lists more than 10 indices (the Kaggle score uses the first 5, the top-K errors the first K)."),
     Code("TILE_TOO_FEW", E, W, "A tile row lists fewer than min(5, c) distinct valid indices."),
     Code("LAYOUT_NOT_PERMUTATION", E, W, "A layout row does not list every configuration 0..c-1; lenient mode ranks the listed ones first, the others tied last."),
     Code("NO_USABLE_CONFIGS", E, E, "Nothing in the row is a valid index of the graph: there is nothing to score."),

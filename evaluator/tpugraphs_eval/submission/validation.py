@@ -15,16 +15,18 @@ from ..display import shorten
 from ..kernels import Scanned
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
-from .hints import IdHints, code_of
+from .hints import FieldHints, IdHints, code_of
 from .problems import Mode, Problem, ProblemLog, errors_in, preview
 from .rankings import INDEX_DTYPE, Rankings
-from .topconfigs import diagnose
+from .topconfigs import BAD_TOKEN_FLAG, TILE_MAX_LISTED, diagnose
 
 _MISSING_NAMED = 5
 MAX_FIELD_BYTES = 8 << 20
 """TopConfigs fields longer than this are not read (the longest real field, 100k configs, is about 0.6 MB)."""
 _NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX", "CRLF",
-                   "QUOTED_FIELD"}
+                   "QUOTED_FIELD", "INDICES_SPACE_SEPARATED", "INDICES_AS_LIST"}
+_NOTHING_READ = ("EMPTY_FILE", "NOT_TEXT", "ARCHIVE_UNREADABLE", "ARCHIVE_TOO_LARGE")
+"""Problems that mean no row could be read: one problem says so, no MISSING_IDS follow."""
 """Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
 
 
@@ -34,7 +36,8 @@ class ParsedSubmission:
 
     Attributes:
         rankings: collection name → its :class:`Rankings` (graph position → config indices as native
-            int32 bytes, predicted fastest first).
+            int32 bytes, predicted fastest first). Strict: exactly the row's indices (tile: 5 to 10 of them,
+            or min(5, c) to c when c < 10). Lenient: its distinct valid indices in order.
         lines: submission ID → line number of its row.
     """
 
@@ -81,7 +84,8 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
 
     Every row first gets the fast check ``scan_indices`` (:mod:`kernels`: plain integers, in range, no
     repeats, in one pass); only rows it does not pass as clean are diagnosed in detail
-    (:func:`indices.diagnose`).
+    (:func:`topconfigs.diagnose`), after :class:`hints.FieldHints` has recognised indices joined by
+    spaces or written as a list (one problem for the file, not one per row).
 
     Args:
         source: path, bytes or binary file object of the CSV.
@@ -99,6 +103,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     log = ProblemLog(mode)
     csv_file = SubmissionCsv(read_submission_bytes(source), log)
     hints = IdHints(catalog)
+    field_hints = FieldHints()
     parsed = ParsedSubmission(rankings={name: Rankings() for name in catalog.collections})
     specs = catalog.row_specs
     rankings_of = parsed.rankings
@@ -116,7 +121,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
                 lines.setdefault(graph_id, line)  # the row exists: its ID is not missing
             continue
         if spec is None:
-            _unknown_row(line, graph_id, configs, catalog, hints, log, absent)
+            _unknown_row(line, graph_id, configs, catalog, hints, field_hints, log, absent)
             continue
         first = lines.setdefault(graph_id, line)
         if first != line:
@@ -124,15 +129,19 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             continue
         collection, position, n_configs, need, kind = spec
         values, n_tokens, flags = scan_indices(configs, n_configs)
-        if flags == 0 and n_tokens == need:
+        if flags == 0 and (n_tokens == need or (kind == "tile" and need < n_tokens <= TILE_MAX_LISTED)):
             rankings_of[collection][position] = values
             continue
-        diagnosis = diagnose(configs, kind, n_configs, Scanned(values, n_tokens, flags))
+        scanned = Scanned(values, n_tokens, flags)
+        if flags & BAD_TOKEN_FLAG and (rewritten := field_hints.rewrite(configs, line)) is not None:
+            configs, scanned = rewritten, Scanned(*scan_indices(rewritten, n_configs))
+        diagnosis = diagnose(configs, kind, n_configs, scanned)
         for code, message in diagnosis.problems:
             log.add(code, message, line=line, id=graph_id)
         if diagnosis.usable.size:
             rankings_of[collection][position] = diagnosis.usable.astype(INDEX_DTYPE).tobytes()
 
+    field_hints.report(log)
     for name, at in absent.items():
         if name in catalog.left_out:
             log.add("COLLECTION_NOT_SELECTED", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not "
@@ -151,7 +160,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
 
 
 def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog: SplitCatalog, hints: IdHints,
-                 log: ProblemLog, absent: dict[str, list[int]]) -> None:
+                 field_hints: FieldHints, log: ProblemLog, absent: dict[str, list[int]]) -> None:
     """A row whose ID is not a graph of the split: the ID's problem (with a hint while problems are listed
     one by one), then the field's syntax; rows of a collection the data root lacks (or a selection leaves
     out) are only counted."""
@@ -165,6 +174,8 @@ def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog:
     else:
         log.add(code, "", line=line)  # counted, not listed: no need to work out a hint
     scanned = Scanned(*kernels.active().scan_indices(configs, -1))
+    if scanned.flags and (rewritten := field_hints.rewrite(configs, line)) is not None:
+        configs, scanned = rewritten, Scanned(*kernels.active().scan_indices(rewritten, -1))
     if scanned.flags:
         for code, message in diagnose(configs, "layout", None, scanned).problems:
             log.add(code, message, line=line, id=shorten(graph_id))
@@ -173,7 +184,7 @@ def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog:
 def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) -> dict[str, list[str]]:
     """IDs of the split without a row, and one MISSING_IDS problem per collection that has some."""
     missing: dict[str, list[str]] = {}
-    if not lines and (log.counts["EMPTY_FILE"] or log.counts["NOT_TEXT"]):
+    if not lines and any(log.counts[code] for code in _NOTHING_READ):
         return missing  # nothing was readable: one problem says so, no need for five more
     if len(lines) == len(catalog.index):
         return missing  # every ID of the split has a row (lines holds known IDs only)

@@ -4,6 +4,10 @@ A data root is the folder holding ``npz/`` (the official download untars to
 ``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README). It is chosen by, in order:
 an explicit path, the word ``demo`` (the synthetic demo dataset of :mod:`tpugraphs_eval.demo.dataset`),
 ``$TPUGRAPHS_DATA``, ``~/data/tpugraphs``.
+
+Entries whose name starts with a dot are never graphs: macOS writes ``._<name>.npz`` metadata files
+beside every file copied to a non-Apple disk (and ``.DS_Store``). They are ignored, and reports name
+them in a note (:meth:`DataRoot.ignored_files`).
 """
 
 from __future__ import annotations
@@ -62,6 +66,18 @@ class DataRoot:
                             "(an interrupted download or extraction?)")
         return entries
 
+    def ignored_files(self, split: str) -> list[str]:
+        """Dot files (``._*.npz``, ``.DS_Store``, …) in the split's collection folders, ignored when reading:
+        their paths relative to the data root, sorted; [] where a folder is absent or cannot be listed."""
+        found = []
+        for collection in COLLECTIONS:
+            folder = self.path / collection.split_dir(split)
+            try:
+                found += [str(p.relative_to(self.path)) for p in folder.iterdir() if p.name.startswith(".")]
+            except OSError:
+                continue
+        return sorted(found)
+
     def graph_names(self, collection: Collection, split: str) -> list[str]:
         """Graph IDs of ``collection`` in ``split`` (file names without ``.npz``); [] if absent or unreadable."""
         try:
@@ -72,7 +88,7 @@ class DataRoot:
 
 
 def _npz_entries(folder: Path) -> list[Path] | None:
-    """Entries named ``*.npz`` in ``folder``, sorted; None if there is no such folder.
+    """Entries named ``*.npz`` in ``folder`` (dot files left out), sorted; None if there is no such folder.
 
     Raises:
         DataError: the folder exists but cannot be listed (permissions).
@@ -80,7 +96,7 @@ def _npz_entries(folder: Path) -> list[Path] | None:
     if not folder.is_dir():
         return None
     try:
-        return sorted(p for p in folder.iterdir() if p.suffix == ".npz")
+        return sorted(p for p in folder.iterdir() if p.suffix == ".npz" and not p.name.startswith("."))
     except OSError as err:
         raise DataError(f"cannot list {folder}: {err.strerror}") from None
 

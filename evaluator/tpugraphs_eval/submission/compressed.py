@@ -1,0 +1,91 @@
+"""Stage 0 of reading a submission: a zip or gzip file → the CSV bytes inside (Kaggle accepts both).
+
+A submission is recognised as compressed by its first bytes, whatever its name. A zip must hold exactly
+one CSV file (folders and macOS metadata, ``__MACOSX/`` and ``._*``, do not count); a gzip is one CSV.
+Either is unpacked up to :data:`MAX_UNPACKED_BYTES` and no further, so that a small archive that
+unpacks to gigabytes (a zip bomb) is refused with a code instead of filling memory.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zipfile
+import zlib
+
+from .problems import ProblemLog
+
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+"""A zip's first bytes: a local file header, or the end record of an empty archive."""
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_UNPACKED_BYTES = 1 << 30
+"""1 GiB: over 20 times the largest real test submission can be (70 layout rows of at most ~590,000
+characters each, SPEC §2: about 41 MB)."""
+_CORRUPT = (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError,
+            NotImplementedError, RuntimeError)
+
+
+def unpack(data: bytes, log: ProblemLog) -> bytes | None:
+    """The CSV bytes of a submission: ``data`` itself, or the CSV inside a zip or gzip file.
+
+    Logs COMPRESSED (a note) for an archive read, or ARCHIVE_UNREADABLE / ARCHIVE_TOO_LARGE (errors)
+    and returns None for one that cannot be read.
+    """
+    if data.startswith(ZIP_MAGIC):
+        kind, read = "zip", _unzip
+    elif data.startswith(GZIP_MAGIC):
+        kind, read = "gzip", _gunzip
+    else:
+        return data
+    try:
+        name, inner = read(data)
+    except _Refused as refused:
+        log.add("ARCHIVE_UNREADABLE", f"the submission is a {kind} file: {refused}.")
+        return None
+    except _CORRUPT as err:
+        log.add("ARCHIVE_UNREADABLE", f"the submission is a {kind} file that cannot be unpacked "
+                f"({type(err).__name__}: {err}); is it cut off or corrupt?")
+        return None
+    if inner is None or len(inner) > MAX_UNPACKED_BYTES:
+        log.add("ARCHIVE_TOO_LARGE", f"the {kind} file of {len(data):,} bytes unpacks to more than "
+                f"{MAX_UNPACKED_BYTES:,} bytes (a zip bomb?); it is not read.")
+        return None
+    held = f" holding `{name}`" if name else ""
+    log.add("COMPRESSED", f"a {kind} file{held}: its {len(inner):,} bytes of CSV are read (Kaggle accepts zip and "
+            "gzip submissions); line numbers are the CSV's.")
+    return inner
+
+
+class _Refused(Exception):
+    """An archive that is readable but is not one CSV file."""
+
+
+def _is_metadata(name: str) -> bool:
+    """Folders and macOS Finder metadata (``__MACOSX/``, ``._*``, ``.DS_Store``): not the submission."""
+    base = name.rstrip("/").rpartition("/")[2]
+    return name.endswith("/") or name.startswith("__MACOSX/") or base.startswith(".")
+
+
+def _unzip(data: bytes) -> tuple[str, bytes | None]:
+    """(member name, its bytes: at most MAX_UNPACKED_BYTES + 1, None when it declares more) of a zip
+    holding one CSV file."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = [info for info in archive.infolist() if not _is_metadata(info.filename)]
+        if len(members) != 1 or not members[0].filename.lower().endswith(".csv"):
+            names = ", ".join(f"`{info.filename}`" for info in members[:5]) or "nothing"
+            more = f" and {len(members) - 5} more" if len(members) > 5 else ""
+            raise _Refused(f"a zip submission holds exactly one .csv file; this one holds {names}{more}")
+        member = members[0]
+        if member.flag_bits & 0x1:
+            raise _Refused(f"`{member.filename}` is encrypted (zip it without a password)")
+        if member.file_size > MAX_UNPACKED_BYTES:
+            return member.filename, None
+        with archive.open(member) as stream:
+            return member.filename, stream.read(MAX_UNPACKED_BYTES + 1)
+
+
+def _gunzip(data: bytes) -> tuple[str, bytes]:
+    """(the name stored in the header or "", at most MAX_UNPACKED_BYTES + 1 unpacked bytes) of a gzip file."""
+    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+        inner = stream.read(MAX_UNPACKED_BYTES + 1)
+        return "", inner
