@@ -26,9 +26,11 @@ from ..truth.dataroot import resolve_data_root
 from ..truth.groundtruth import TILE_RUNTIMES
 from ..truth.npzread import load_ground_truth, scan_catalog
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution, load_solution
+from .compare import add_parser as add_compare_parser
+from .compare import run_compare
 from .entrypoint import guarded_main, int_at_least
 
-COMMANDS = ("score", "validate", "codes", "solution")
+COMMANDS = ("score", "validate", "codes", "solution", "compare")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
                                   "(for --configs official; the demo brings its own)")
             sub.add_argument("--per-graph", action="store_true",
                              help="also print every graph's metrics (and tile means per program)")
+    add_compare_parser(commands)
     codes = commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
     codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
     solution = commands.add_parser("solution", help="organiser tools: build a solution file",
@@ -176,6 +179,8 @@ def run(argv: list[str]) -> int:
         return EXIT_OK
     if args.command == "solution":
         return _build_solution(args)
+    if args.command == "compare":
+        return run_compare(args)
     _check_options(args)
     from rich.console import Console
 
