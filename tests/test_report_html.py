@@ -115,10 +115,21 @@ def test_html_option_writes_the_page(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_html_with_several_submissions_writes_a_folder_of_pages(tmp_path, capsys):
+    files = [str(SAMPLES / n) for n in ("demo_random_test.csv", "demo_identity_test.csv")]
+    code = cli.main([*files, "--data-root", "demo", "--split", "test", "-q", "--html", str(tmp_path / "pages")])
+    assert code == 0
+    for name in files:
+        page = (tmp_path / "pages" / f"{Path(name).stem}.html").read_text(encoding="utf-8")
+        assert page == render_html(evaluate(name, split="test", data_root="demo"))
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("extra, fragment", [
-    ([str(SAMPLES / "demo_identity_test.csv"), "--html", "x.html"], "one file"),
-    (["--html", "x.html", "--validate-only"], "one scored submission"),
-    (["--html", "/nonexistent-dir/x.html"], "cannot write the HTML report"),
+    ([str(SAMPLES / ".." / "sample_submissions" / "demo_random_test.csv"), "--html", "x"], "would write "
+                                                                                           "demo_random_test.html"),
+    (["--html", "x.html", "--validate-only"], "not with --validate-only"),
+    (["--html", str(SAMPLES / "demo_random_test.csv" / "x.html")], "cannot write the HTML report"),  # a file as folder
 ])
 def test_html_usage_errors_exit_2(capsys, extra, fragment):
     code = cli.main([str(SAMPLES / "demo_random_test.csv"), *extra, "--data-root", "demo", "--split", "test", "-q"])

@@ -79,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
                              help="folder of the official {xla,nlp}_{default,random}.json index lists "
                                   "(for --configs official; the demo brings its own)")
             sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
-                                                            "(charts, worst graphs, tile programs; one submission)")
+                                                            "(charts, worst graphs, tile programs); with several "
+                                                            "submissions PATH is a folder of NAME.html pages")
             sub.add_argument("--per-graph", action="store_true",
                              help="also print every graph's metrics (and tile means per program)")
     add_compare_parser(commands)
@@ -150,8 +151,12 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError("--eval-indices is only used with --configs official")
     if args.split is not None:
         check_protocol(getattr(args, "configs", "all"), args.split)
-    if getattr(args, "html", None) and (len(args.submissions) > 1 or getattr(args, "validate_only", False)):
-        raise UsageError("--html writes the page of one scored submission: give one file, without --validate-only")
+    if getattr(args, "html", None):
+        if getattr(args, "validate_only", False):
+            raise UsageError("--html writes the page of a scored submission: not with --validate-only")
+        from ..report.html import page_paths
+
+        page_paths(args.html, args.submissions)  # refuses two submissions with the same file name now
 
 
 def _build_solution(args: argparse.Namespace) -> int:
@@ -226,9 +231,11 @@ def run(argv: list[str]) -> int:
                  for i, (p, r) in enumerate(zip(args.submissions, reports))]
         _write_json(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n")
     if getattr(args, "html", None):
-        from ..report.html import write_html
+        from ..report.html import page_paths, write_html
 
-        write_html(args.html, reports[0])
+        for page, report in zip(page_paths(args.html, args.submissions), reports):
+            if report is not None:  # an unreadable file has no page (its error is shown)
+                write_html(page, report, make_folder=len(reports) > 1)
     code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
     try:
         _show(console, args, reports, failures, validate_only)

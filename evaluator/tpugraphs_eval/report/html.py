@@ -204,14 +204,34 @@ def render_html(report: Report) -> str:
             f'<p class="muted id">{provenance}</p></body></html>\n')
 
 
-def write_html(path: str | os.PathLike[str], report: Report) -> None:
-    """Write :func:`render_html` of ``report`` to ``path`` atomically.
+def page_paths(target: str | os.PathLike[str], submissions: list[Path]) -> list[Path]:
+    """Where ``--html target`` puts each submission's page: ``target`` itself for one submission; for
+    several, ``target/<file name without its suffix>.html``.
+
+    Raises:
+        UsageError: two submissions would share a page (same file name in different folders).
+    """
+    if len(submissions) == 1:
+        return [Path(target)]
+    pages = [Path(target) / f"{Path(s).stem}.html" for s in submissions]
+    twice = sorted({p.name for p in pages if pages.count(p) > 1})
+    if twice:
+        raise UsageError(f"--html {target}: several submissions would write {', '.join(twice)}; give files with "
+                         "different names")
+    return pages
+
+
+def write_html(path: str | os.PathLike[str], report: Report, *, make_folder: bool = False) -> None:
+    """Write :func:`render_html` of ``report`` to ``path`` atomically (``make_folder``: make its folder
+    first when missing; its own parent must exist).
 
     Raises:
         UsageError: the file cannot be written (exit code 2).
     """
     text = render_html(report)
     try:
+        if make_folder:
+            Path(path).parent.mkdir(exist_ok=True)
         write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     except OSError as err:
         raise UsageError(f"cannot write the HTML report to {path}: {err.strerror or err}") from None
