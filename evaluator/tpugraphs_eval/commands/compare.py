@@ -38,6 +38,10 @@ from .entrypoint import int_at_least
 COMPARE_FORMAT = 1
 """Version of the JSON layout of ``compare --json``."""
 
+FEW_GRAPHS = 10
+"""Below this many graphs a collection's bootstrap interval is flagged as rough (percentile intervals
+undercover with small samples: Efron & Tibshirani 1993, ch. 13-14)."""
+
 SIGN = "difference = B - A in the collection's metric; positive means B is better"
 
 
@@ -161,6 +165,10 @@ def _show(console, document: dict[str, Any]) -> None:
                   f"resamples, seed {document['seed']}; {round(100 * document['level'])}% percentile interval. "
                   "B wins: share of resamples where B - A > 0 (ties count half). Graphs: B better (+), worse (-), "
                   "equal (=).[/]")
+    few = [name for name, d in document["collections"].items() if d["n_graphs"] < FEW_GRAPHS]
+    if few:
+        console.print(f"[yellow]Fewer than {FEW_GRAPHS} graphs in {', '.join(few)}: a bootstrap over so few graphs "
+                      "gives intervals that are too narrow; read them as rough.[/]")
 
 
 def run_compare(args: argparse.Namespace) -> int:
