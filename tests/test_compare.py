@@ -132,6 +132,9 @@ def test_a_against_itself_is_a_tie_everywhere(capsys, tmp_path):
         assert d["graphs"]["wins"] == d["graphs"]["losses"] == 0
     assert document["overall"]["graphs"]["ties"] == sum(c["n_graphs"] for c in document["collections"].values())
     assert "50.0%" in out and "positive: B better" in out
+    text = " ".join(out.split())  # rich wraps the note at the terminal width
+    assert ("Fewer than 10 graphs in layout:xla:default, layout:xla:random, layout:nlp:default, "
+            "layout:nlp:random: a bootstrap") in text  # the 40 tile graphs are not flagged
 
 
 def test_compare_uses_the_scorer_and_is_seeded(capsys):
