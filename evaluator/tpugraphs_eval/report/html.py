@@ -43,7 +43,8 @@ p{margin:.25rem 0}.muted{color:#666}.synthetic{color:#a40000;font-weight:bold}
 .valid{color:#2f8f4e;font-weight:bold}.invalid{color:#a40000;font-weight:bold}
 table{border-collapse:collapse;font-size:.85rem;margin:.4rem 0;max-width:100%}
 th,td{border-bottom:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}
-th{white-space:nowrap}th.num{text-align:right}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th{white-space:nowrap}th.num{text-align:right}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.id{overflow-wrap:anywhere;word-break:break-word}
 svg.chart{display:block;width:100%;max-width:40rem;height:auto;margin:.4rem 0}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,28rem),1fr));gap:0 2rem}
@@ -148,8 +149,9 @@ def _histograms(report: Report) -> str:
     if not layouts:
         return ""
     return ('<section id="tau-histograms"><h2>Per-graph Kendall\'s tau-b (layout)</h2>'
-            + '<div class="grid">' + "".join(f"<div><h3>{_e(name)}</h3>{tau_histogram(name, r.per_graph['kendall_tau'])}"
-                                             "</div>" for name, r in layouts)
+            + '<div class="grid">'
+            + "".join(f"<div><h3>{_e(name)}</h3>{tau_histogram(name, r.per_graph['kendall_tau'])}</div>"
+                      for name, r in layouts)
             + "</div></section>")
 
 
