@@ -116,6 +116,15 @@ class Browser:
         self.call("Page.navigate", session=True, url=url)
         self.wait_for("Page.loadEventFired")
 
+    def set_width(self, width: int, height: int = 900) -> None:
+        """Lay the page out as in a window ``width`` CSS pixels wide (a desktop, not a phone)."""
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+
+    def overflow(self) -> int:
+        """CSS pixels the page is wider than its window (0: no horizontal scroll bar)."""
+        return self.js("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
     def js(self, expression: str):
         result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
         if "exceptionDetails" in result:
@@ -238,3 +247,19 @@ def test_hostile_names_stay_text_in_chromium(browser, demo_solution, tmp_path):
     document = _check_page(browser, tmp_path / "out")
     assert browser.js("document.querySelectorAll('img, #teams script').length") == 0
     assert len(document["teams"]) == len(hostile)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_demo_page_fits_the_window(browser, width):
+    """At 1400 px every column of the teams table is in view (the last three were cut off: the table was
+    1692 px wide); at 800 px the page still has no horizontal scroll bar (the table scrolls in its box)."""
+    browser.set_width(width)
+    try:
+        browser.open((REPO / "leaderboards" / "demo" / "leaderboard.html").resolve().as_uri())
+        assert browser.overflow() == 0
+        if width == 1400:
+            rights = browser.js("Array.prototype.map.call(document.querySelectorAll('#teams thead th'), "
+                                "function (h) { return h.getBoundingClientRect().right; })")
+            assert len(rights) == 15 and max(rights) <= browser.js("document.documentElement.clientWidth")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)

@@ -45,3 +45,11 @@ class NoGroundTruthError(DataError):
 
 class UsageError(TpuGraphsEvalError):
     """Options that do not fit together, or a submission path that cannot be read (exit code 2)."""
+
+
+class InvalidSubmissionError(TpuGraphsEvalError):
+    """A submission that a command must score has error-severity problems (exit code 1, code
+    ``INVALID_SUBMISSION``); the message names the file(s) and how to list the problems."""
+
+    exit_code = EXIT_INVALID
+    code = "INVALID_SUBMISSION"

@@ -25,9 +25,11 @@ from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
 from ..truth.groundtruth import TILE_RUNTIMES
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
+from .compare import add_parser as add_compare_parser
+from .compare import run_compare
 from .entrypoint import guarded_main, int_at_least
 
-COMMANDS = ("score", "validate", "codes", "solution")
+COMMANDS = ("score", "validate", "codes", "solution", "compare")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,8 +80,12 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument("--eval-indices", metavar="DIR",
                              help="folder of the official {xla,nlp}_{default,random}.json index lists "
                                   "(for --configs official; the demo brings its own)")
+            sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
+                                                            "(charts, worst graphs, tile programs); with several "
+                                                            "submissions PATH is a folder of NAME.html pages")
             sub.add_argument("--per-graph", action="store_true",
                              help="also print every graph's metrics (and tile means per program)")
+    add_compare_parser(commands)
     codes = commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
     codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
     solution = commands.add_parser("solution", help="organiser tools: build a solution file",
@@ -159,6 +165,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     """``score`` / ``validate``: options → :class:`Evaluator` (ground truth read once) → one report per file →
     JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
+    if getattr(args, "html", None):
+        if validate_only:
+            raise UsageError("--html writes the page of a scored submission: not with --validate-only")
+        from ..report.html import page_paths
+
+        page_paths(args.html, args.submissions)  # refuses two submissions with the same file name now
     options = Options(mode="lenient" if args.lenient else "strict",
                       tile_runtime=getattr(args, "tile_runtime", "normalized"),
                       configs=getattr(args, "configs", "all"))
@@ -181,6 +193,12 @@ def _evaluate(args: argparse.Namespace) -> int:
         dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
                  for i, (p, r) in enumerate(zip(args.submissions, reports))]
         _write_json(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n")
+    if getattr(args, "html", None):
+        from ..report.html import page_paths, write_html
+
+        for page, report in zip(page_paths(args.html, args.submissions), reports):
+            if report is not None:  # an unreadable file has no page (its error is shown)
+                write_html(page, report, make_folder=len(reports) > 1)
     code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
     try:
         _show(console, args, reports, failures, validate_only)
@@ -198,7 +216,8 @@ def _codes(args: argparse.Namespace) -> int:
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution}
+    "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution,
+    "compare": run_compare}
 """Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
 :data:`COMMANDS` and its handler here)."""
 

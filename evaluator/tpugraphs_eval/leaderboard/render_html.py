@@ -23,7 +23,8 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
 p.summary{margin:.2rem 0;color:#444}p.synthetic{color:#a40000;font-weight:bold}
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
-th,td{border-bottom:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
+table.sortable{display:block;max-width:100%;overflow-x:auto}
+th,td{border-bottom:1px solid #ddd;padding:.25rem .4rem;text-align:left;vertical-align:top}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.nw{white-space:nowrap}
 th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;cursor:pointer;color:inherit}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
@@ -95,7 +96,9 @@ def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowr
 def _table(head: list[tuple[str, str]], rows: list[str], table_id: str, sorted_by: int | None = None) -> str:
     """A sortable table; ``sorted_by``: the column its rows are already in ascending order of, if any."""
     marks = [' aria-sort="ascending"' if i == sorted_by else "" for i in range(len(head))]
-    cells = "".join(f'<th scope="col" data-type="{kind}"{mark}><button type="button">{e(label)}</button></th>'
+    # a long collection name may wrap after its colons (<wbr>), so that every column fits a 1400 px window
+    cells = "".join(f'<th scope="col" data-type="{kind}"{mark}><button type="button">{e(label).replace(":", ":<wbr>")}'
+                    '</button></th>'
                     for (label, kind), mark in zip(head, marks))
     return (f'<table class="sortable" id="{table_id}"><thead><tr>{cells}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')

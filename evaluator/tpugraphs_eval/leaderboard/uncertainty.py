@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..scoring.compare import draw_positions as draw
+from ..scoring.compare import resampled_means
 from ..scoring.metrics import kendall_tau_b
 
 DEFAULT_RESAMPLES = 1000
@@ -32,30 +34,16 @@ LEVEL = 0.95
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
 
 
-def draw(graph_counts: dict[str, int], resamples: int, seed: int) -> dict[str, np.ndarray]:
-    """Collection → (resamples, G) int64 graph positions drawn with replacement, collection by collection in
-    the given order (the order of :data:`catalog.COLLECTIONS`), from ``default_rng(seed)``."""
-    rng = np.random.default_rng(seed)
-    return {name: rng.integers(0, n, size=(resamples, n)) for name, n in graph_counts.items() if n > 0}
-
-
 def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndarray]) -> np.ndarray:
     """(B,) overall of one submission in every resample (NaN where every collection is undefined).
 
     Args:
         per_graph: collection → (G,) primary metric per graph of the leaderboard (NaN: undefined).
-        draws: collection → (B, G) drawn positions (:func:`draw`).
+        draws: collection → (B, G) drawn positions (:func:`draw`, i.e. :func:`..scoring.compare.draw_positions`).
     """
     total = count = None  # numpy's pairwise sums along the resamples' axis: see metrics, "Means"
     for name, positions in draws.items():
-        values = per_graph[name][positions]
-        if np.isnan(per_graph[name]).any():
-            defined = ~np.isnan(values)
-            n = defined.sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = np.where(defined, values, 0.0).sum(axis=1) / n
-        else:
-            mean = values.mean(axis=1)
+        mean = resampled_means(per_graph[name], positions)
         ok = ~np.isnan(mean)
         total = np.where(ok, mean, 0.0) if total is None else total + np.where(ok, mean, 0.0)
         count = ok.astype(np.int64) if count is None else count + ok

@@ -1,0 +1,171 @@
+"""``tpugraphs-eval compare A.csv B.csv``: is B better than A on the same graphs? (a thin layer)
+
+Both files are scored by :class:`api.Evaluator` against one ground truth read once; the
+comparison is :func:`scoring.compare.paired_bootstrap` on their per-graph primary metrics. Exit codes:
+0 compared, 1 a submission is invalid (``INVALID_SUBMISSION``, nothing compared), 2 usage or data problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..api import Evaluator
+from ..dataset import SPLITS
+from ..display import safe
+from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
+from ..options import CONFIG_PROTOCOLS, Options
+from ..report.report import Report
+from ..scoring.compare import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    HIGHER_IS_BETTER,
+    LEVEL,
+    Difference,
+    draw_positions,
+    paired_bootstrap,
+)
+from ..truth.groundtruth import TILE_RUNTIMES
+from .entrypoint import int_at_least
+
+COMPARE_FORMAT = 1
+"""Version of the JSON layout of ``compare --json``."""
+
+FEW_GRAPHS = 10
+"""Below this many graphs a collection's bootstrap interval is flagged as rough (percentile intervals
+undercover with small samples: Efron & Tibshirani 1993, ch. 13-14)."""
+
+SIGN = "difference = B - A in the collection's metric; positive means B is better"
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the ``compare`` command to the ``tpugraphs-eval`` sub-commands."""
+    text = "paired bootstrap over graphs: is submission B better than A? (difference B - A, 95% interval)"
+    sub = commands.add_parser("compare", help=text, description=text + ". Positive differences mean B is better.")
+    sub.add_argument("a", type=Path, metavar="A", help="the reference submission CSV")
+    sub.add_argument("b", type=Path, metavar="B", help="the submission compared with A")
+    sub.add_argument("--split", choices=SPLITS, help="split both submissions rank (required, but with --solution)")
+    source = sub.add_mutually_exclusive_group()
+    source.add_argument("--data-root", metavar="DIR", help="as for scoring (or `demo`)")
+    source.add_argument("--solution", metavar="FILE", type=Path, help="a solution file instead of a data root")
+    sub.add_argument("--lenient", action="store_true", help="Kaggle-compatible validation of both files")
+    sub.add_argument("--tile-runtime", choices=TILE_RUNTIMES, default="normalized", help="as for scoring")
+    sub.add_argument("--configs", choices=CONFIG_PROTOCOLS, default="all", help="as for scoring")
+    sub.add_argument("--eval-indices", metavar="DIR", help="as for scoring (with --configs official)")
+    sub.add_argument("--resamples", type=int_at_least(1), default=DEFAULT_RESAMPLES, metavar="N",
+                     help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
+    sub.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED,
+                     help=f"seed of the resampling (default {DEFAULT_SEED})")
+    sub.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH (`-`: stdout, the "
+                                                    "table then goes to stderr)")
+    sub.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
+
+
+def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Report]:
+    options = Options(mode="lenient" if args.lenient else "strict", tile_runtime=args.tile_runtime,
+                      configs=args.configs)
+    evaluator = Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
+                               eval_indices_dir=args.eval_indices, progress=progress)
+    reports = [evaluator.evaluate(path) for path in (args.a, args.b)]
+    invalid = [f"{label} ({path}): {r.n_errors} error(s)"
+               for label, path, r in zip("AB", (args.a, args.b), reports) if not r.valid]
+    if invalid:
+        mode = " --lenient" if args.lenient else ""
+        raise InvalidSubmissionError(f"cannot compare, invalid submission: {'; '.join(invalid)}. "
+                                     f"`tpugraphs-eval FILE --split {reports[0].split}{mode} ...` lists the problems")
+    return reports[0], reports[1]
+
+
+def compare_reports(a: Report, b: Report, *, resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> dict[str, Any]:
+    """The comparison document of two scored reports of the same split (the ``--json`` output).
+
+    Returns:
+        ``{compare_format, a, b, split, sign, metric per collection, resamples, seed, level,
+        collections: {name: Difference.to_dict() + metric + n_graphs}, overall: Difference.to_dict(),
+        provenance}``.
+
+    Raises:
+        UsageError: the reports are not over the same graphs.
+    """
+    if list(a.collections) != list(b.collections) or any(a.collections[n].ids != b.collections[n].ids
+                                                          for n in a.collections):
+        raise UsageError("A and B were not scored over the same graphs")
+    metrics = {name: r.metric for name, r in a.collections.items()}
+    per_graph_a = {name: r.per_graph[r.metric] for name, r in a.collections.items()}
+    per_graph_b = {name: r.per_graph[r.metric] for name, r in b.collections.items()}
+    positions = draw_positions({name: v.size for name, v in per_graph_a.items()}, resamples, seed)
+    # the primary metrics (tile score, tau-b) are all higher-is-better: B - A needs no flip
+    collections, overall = paired_bootstrap(per_graph_a, per_graph_b, positions,
+                                            higher_is_better=all(HIGHER_IS_BETTER[m] for m in metrics.values()))
+    return {
+        "compare_format": COMPARE_FORMAT,
+        "a": a.submission, "b": b.submission, "split": a.split, "data_root": a.data_root, "synthetic": a.synthetic,
+        "sign": SIGN, "resamples": resamples, "seed": seed, "level": LEVEL,
+        "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict()}
+                        for name, d in collections.items()},
+        "overall": overall.to_dict(),
+        "options": a.options.to_dict(),
+        "provenance": {"a_sha256": a.provenance["submission_sha256"], "b_sha256": b.provenance["submission_sha256"],
+                       "ground_truth_sha256": a.provenance["ground_truth_sha256"],
+                       "evaluator_version": a.provenance["evaluator_version"]},
+    }
+
+
+def _fmt(value: float | None, digits: int = 4, sign: bool = False) -> str:
+    return "—" if value is None or np.isnan(value) else f"{value:{'+' if sign else ''}.{digits}f}"
+
+
+def _show(console, document: dict[str, Any]) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print(Text(f"A: {safe(str(document['a']))}\nB: {safe(str(document['b']))}", style="bold"))
+    if document["synthetic"]:
+        console.print("[bold magenta]SYNTHETIC demo data: these numbers say nothing about real TpuGraphs "
+                      "performance.[/]")
+    table = Table(title=f"B - A, split {document['split']}: tile score, layout tau-b (positive: B better)",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+    for column in ("collection", "A", "B", "B - A", "95% interval", "B wins", "+/-/="):
+        table.add_column(column, justify="left" if column == "collection" else "right", no_wrap=True)
+    rows = list(document["collections"].items())
+    for i, (name, d) in enumerate([*rows, ("overall", document["overall"])]):
+        graphs = d["graphs"]
+        counts = f"{graphs['wins']}/{graphs['losses']}/{graphs['ties']}"
+        if graphs["undefined"]:
+            counts += f" ({graphs['undefined']} undef.)"
+        interval = "—" if d["low"] is None else f"{_fmt(d['low'], sign=True)} {_fmt(d['high'], sign=True)}"
+        short = name.removeprefix("layout:").replace("default", "def").replace("random", "rnd")
+        table.add_row(Text(short, style="bold" if name == "overall" else ""), _fmt(d["a"]), _fmt(d["b"]),
+                      _fmt(d["difference"], sign=True), interval,
+                      "—" if d["b_wins"] is None else f"{100 * d['b_wins']:.1f}%", counts,
+                      end_section=i == len(rows) - 1)
+    console.print(table)
+    console.print(f"[dim]Paired bootstrap over graphs, stratified by collection: {document['resamples']} "
+                  f"resamples, seed {document['seed']}; {round(100 * document['level'])}% percentile interval. "
+                  "B wins: share of resamples where B - A > 0 (ties count half). Graphs: B better (+), worse (-), "
+                  "equal (=).[/]")
+    few = [name for name, d in document["collections"].items() if d["n_graphs"] < FEW_GRAPHS]
+    if few:
+        console.print(f"[yellow]Fewer than {FEW_GRAPHS} graphs in {', '.join(few)}: a bootstrap over so few graphs "
+                      "gives intervals that are too narrow; read them as rough.[/]")
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """The ``compare`` command: score A and B, compare, print the table and write ``--json``."""
+    from rich.console import Console
+
+    from .evaluate import _write_json
+
+    console = Console(stderr=args.json == "-", highlight=False)
+    a, b = _score_both(args, progress=not args.no_progress and console.is_terminal)
+    document = compare_reports(a, b, resamples=args.resamples, seed=args.seed)
+    if args.json:
+        _write_json(args.json, json.dumps(document, indent=2) + "\n")
+    _show(console, document)
+    return EXIT_OK

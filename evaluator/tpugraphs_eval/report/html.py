@@ -1,0 +1,239 @@
+"""HTML view of a :class:`Report`: one self-contained page (inline CSS and SVG; no script, no request).
+
+Sections: header (split, data, options, verdict, overall), problems (when any), collections (table and a
+bar per collection against the random and oracle references, :mod:`..scoring.references`), the per-graph
+tau-b histogram of each layout collection, the worst graphs of each collection, and the tile per-program
+table. Every text from the submission, the file system or the report is HTML-escaped
+(:func:`html.escape`, quotes too); a Content-Security-Policy meta tag allows nothing but the page's own
+style, so not even a name that escaped escaping could load or run anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from .._version import __version__
+from ..atomicfile import write_atomically
+from ..errors import UsageError
+from ..scoring.score import CollectionResult
+from ..submission.problems import CODES
+from .charts import finite, reference_bar, tau_histogram
+from .report import Report
+
+WORST_SHOWN = 10
+"""Graphs listed per collection in the worst-graphs table."""
+PROBLEMS_SHOWN = 5
+"""Problems listed per code (all are in the JSON report)."""
+
+_LABEL = {"score": "score", "kendall_tau": "tau-b", "top1_error": "err@1", "top5_error": "err@5",
+          "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem auto;padding:0 1rem;
+color:#1b1f24;max-width:72rem;line-height:1.4}
+h1{font-size:1.45rem;margin-bottom:.4rem}h2{font-size:1.15rem;margin-top:2rem}h3{font-size:1rem;margin:1.2rem 0 .3rem}
+p{margin:.25rem 0}.muted{color:#666}.synthetic{color:#a40000;font-weight:bold}
+.valid{color:#2f8f4e;font-weight:bold}.invalid{color:#a40000;font-weight:bold}
+table{border-collapse:collapse;font-size:.85rem;margin:.4rem 0;max-width:100%}
+th,td{border-bottom:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}
+th{white-space:nowrap}th.num{text-align:right}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.id{overflow-wrap:anywhere;word-break:break-word}
+svg.chart{display:block;width:100%;max-width:40rem;height:auto;margin:.4rem 0}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,28rem),1fr));gap:0 2rem}
+svg text{font-family:inherit;fill:#1b1f24}svg text.label{font-size:13px}svg text.tick{font-size:11px;fill:#444}
+section{margin-bottom:1rem}
+""".strip()
+
+CSP = ("default-src 'none'; style-src 'sha256-" + base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()
+       + "'; img-src data:; base-uri 'none'; form-action 'none'")
+"""The page's Content-Security-Policy: only its own style; no script, font, frame or request of any kind."""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    value = finite(value)
+    return '<td class="num">—</td>' if value is None else f'<td class="num">{value:.{digits}f}</td>'
+
+
+def _table(head: list[str], rows: list[str], numeric_from: int = 1) -> str:
+    cells = "".join(f'<th scope="col"{" class=num" if i >= numeric_from else ""}>{_e(h)}</th>'
+                    for i, h in enumerate(head))
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _header(report: Report) -> str:
+    o = report.options
+    title = f"TpuGraphs evaluation: {report.submission or 'submission'}"
+    lines = [f"<h1>{_e(title)}</h1>",
+             f'<p>split <strong>{_e(report.split)}</strong> · data {_e(report.data_root)}</p>',
+             f'<p class="muted">mode {_e(o.mode)} · tile runtime {_e(o.tile_runtime)} · layout configs '
+             f'{_e(o.configs)} · tpugraphs-eval {_e(__version__)}</p>']
+    if report.synthetic:
+        lines.append('<p class="synthetic">SYNTHETIC demo data: these numbers say nothing about real TpuGraphs '
+                     "performance.</p>")
+    if report.public_only:
+        lines.append("<p><strong>Public leaderboard only</strong>: the numbers are over the public graphs.</p>")
+    if not report.valid:
+        lines.append(f'<p class="invalid">INVALID: {report.n_errors} error(s) in {report.n_rows} rows. Nothing was '
+                     "scored.</p>")
+    elif report.scored:
+        lines.append(f'<p class="valid">VALID ({report.n_rows} rows): overall {report.overall:.6f}</p>'
+                     if report.overall is not None else f'<p class="valid">VALID ({report.n_rows} rows)</p>')
+    else:
+        lines.append(f'<p class="valid">VALID ({report.n_rows} rows); not scored.</p>')
+    return "".join(lines)
+
+
+def _problems(report: Report) -> str:
+    if not report.problems:
+        return ""
+    by_code: dict[str, list] = {}
+    for p in report.problems:
+        by_code.setdefault(p.code, []).append(p)
+    counts = Counter(str(p.severity) for p in report.problems)
+    out = [f'<section id="problems"><h2>Problems</h2><p>{counts["error"]} error(s) · {counts["warning"]} '
+           f'warning(s) · {counts["info"]} note(s); every one is in the JSON report (--json).</p>']
+    for code, items in by_code.items():
+        rows = [f'<tr><td class="num">{"file" if p.line is None else p.line}</td><td class="id">{_e(p.id or "")}</td>'
+                f'<td class="id">{_e(p.message)}</td></tr>' for p in items[:PROBLEMS_SHOWN]]
+        more = len(items) - PROBLEMS_SHOWN
+        out.append(f"<h3>{_e(code)} ×{len(items)} {_e(items[0].severity)}</h3>"
+                   f'<p class="muted">{_e(CODES[code].meaning)}</p>'
+                   + _table(["line", "ID", "message"], rows, numeric_from=3)
+                   + (f'<p class="muted">… and {more} more.</p>' if more > 0 else ""))
+    out.append("</section>")
+    return "".join(out)
+
+
+def _collections(report: Report) -> str:
+    normalised = report.normalised()
+    rows, bars = [], []
+    for name, result in report.collections.items():
+        refs = report.references.get(name)
+        rows.append(f'<tr><td class="id">{_e(name)}</td><td class="num">{len(result.ids)}</td>'
+                    f'<td>{_e(_LABEL[result.metric])}</td>{_num(result.value, 6)}'
+                    f'{_num(refs.random if refs else None)}{_num(refs.oracle if refs else None)}'
+                    f'{_num(normalised.get(name), 3)}</tr>')
+        bars.append(reference_bar(name, result.value, refs))
+    counted = len(report.collections) - len(report.undefined_collections)
+    rows.append(f'<tr><td><strong>overall</strong></td><td class="num">{counted}</td><td>mean</td>'
+                f'{_num(report.overall, 6)}<td></td><td></td><td></td></tr>')
+    notes = []
+    if report.missing_collections:
+        notes.append(f"Not in the data root, so not in the overall: {_e(', '.join(report.missing_collections))}.")
+    if report.undefined_collections:
+        notes.append(f"Undefined everywhere, left out of the overall: {_e(', '.join(report.undefined_collections))}.")
+    return ('<section id="collections"><h2>Collections</h2>'
+            + _table(["collection", "graphs", "metric", "value", "random", "oracle", "normalised"], rows,
+                     numeric_from=3)
+            + '<p class="muted">graphs (overall: collections counted) · random: the expected value of a uniformly '
+              "random ranking · oracle: configs sorted by runtime · normalised: (value - random) / (oracle - "
+              "random), 0 is chance and 1 the oracle.</p>"
+            + "".join(f'<p class="muted">{n}</p>' for n in notes)
+            + "<h3>Value against the random and oracle references</h3>" + "".join(bars) + "</section>")
+
+
+def _histograms(report: Report) -> str:
+    layouts = [(n, r) for n, r in report.collections.items() if r.collection.kind == "layout"]
+    if not layouts:
+        return ""
+    return ('<section id="tau-histograms"><h2>Per-graph Kendall\'s tau-b (layout)</h2>'
+            + '<div class="grid">'
+            + "".join(f"<div><h3>{_e(name)}</h3>{tau_histogram(name, r.per_graph['kendall_tau'])}</div>"
+                      for name, r in layouts)
+            + "</div></section>")
+
+
+def _worst(name: str, result: CollectionResult) -> str:
+    values = result.per_graph[result.metric]
+    order = np.argsort(np.where(np.isnan(values), np.inf, values), kind="stable")[:WORST_SHOWN]
+    metrics = list(result.per_graph)
+    rows = [f'<tr><td class="id">{_e(result.ids[i].rpartition(":")[2])}</td>'
+            + "".join(_num(result.per_graph[m][i]) for m in metrics)
+            + f'<td class="num">{int(result.n_scored[i])}</td></tr>' for i in order.tolist()]
+    undefined = f" ({len(result.undefined)} with an undefined tau-b are listed last)" if result.undefined else ""
+    return (f"<h3>{_e(name)}: lowest {_e(_LABEL[result.metric])}{_e(undefined)}</h3>"
+            + _table(["graph", *(_LABEL[m] for m in metrics), "configs"], rows))
+
+
+def _worst_graphs(report: Report) -> str:
+    return ('<section id="worst-graphs"><h2>Worst graphs</h2><p class="muted">Per collection, the '
+            f"{WORST_SHOWN} graphs with the lowest primary metric; configs: configurations scored.</p>"
+            + "".join(_worst(n, r) for n, r in report.collections.items()) + "</section>")
+
+
+def _programs(report: Report) -> str:
+    out = []
+    for name, result in report.collections.items():
+        programs = result.programs()
+        if not programs:
+            continue
+        metrics = list(result.per_graph)
+        rows = [f'<tr><td class="id">{_e(program)}</td><td class="num">{means["n_graphs"]}</td>'
+                + "".join(_num(means[m]) for m in metrics) + "</tr>" for program, means in programs.items()]
+        out.append(f"<h3>{_e(name)}</h3>" + _table(["program", "graphs", *(_LABEL[m] for m in metrics)], rows))
+    if not out:
+        return ""
+    return ('<section id="tile-programs"><h2>Tile programs</h2><p class="muted">Means per program: the graph name '
+            "without its last _&lt;hash&gt; part, as the official tiles_evaluate.py groups graphs.</p>"
+            + "".join(out) + "</section>")
+
+
+def render_html(report: Report) -> str:
+    """The whole report as one HTML page (UTF-8 text): self-contained, no script, no network request."""
+    body = _header(report) + _problems(report)
+    if report.scored:
+        body += _collections(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
+    provenance = " · ".join(f"{_e(k)} {_e(v)}" for k, v in report.provenance.items())
+    title = f"TpuGraphs evaluation: {report.submission or 'submission'}"
+    return ("<!DOCTYPE html>\n"
+            '<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<link rel="icon" href="data:,">'
+            f"<title>{_e(title)}</title><style>{_CSS}</style></head>\n<body>{body}"
+            f'<p class="muted id">{provenance}</p></body></html>\n')
+
+
+def page_paths(target: str | os.PathLike[str], submissions: list[Path]) -> list[Path]:
+    """Where ``--html target`` puts each submission's page: ``target`` itself for one submission; for
+    several, ``target/<file name without its suffix>.html``.
+
+    Raises:
+        UsageError: two submissions would share a page (same file name in different folders).
+    """
+    if len(submissions) == 1:
+        return [Path(target)]
+    pages = [Path(target) / f"{Path(s).stem}.html" for s in submissions]
+    twice = sorted({p.name for p in pages if pages.count(p) > 1})
+    if twice:
+        raise UsageError(f"--html {target}: several submissions would write {', '.join(twice)}; give files with "
+                         "different names")
+    return pages
+
+
+def write_html(path: str | os.PathLike[str], report: Report, *, make_folder: bool = False) -> None:
+    """Write :func:`render_html` of ``report`` to ``path`` atomically (``make_folder``: make its folder
+    first when missing; its own parent must exist).
+
+    Raises:
+        UsageError: the file cannot be written (exit code 2).
+    """
+    text = render_html(report)
+    try:
+        if make_folder:
+            Path(path).parent.mkdir(exist_ok=True)
+        write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    except OSError as err:
+        raise UsageError(f"cannot write the HTML report to {path}: {err.strerror or err}") from None

@@ -1,0 +1,193 @@
+"""Is submission B better than A on the same graphs? Per-graph wins and a paired, stratified bootstrap.
+
+Definitions (pure computation on per-graph metric arrays; no I/O):
+
+- Orientation: every difference is *B − A* oriented so that **positive means B is better**. The
+  primary metrics (tile ``score``, layout ``kendall_tau``) are higher-is-better and are used as they
+  are; for a lower-is-better metric (``top*_error``, ``slowdown*``) the sign is flipped (A − B).
+- Per-graph tally: a graph is a win for B when B's oriented value is above A's, a loss when below, a
+  tie when equal (the same bits), and undefined when either value is NaN (an undefined tau-b).
+- Collection value: the mean of the metric over the graphs where it is defined (SPEC §3.2 Decision);
+  the overall is the mean of the defined collection values (SPEC §3.3), as in :mod:`.score`.
+- Paired bootstrap over graphs (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993: ch. 6
+  for resampling the units, ch. 13 for the percentile interval; paired over the same test items as
+  Koehn's "Statistical significance tests for machine translation evaluation", EMNLP 2004): each resample
+  draws, collection by collection (stratified), as many graph positions as the collection has, with
+  replacement (:func:`draw_positions`); A and B are evaluated on the *same* draws, so the difference
+  is not blurred by different draws. The 95% interval is the 2.5th and 97.5th percentiles of the
+  resampled differences (numpy's linear interpolation); ``b_better`` is the share of resamples where
+  the difference is > 0, ``tied`` the share where it is exactly 0, and ``b_wins`` = b_better + tied/2
+  (a coin flip, 0.5, when A and B are the same). Resamples where the difference is undefined (every
+  drawn graph undefined) are counted in ``undefined_resamples`` and left out of the shares.
+
+Means over the resamples' axis are numpy's pairwise sums (see :mod:`.metrics`, "Means"); the point
+difference uses the reported collection values (``math.fsum``), so it equals ``value_B - value_A``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+DEFAULT_RESAMPLES = 10_000
+DEFAULT_SEED = 0
+LEVEL = 0.95
+_TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
+
+HIGHER_IS_BETTER = {"score": True, "kendall_tau": True, "top1_error": False, "top5_error": False,
+                    "top10_error": False, "slowdown1": False, "slowdown10": False, "slowdown100": False}
+"""Metric → True when a larger value is better (SPEC §3: tile score and tau-b; errors and slowdowns are not)."""
+
+
+def draw_positions(graph_counts: dict[str, int], resamples: int, seed: int) -> dict[str, np.ndarray]:
+    """Collection → (resamples, G) int64 graph positions drawn with replacement.
+
+    Collections are drawn in the order given, each with ``rng.integers(0, G, size=(resamples, G))``
+    from one ``numpy.random.default_rng(seed)`` (the scheme of the leaderboard bootstrap).
+    Collections without graphs are left out.
+    """
+    rng = np.random.default_rng(seed)
+    return {name: rng.integers(0, n, size=(resamples, n)) for name, n in graph_counts.items() if n > 0}
+
+
+def resampled_means(values: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """(R,) mean of ``values`` ((G,) float64, NaN: undefined) over each row of ``positions`` ((R, G)),
+    leaving undefined values out; NaN for a row whose drawn values are all undefined."""
+    drawn = values[positions]
+    if not np.isnan(values).any():
+        return drawn.mean(axis=1)
+    defined = ~np.isnan(drawn)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(defined, drawn, 0.0).sum(axis=1) / defined.sum(axis=1)
+
+
+def defined_mean(values: np.ndarray) -> float | None:
+    """``math.fsum`` mean of the defined (non-NaN) values of a (G,) array; None when none is defined."""
+    defined = values[~np.isnan(values)]
+    return math.fsum(defined.tolist()) / defined.size if defined.size else None
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Graphs where B is better (wins), worse (losses), equal (ties), or either value undefined."""
+
+    wins: int
+    losses: int
+    ties: int
+    undefined: int
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.wins + other.wins, self.losses + other.losses, self.ties + other.ties,
+                     self.undefined + other.undefined)
+
+
+def tally(a: np.ndarray, b: np.ndarray, higher_is_better: bool = True) -> Tally:
+    """Per-graph wins, losses and ties of B over A: ``a``, ``b`` are (G,) values of the same graphs."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"A and B need the same graphs: shapes {a.shape} and {b.shape}")
+    undefined = np.isnan(a) | np.isnan(b)
+    with np.errstate(invalid="ignore"):
+        better = (b > a) if higher_is_better else (b < a)
+        worse = (b < a) if higher_is_better else (b > a)
+    return Tally(int((better & ~undefined).sum()), int((worse & ~undefined).sum()),
+                 int(((a == b) & ~undefined).sum()), int(undefined.sum()))
+
+
+@dataclass(frozen=True)
+class Difference:
+    """B − A (oriented: positive = B better) over one collection or overall, with its bootstrap summary.
+
+    Attributes:
+        a, b: the values of A and B over all graphs (None: undefined).
+        difference: oriented B − A of those values (None when either is undefined).
+        low, high: the 95% percentile interval of the resampled differences (None: no defined resample).
+        b_better, tied: shares of the defined resamples with a difference > 0 and == 0.
+        b_wins: ``b_better + tied / 2``.
+        undefined_resamples: resamples whose difference is undefined (left out of the shares).
+        graphs: per-graph :class:`Tally` (overall: summed over the collections).
+    """
+
+    a: float | None
+    b: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    b_better: float | None
+    tied: float | None
+    b_wins: float | None
+    undefined_resamples: int
+    graphs: Tally
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready: every attribute, ``graphs`` as ``{wins, losses, ties, undefined}``."""
+        return asdict(self)
+
+
+def _summary(a: float | None, b: float | None, sign: float, resampled: np.ndarray, graphs: Tally) -> Difference:
+    """Summarise (R,) oriented resampled differences (NaN: undefined) beside the point values."""
+    defined = resampled[~np.isnan(resampled)]
+    low = high = better = tied = None
+    if defined.size:
+        low, high = (float(v) for v in np.percentile(defined, _TAILS))
+        better = float((defined > 0).sum() / defined.size)
+        tied = float((defined == 0).sum() / defined.size)
+    point = None if a is None or b is None else sign * (b - a)
+    return Difference(a, b, point, low, high, better, tied, None if better is None else better + tied / 2,
+                      int(resampled.size - defined.size), graphs)
+
+
+def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positions: dict[str, np.ndarray], *,
+                     higher_is_better: bool = True) -> tuple[dict[str, Difference], Difference]:
+    """Compare B with A per collection and overall on the same resampled graphs.
+
+    Args:
+        a, b: collection → (G,) float64 per-graph values of the metric (NaN: undefined), the same
+            graphs in the same order in both.
+        positions: collection → (R, G) drawn graph positions (:func:`draw_positions`), one entry per
+            collection of ``a`` with graphs.
+        higher_is_better: the metric's direction (:data:`HIGHER_IS_BETTER`); False flips the sign so
+            that a positive difference still means B is better. The overall mixes the collections'
+            values, so it is meaningful for the primary metrics (all higher-is-better).
+
+    Returns:
+        (collection → :class:`Difference`, the overall :class:`Difference`).
+
+    Raises:
+        ValueError: A and B do not hold the same collections and graph counts.
+    """
+    if a.keys() != b.keys():
+        raise ValueError(f"A and B need the same collections: {sorted(a)} and {sorted(b)}")
+    sign = 1.0 if higher_is_better else -1.0
+    out: dict[str, Difference] = {}
+    resampled_a, resampled_b = {}, {}
+    for name in a:
+        graphs = tally(a[name], b[name], higher_is_better)
+        if name in positions:
+            resampled_a[name] = resampled_means(a[name], positions[name])
+            resampled_b[name] = resampled_means(b[name], positions[name])
+            resampled = sign * (resampled_b[name] - resampled_a[name])
+        else:
+            resampled = np.empty(0)
+        out[name] = _summary(defined_mean(a[name]), defined_mean(b[name]), sign, resampled, graphs)
+    overall_a = _overall([d.a for d in out.values()])
+    overall_b = _overall([d.b for d in out.values()])
+    resampled = sign * (_resampled_overall(resampled_b) - _resampled_overall(resampled_a)) if resampled_a \
+        else np.empty(0)
+    total = sum((d.graphs for d in out.values()), Tally(0, 0, 0, 0))
+    return out, _summary(overall_a, overall_b, sign, resampled, total)
+
+
+def _overall(values: list[float | None]) -> float | None:
+    defined = [v for v in values if v is not None]
+    return math.fsum(defined) / len(defined) if defined else None
+
+
+def _resampled_overall(means: dict[str, np.ndarray]) -> np.ndarray:
+    """(R,) mean of the defined collection means of each resample (NaN where none is defined)."""
+    stacked = np.stack(list(means.values()))
+    defined = ~np.isnan(stacked)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(defined, stacked, 0.0).sum(axis=0) / defined.sum(axis=0)
