@@ -25,7 +25,7 @@ from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
 from ..truth.groundtruth import TILE_RUNTIMES
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
-from .entrypoint import guarded_main, int_at_least
+from .entrypoint import error_code, guarded_main, int_at_least
 
 COMMANDS = ("score", "validate", "codes", "solution")
 
@@ -176,7 +176,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             if len(args.submissions) == 1:
                 raise
             reports.append(None)
-            failures[i] = str(err)
+            failures[i] = f"[{error_code(err)}] {err}"
     if args.json:
         dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
                  for i, (p, r) in enumerate(zip(args.submissions, reports))]
