@@ -18,7 +18,7 @@ from ..api import Evaluator
 from ..atomicfile import write_atomically
 from ..dataset import SPLITS
 from ..display import safe
-from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
+from ..errors import ERROR_CODES, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError, error_codes_markdown
 from ..options import CONFIG_PROTOCOLS, Options
 from ..report.report import Report
 from ..submission.problems import CODES, codes_markdown
@@ -82,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
                              help="also print every graph's metrics (and tile means per program)")
     codes = commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
     codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
+    codes.add_argument("--errors", action="store_true", help="the codes of data and usage errors (exit 2) instead")
     solution = commands.add_parser("solution", help="organiser tools: build a solution file",
                                    description="organiser tools: build a solution file")
     solution_commands = solution.add_subparsers(dest="solution_command", metavar="ACTION", required=True)
@@ -122,6 +123,17 @@ def _print_codes() -> None:
         table.add_column(column, overflow="fold")
     for code in CODES.values():
         table.add_row(code.name, str(code.strict), str(code.lenient), code.meaning)
+    display.console().print(table)
+
+
+def _print_error_codes() -> None:
+    from rich.table import Table
+
+    table = Table(title="Data and usage error codes (exit 2)", title_justify="left")
+    for column in ("code", "meaning"):
+        table.add_column(column, overflow="fold")
+    for code, meaning in ERROR_CODES.items():
+        table.add_row(code, meaning)
     display.console().print(table)
 
 
@@ -191,7 +203,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _codes(args: argparse.Namespace) -> int:
     if args.markdown:
-        print(codes_markdown(), end="")
+        print(error_codes_markdown() if args.errors else codes_markdown(), end="")
+    elif args.errors:
+        _print_error_codes()
     else:
         _print_codes()
     return EXIT_OK
