@@ -151,7 +151,8 @@ def _write_json(target: str, text: str) -> None:
             return
         write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     except OSError as err:
-        raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}") from None
+        raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}",
+                         code="OUTPUT_WRITE_FAILED") from None
 
 
 def _build_solution(args: argparse.Namespace) -> int:
