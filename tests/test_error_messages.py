@@ -116,7 +116,8 @@ CASES = {
     "NO_GROUND_TRUTH": lambda t, tiny, s: (_data_case(t, LAYOUT, lambda p: np.savez(p, config_runtime=np.zeros(3)))[0],
                                            t / "root"),  # the split as a whole is at fault: its data root
     "RUNTIME_NOT_POSITIVE": _npz(LAYOUT, config_runtime=np.array([5, -1, 7])),
-    "RUNTIME_OVERFLOW": _npz(TILE, config_runtime=np.array([1e308, 2.0]), config_runtime_normalizers=np.array([1e-10, 1.0])),
+    "RUNTIME_OVERFLOW": _npz(TILE, config_runtime=np.array([1e308, 2.0]),
+                             config_runtime_normalizers=np.array([1e-10, 1.0])),
     "RUNTIME_NOT_INT64": _not_int64,
     "SOLUTION_UNREADABLE": lambda t, tiny, s: ([t / "none.csv", "--solution", t / "none.parquet"], t / "none.parquet"),
     "SOLUTION_MANIFEST_INVALID": _solution_case(lambda f, m: (f, {k: v for k, v in m.items() if k != "split"}, False)),
@@ -180,8 +181,10 @@ def test_terminal_counts_equal_the_verdicts_beyond_the_listed_problems(catalog):
 # --- tile quotient overflow ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("folder, arrays", [
-    (TILE, {"config_runtime": np.array([1e308, 1.5e308, 3.0]), "config_runtime_normalizers": np.array([1e-10, 1e-10, 1.0])}),
-    (TILE, {"config_runtime": np.array([1e-20, 2e-20]), "config_runtime_normalizers": np.array([1e308, 1e308])}),  # → 0
+    (TILE, {"config_runtime": np.array([1e308, 1.5e308, 3.0]),
+            "config_runtime_normalizers": np.array([1e-10, 1e-10, 1.0])}),
+    (TILE, {"config_runtime": np.array([1e-20, 2e-20]),
+            "config_runtime_normalizers": np.array([1e308, 1e308])}),  # the quotient underflows to 0
     (LAYOUT, {"config_runtime": np.array([1e-300, 1e300, 5.0])}),  # slowest / fastest overflows
 ])
 def test_runtime_overflow_is_a_data_error_not_an_undefined_tau(folder, arrays, tmp_path, capsys):

@@ -47,15 +47,17 @@ ERROR_CODES: dict[str, str] = {
     # solution files (DataError)
     "SOLUTION_UNREADABLE": "The solution file does not exist, is not Parquet, or holds no tpugraphs-eval manifest.",
     "SOLUTION_MANIFEST_INVALID": "The solution's manifest has another format, or lacks (or mistypes) its split, "
-                                 "runtimes sha256 or counts.",
+                                 "its two sha256 (runtimes, column data) or its counts.",
     "SOLUTION_SCHEMA_INVALID": "A column of the solution file is missing or of the wrong type (e.g. a boolean or "
                                "float runtime column).",
     "SOLUTION_ROWS_INVALID": "The rows do not form a solution: no rows, an unknown collection, a usage other than "
                              "Public/Private, a graph with missing or repeated configs or two usages.",
-    "SOLUTION_CHECKSUM_MISMATCH": "The rows disagree with the manifest: the runtimes' sha256 or the graph, config "
-                                  "or public-graph counts differ (a corrupted or edited file).",
+    "SOLUTION_CHECKSUM_MISMATCH": "The file disagrees with its manifest: the column data's sha256 (checked before "
+                                  "any column is decoded), the runtimes' sha256, or the graph, config or "
+                                  "public-graph counts differ (a corrupted or edited file).",
     "OUTPUT_WRITE_FAILED": "An output file (a solution file, the JSON report) cannot be written: an unwritable "
-                           "folder, a full disk. No partial file is left.",
+                           "folder, a full disk. A file written atomically is left as it was, with no partial "
+                           "file beside it.",
 }
 """Code → meaning of the coded :class:`DataError` and :class:`UsageError` raised on purpose (a submission's
 content problems have their own codes, :data:`tpugraphs_eval.submission.problems.CODES`). An error without a

@@ -18,7 +18,14 @@ from ..api import Evaluator
 from ..atomicfile import write_atomically
 from ..dataset import SPLITS
 from ..display import safe
-from ..errors import ERROR_CODES, EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError, error_codes_markdown
+from ..errors import (
+    ERROR_CODES,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE_OR_DATA,
+    UsageError,
+    error_codes_markdown,
+)
 from ..options import CONFIG_PROTOCOLS, Options
 from ..report.report import Report
 from ..submission.problems import CODES, codes_markdown

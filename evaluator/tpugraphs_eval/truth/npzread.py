@@ -80,7 +80,8 @@ def _read_member(archive: zipfile.ZipFile, key: str) -> np.ndarray:
     return np.frombuffer(data, dtype=dtype)
 
 
-def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faults: list[Fault]) -> GraphRuntimes | None:
+def _read_graph(path: Path, collection: Collection, with_normalizers: bool,
+                faults: list[Fault]) -> GraphRuntimes | None:
     """Read the ground-truth keys of one ``.npz``; append a coded fault and return None if unusable."""
     keys = ["config_runtime"] + (["config_runtime_normalizers"] if with_normalizers else [])
     if not os.access(path, os.R_OK):
