@@ -29,7 +29,6 @@ Python that CI finds).
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np

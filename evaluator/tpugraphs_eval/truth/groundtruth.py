@@ -271,7 +271,7 @@ def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
             whole = np.isfinite(array) & (np.floor(array) == array) & (array >= -2.0**63) & (array < 2.0**63)
         if not whole.all():
             return None
-    return array.astype(np.int64)
+    return array.astype(np.int64, copy=False)
 
 
 def _canonical_bytes(array: np.ndarray) -> bytes:

@@ -36,7 +36,7 @@ import numpy as np
 
 from .._version import __version__
 from ..atomicfile import write_atomically
-from ..dataset import BY_NAME, COLLECTIONS, SPLITS
+from ..dataset import BY_NAME, COLLECTIONS
 from ..errors import DataError, UsageError
 from .dataroot import DataRoot
 from .groundtruth import (
@@ -48,9 +48,9 @@ from .groundtruth import (
     as_int64_exact,
     build_ground_truth,
     raise_faults,
-    runtimes_sha256,
 )
 from .npzread import read_split
+from .solution_checks import RUNTIMES_DIFFER, check_schema, column_data_sha256, manifest_faults, verify_rows
 
 SOLUTION_FORMAT = 1
 MANIFEST_KEY = "tpugraphs_eval_solution"
@@ -175,18 +175,6 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     return manifest
 
 
-def column_data_sha256(data: bytes) -> str | None:
-    """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks), or None if ``data``
-    does not end like a Parquet file (footer length, ``PAR1``). Parquet layout: the file ends with the footer,
-    its 4-byte little-endian length, and ``PAR1``."""
-    if len(data) < 12 or data[-4:] != b"PAR1":
-        return None
-    footer = int.from_bytes(data[-8:-4], "little")
-    if footer > len(data) - 12:
-        return None
-    return hashlib.sha256(memoryview(data)[:len(data) - 8 - footer]).hexdigest()
-
-
 def _exact_int64(root: DataRoot, split: str, read: GraphsRead) -> GraphsRead:
     """``read`` with every runtime and normalizer as int64, converted without loss.
 
@@ -235,30 +223,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}",
                         code="SOLUTION_MANIFEST_INVALID")
-    faults = _manifest_faults(manifest)
+    faults = manifest_faults(manifest)
     if faults:
         raise DataError(f"{path}: the solution manifest {'; '.join(faults)}", code="SOLUTION_MANIFEST_INVALID")
     return manifest
-
-
-def _manifest_faults(manifest: dict[str, Any]) -> list[str]:
-    """What is wrong with a manifest's fields (empty when nothing is)."""
-    faults = []
-    if manifest.get("split") not in SPLITS:
-        faults.append(f"has split {manifest.get('split')!r}, not one of {', '.join(SPLITS)}")
-    for key, what in (("ground_truth_sha256", "the runtimes' sha256"), ("data_sha256", "the column data's sha256")):
-        sha = manifest.get(key)
-        if not (isinstance(sha, str) and len(sha) == 64 and all(ch in "0123456789abcdef" for ch in sha)):
-            faults.append(f"lacks {what} ({key}: 64 hex digits)")
-    counts = manifest.get("counts")
-    fields = ("graphs", "configs", "public_graphs")
-    if not (isinstance(counts, dict) and counts and all(
-            name in BY_NAME and isinstance(c, dict) and all(type(c.get(f)) is int for f in fields)
-            for name, c in counts.items())):
-        faults.append("lacks the counts ({collection: {graphs, configs, public_graphs}} with integers)")
-    if not isinstance(manifest.get("synthetic", False), bool):
-        faults.append("has a synthetic flag that is not true or false")
-    return faults
 
 
 def load_solution(path: Path, *, tile_runtime: TileRuntime = "normalized") -> GroundTruth:
@@ -268,14 +236,19 @@ def load_solution(path: Path, *, tile_runtime: TileRuntime = "normalized") -> Gr
         DataError: not a solution file, or its content is inconsistent or does not match its manifest
             (``SOLUTION_*`` codes, see :func:`read_solution`); non-positive runtimes.
     """
-    manifest, read, public = read_solution(path)
+    manifest, read, public = read_solution(path, check_runtimes=False)
     root = DataRoot(Path(path), synthetic=bool(manifest.get("synthetic")))
-    return build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)
+    truth = build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)
+    if truth.sha256 != manifest["ground_truth_sha256"]:  # (the digest build_ground_truth computed anyway)
+        raise DataError(RUNTIMES_DIFFER.format(path=path), code="SOLUTION_CHECKSUM_MISMATCH")
+    return truth
 
 
-def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.ndarray]]:
+def read_solution(path: Path, *,
+                  check_runtimes: bool = True) -> tuple[dict[str, Any], GraphsRead, dict[str, np.ndarray]]:
     """A solution file's manifest, its graphs' stored arrays, and each collection's (G,) Public mask, verified
-    against the manifest (runtimes sha256 and counts).
+    against the manifest (column data sha256, counts, and with ``check_runtimes`` the runtimes' sha256, which
+    :func:`load_solution` checks on the digest it computes anyway).
 
     Raises:
         DataError: ``SOLUTION_UNREADABLE`` / ``SOLUTION_MANIFEST_INVALID`` (:func:`read_manifest`);
@@ -301,7 +274,7 @@ def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.
     except (OSError, pl.exceptions.PolarsError, pl.exceptions.PanicException) as err:
         raise DataError(f"cannot read the solution file {path} ({type(err).__name__})",
                         code="SOLUTION_UNREADABLE") from None
-    _check_schema(path, frame.schema)
+    check_schema(path, frame.schema)
     if frame.height == 0 or frame.select(pl.exclude("normalizer")).null_count().sum_horizontal().item():
         raise DataError(f"{path}: no rows" if frame.height == 0 else f"{path}: a column other than normalizer "
                         "holds nulls", code="SOLUTION_ROWS_INVALID")
@@ -336,44 +309,8 @@ def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.
         public.setdefault(collection, []).append(usage == "Public")
     read = {c: read[c] for c in COLLECTIONS if c in read}
     masks = {name: np.array(marks, dtype=bool) for name, marks in public.items()}
-    _verify(path, manifest, read, masks)
+    verify_rows(path, manifest, read, masks, check_runtimes)
     return manifest, read, masks
-
-
-_COLUMN_KINDS = {"collection": "text", "graph": "text", "usage": "text", "config": "integer", "runtime": "integer",
-                 "normalizer": "integer or null"}
-
-
-def _check_schema(path: Path, schema) -> None:
-    """Raise ``SOLUTION_SCHEMA_INVALID`` unless every column exists with its type (:data:`_COLUMN_KINDS`)."""
-    import polars as pl
-
-    def fits(kind: str, dtype) -> bool:
-        if kind == "text":
-            return dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum))
-        return dtype.is_integer() or (kind == "integer or null" and dtype == pl.Null)
-
-    missing = sorted(set(_COLUMN_KINDS) - set(schema))
-    if missing:
-        raise DataError(f"{path}: the solution file lacks the columns {', '.join(missing)}",
-                        code="SOLUTION_SCHEMA_INVALID")
-    wrong = [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
-             if not fits(kind, schema[name])]
-    if wrong:
-        raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}", code="SOLUTION_SCHEMA_INVALID")
-
-
-def _verify(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: dict[str, np.ndarray]) -> None:
-    """Raise ``SOLUTION_CHECKSUM_MISMATCH`` unless the rows give the manifest's counts and runtimes sha256."""
-    counts = {c.name: {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
-                       "public_graphs": int(masks[c.name].sum())} for c, graphs in read.items()}
-    if counts != manifest["counts"]:
-        differ = sorted(n for n in set(counts) | set(manifest["counts"]) if counts.get(n) != manifest["counts"].get(n))
-        raise DataError(f"{path}: the rows' graph, config or public-graph counts differ from the manifest's for "
-                        f"{', '.join(differ)} (a corrupted or edited solution file)", code="SOLUTION_CHECKSUM_MISMATCH")
-    if runtimes_sha256(read) != manifest["ground_truth_sha256"]:
-        raise DataError(f"{path}: the rows' runtimes do not match the manifest's sha256 (a corrupted or edited "
-                        "solution file)", code="SOLUTION_CHECKSUM_MISMATCH")
 
 
 def _graph_blocks(frame) -> tuple[np.ndarray, np.ndarray] | None:
