@@ -176,7 +176,7 @@ DATA_ROOT_CASES = [
     droot("truncated-npz", root_truncated_npz, [f"{TILE3}.npz", "not a readable .npz file"]),
     droot("zero-byte-npz", root_zero_byte_npz, [f"{LAYOUT6}.npz", "not a readable .npz file"]),
     droot("npz-member-not-npy", root_zip_with_garbage_member, [f"{LAYOUT6}.npz"]),
-    droot("npz-object-array", root_object_array, [f"{LAYOUT6}.npz", "not a readable .npz file"]),
+    droot("npz-object-array", root_object_array, [f"{LAYOUT6}.npz", "numeric array, found object"]),
     droot("npz-missing-config-runtime", root_no_config_runtime, [f"{LAYOUT6}.npz", "no config_runtime",
                                                                  "keys: node_feat"]),
     droot("tile-npz-missing-normalizers", root_tile_without_normalizers, [f"{TILE3}.npz",

@@ -170,7 +170,7 @@ def test_invalid_submission_exits_1_with_a_code(capsys):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (("compare", RANDOM, "nope.csv", *DEMO), "[USAGE_ERROR]"),
+    (("compare", RANDOM, "nope.csv", *DEMO), "[SUBMISSION_NOT_FOUND]"),
     (("compare", RANDOM, IDENTITY, "--data-root", "demo"), "--split is required"),
     (("compare", RANDOM, IDENTITY, *DEMO, "--resamples", "0"), "must be 1 or more"),
     (("compare", RANDOM, IDENTITY, *DEMO, "--seed", "-1"), "must be 0 or more"),

@@ -9,6 +9,7 @@ import pytest
 
 from tpugraphs_eval.commands import evaluate as eval_cli
 from tpugraphs_eval.commands import leaderboard as leaderboard_cli
+from tpugraphs_eval.errors import ERROR_CODES, error_codes_markdown
 from tpugraphs_eval.leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
 from tpugraphs_eval.submission.problems import CODES, codes_markdown
 
@@ -41,13 +42,15 @@ def test_docs_codes_holds_exactly_the_generated_tables():
     submission_table, leaderboard_table = codes_markdown(), leaderboard_codes_markdown()
     assert CODES_MD.count(submission_table) == 1
     assert CODES_MD.count(leaderboard_table) == 1
-    assert CODE_ROW.findall(CODES_MD) == [*CODES, *LEADERBOARD_CODES]
+    assert CODES_MD.count(error_codes_markdown()) == 1
+    assert CODE_ROW.findall(CODES_MD) == [*CODES, *ERROR_CODES, *LEADERBOARD_CODES]
 
 
-@pytest.mark.parametrize(("main", "expected"), [(eval_cli.main, codes_markdown),
-                                                (leaderboard_cli.main, leaderboard_codes_markdown)])
-def test_codes_markdown_command_prints_the_table(main, expected, capsys):
-    assert main(["codes", "--markdown"]) == 0
+@pytest.mark.parametrize(("main", "args", "expected"), [(eval_cli.main, [], codes_markdown),
+                                                        (eval_cli.main, ["--errors"], error_codes_markdown),
+                                                        (leaderboard_cli.main, [], leaderboard_codes_markdown)])
+def test_codes_markdown_command_prints_the_table(main, args, expected, capsys):
+    assert main(["codes", "--markdown", *args]) == 0
     assert capsys.readouterr().out == expected()
 
 

@@ -13,6 +13,7 @@ import pytest
 import scipy.stats
 
 from tpugraphs_eval.scoring.metrics import (
+    UndefinedMetricError,
     best_of_top_k_ratio,
     first_k_minima,
     kendall_tau_b,
@@ -52,11 +53,15 @@ def test_kendall_tau_b_ties_in_both_by_hand():
 
 
 @pytest.mark.parametrize("x, y", [([1], [1]), ([], []), ([0, 1, 2], [4, 4, 4]), ([3, 3], [1, 2])])
-def test_tau_undefined_is_nan(x, y):
-    # fewer than 2 observations, or every pair tied in x or in y: scipy also returns NaN
-    assert math.isnan(kendall_tau_b(x, y))
+def test_tau_undefined_raises(x, y):
+    # fewer than 2 observations, or every pair tied in x or in y: scipy returns NaN, the metric API raises
+    if len(x) >= 2:
+        assert math.isnan(scipy_tau(x, y))
+    with pytest.raises(UndefinedMetricError, match="undefined"):
+        kendall_tau_b(x, y)
     if len(x) == len(set(x)) and sorted(x) == x:
-        assert math.isnan(ranking_tau_b(np.array(y)))
+        with pytest.raises(UndefinedMetricError, match="undefined"):
+            ranking_tau_b(np.array(y))
 
 
 def test_tile_score_and_errors_by_hand():
@@ -86,11 +91,11 @@ def test_ranking_tau_b_equals_scipy(n, tie_level):
     high = {None: 10**12, 3: 3, "half": max(n // 2, 1)}[tie_level]
     y = rng.integers(0, high, n)
     expected = scipy_tau(np.arange(n), y)
-    got = ranking_tau_b(y)
     if math.isnan(expected):
-        assert math.isnan(got)
+        with pytest.raises(UndefinedMetricError):
+            ranking_tau_b(y)
     else:
-        assert abs(got - expected) <= 1e-12
+        assert abs(ranking_tau_b(y) - expected) <= 1e-12
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -100,8 +105,11 @@ def test_kendall_tau_b_equals_scipy_with_ties_in_both(seed):
     x = rng.integers(0, rng.integers(1, n + 1), n)
     y = rng.normal(size=n).round(int(rng.integers(0, 3)))  # floats, some tied
     expected = scipy_tau(x, y)
-    got = kendall_tau_b(x, y)
-    assert (math.isnan(got) and math.isnan(expected)) or abs(got - expected) <= 1e-12
+    if math.isnan(expected):
+        with pytest.raises(UndefinedMetricError):
+            kendall_tau_b(x, y)
+    else:
+        assert abs(kendall_tau_b(x, y) - expected) <= 1e-12
 
 
 def test_ranking_tau_b_large_equals_scipy():

@@ -14,7 +14,25 @@ from test_scoring import csv_bytes, demo_rows
 
 from tpugraphs_eval import DataError, Options, UsageError, load_ground_truth, score_submission
 from tpugraphs_eval.commands import evaluate as cli
-from tpugraphs_eval.truth.solution import assign_usage, build_solution, load_solution, read_manifest
+from tpugraphs_eval.truth.solution import (
+    MANIFEST_KEY,
+    assign_usage,
+    build_solution,
+    column_data_sha256,
+    load_solution,
+    read_manifest,
+)
+
+
+def write_rows(frame, out, manifest: dict) -> None:
+    """Write ``frame`` as a solution file with ``manifest``, its data_sha256 made to match the new column data
+    (what a tool that rewrites a solution's rows must do)."""
+    import io
+
+    draft = io.BytesIO()
+    frame.write_parquet(draft)
+    manifest = {**manifest, "data_sha256": column_data_sha256(draft.getvalue())}
+    frame.write_parquet(out, metadata={MANIFEST_KEY: json.dumps(manifest)})
 
 
 @pytest.fixture(scope="module")
@@ -139,12 +157,12 @@ def test_rows_in_any_order_load_the_same_and_gaps_are_refused(solution, tmp_path
     import polars as pl
 
     frame = pl.read_parquet(solution)
-    metadata = pl.read_parquet_metadata(solution)
+    manifest = read_manifest(solution)
     shuffled = tmp_path / "shuffled.parquet"
-    frame.sample(fraction=1.0, shuffle=True, seed=1).write_parquet(shuffled, metadata=metadata)
+    write_rows(frame.sample(fraction=1.0, shuffle=True, seed=1), shuffled, manifest)
     assert load_solution(shuffled).sha256 == load_solution(solution).sha256
     gap = tmp_path / "gap.parquet"
-    frame.filter(~((pl.col("collection") == "tile:xla") & (pl.col("config") == 1))).write_parquet(gap, metadata=metadata)
+    write_rows(frame.filter(~((pl.col("collection") == "tile:xla") & (pl.col("config") == 1))), gap, manifest)
     with pytest.raises(DataError, match="missing or repeated configs"):
         load_solution(gap)
 
@@ -160,9 +178,8 @@ def test_public_only_with_an_invalid_submission_exits_1(solution, tmp_path, caps
 def test_malformed_usage_values_and_manifests_are_data_errors(solution, tmp_path):
     import polars as pl
 
-    metadata = pl.read_parquet_metadata(solution)
     odd = tmp_path / "odd.parquet"
-    pl.read_parquet(solution).with_columns(pl.lit("Maybe").alias("usage")).write_parquet(odd, metadata=metadata)
+    write_rows(pl.read_parquet(solution).with_columns(pl.lit("Maybe").alias("usage")), odd, read_manifest(solution))
     with pytest.raises(DataError, match="Public or Private"):
         load_solution(odd)
     listed = tmp_path / "listed.parquet"

@@ -17,14 +17,74 @@ EXIT_INTERNAL = 3
 """A bug in tpugraphs-eval (please report it with the input that caused it)."""
 
 
+ERROR_CODES: dict[str, str] = {
+    # a submission path (UsageError)
+    "SUBMISSION_NOT_FOUND": "The submission path does not exist.",
+    "SUBMISSION_NOT_A_FILE": "The submission path is not a regular file (a folder, a FIFO, a device such as "
+                             "/dev/zero): refused at once, without reading it.",
+    "SUBMISSION_UNREADABLE": "The submission file cannot be read (permissions, an I/O error).",
+    # the .npz files of a data root (DataError)
+    "NPZ_UNREADABLE": "A `.npz` file cannot be read: permission denied, not a zip archive, or a member that is "
+                      "not a numpy array.",
+    "NPZ_KEY_MISSING": "A `.npz` file lacks `config_runtime` (or, for tile, `config_runtime_normalizers`).",
+    "NPZ_ARRAY_INVALID": "A ground-truth array is not a non-empty 1-D integer or float array, or the runtimes and "
+                         "normalizers differ in shape.",
+    "NPZ_CORRUPT": "A ground-truth member does not decompress: a corrupt deflate stream, a CRC mismatch, or "
+                   "fewer bytes than its header declares.",
+    "NPZ_ENCRYPTED": "A ground-truth member is encrypted (zip flag bit 0): it is not read.",
+    "NPZ_COMPRESSION_UNSUPPORTED": "A ground-truth member uses a compression method other than stored or "
+                                   "deflate (the two numpy writes): it is not read.",
+    "NPZ_MEMBER_TOO_LARGE": "A ground-truth member declares more than 64 MiB uncompressed (8M runtimes, 80 times "
+                            "the largest real graph), or its `.npy` header declares a shape larger than the member: "
+                            "it is not decompressed (a zip bomb).",
+    # runtimes (DataError)
+    "NO_GROUND_TRUTH": "Every runtime of the split is 0: the public test files, which hold no ground truth.",
+    "RUNTIME_NOT_POSITIVE": "A runtime or normalizer is not finite and positive.",
+    "RUNTIME_OVERFLOW": "A tile runtime / normalizer quotient, or a graph's slowest / fastest runtime ratio, is "
+                        "not a finite positive float64 (overflow or underflow): the metrics would be inf or NaN.",
+    "RUNTIME_NOT_INT64": "`solution build`: a runtime or normalizer a solution file cannot hold exactly as int64 "
+                         "ns: a float that is not a whole number, or an integer of 2^63 or more.",
+    # solution files (DataError)
+    "SOLUTION_UNREADABLE": "The solution file does not exist, is not Parquet, or holds no tpugraphs-eval manifest.",
+    "SOLUTION_MANIFEST_INVALID": "The solution's manifest has another format, or lacks (or mistypes) its split, "
+                                 "its two sha256 (runtimes, column data) or its counts.",
+    "SOLUTION_SCHEMA_INVALID": "A column of the solution file is missing or of the wrong type (e.g. a boolean or "
+                               "float runtime column).",
+    "SOLUTION_ROWS_INVALID": "The rows do not form a solution: no rows, an unknown collection, a usage other than "
+                             "Public/Private, a graph with missing or repeated configs or two usages.",
+    "SOLUTION_CHECKSUM_MISMATCH": "The file disagrees with its manifest: the column data's sha256 (checked before "
+                                  "any column is decoded), the runtimes' sha256, or the graph, config or "
+                                  "public-graph counts differ (a corrupted or edited file).",
+    "OUTPUT_WRITE_FAILED": "An output file (a solution file, the JSON report) cannot be written: an unwritable "
+                           "folder, a full disk. A file written atomically is left as it was, with no partial "
+                           "file beside it.",
+}
+"""Code → meaning of the coded :class:`DataError` and :class:`UsageError` raised on purpose (a submission's
+content problems have their own codes, :data:`tpugraphs_eval.submission.problems.CODES`). An error without a
+code of its own is ``DATA_ERROR`` or ``USAGE_ERROR``. Codes are stable: tools may match on them."""
+
+
 class TpuGraphsEvalError(Exception):
     """Base class of every error tpugraphs_eval raises on purpose.
 
+    Args:
+        message: what went wrong, naming the file (path, line or ID) it is about.
+        code: a key of :data:`ERROR_CODES` (None: the class's generic code, e.g. ``DATA_ERROR``).
+
     Attributes:
         exit_code: the CLI exit status for this error.
+        code: the stable code, or None for the generic one.
     """
 
     exit_code = EXIT_USAGE_OR_DATA
+    code: str | None = None
+
+    def __init__(self, message: str = "", *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            if code not in ERROR_CODES:
+                raise ValueError(f"unregistered error code {code!r}")
+            self.code = code
 
 
 class DataError(TpuGraphsEvalError):
@@ -53,3 +113,12 @@ class InvalidSubmissionError(TpuGraphsEvalError):
 
     exit_code = EXIT_INVALID
     code = "INVALID_SUBMISSION"
+
+
+def error_codes_markdown() -> str:
+    """:data:`ERROR_CODES` as a Markdown table (``| code | meaning |``) in registry order; ``docs/codes.md``
+    holds exactly this text (``tpugraphs-eval codes --errors --markdown``)."""
+    rows = ["| code | meaning |", "|---|---|"]
+    cells = {code: meaning.replace("|", "\\|") for code, meaning in ERROR_CODES.items()}  # a Markdown cell
+    rows += [f"| `{code}` | {cell} |" for code, cell in cells.items()]
+    return "\n".join(rows) + "\n"

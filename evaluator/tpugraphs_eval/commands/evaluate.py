@@ -18,7 +18,14 @@ from ..api import Evaluator
 from ..atomicfile import write_atomically
 from ..dataset import SPLITS
 from ..display import safe
-from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
+from ..errors import (
+    ERROR_CODES,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE_OR_DATA,
+    UsageError,
+    error_codes_markdown,
+)
 from ..options import CONFIG_PROTOCOLS, Options
 from ..report.report import Report
 from ..submission.problems import CODES, codes_markdown
@@ -27,7 +34,7 @@ from ..truth.groundtruth import TILE_RUNTIMES
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
-from .entrypoint import guarded_main, int_at_least
+from .entrypoint import error_code, guarded_main, int_at_least
 
 COMMANDS = ("score", "validate", "codes", "solution", "compare")
 
@@ -88,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     add_compare_parser(commands)
     codes = commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
     codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
+    codes.add_argument("--errors", action="store_true", help="the codes of data and usage errors (exit 2) instead")
     solution = commands.add_parser("solution", help="organiser tools: build a solution file",
                                    description="organiser tools: build a solution file")
     solution_commands = solution.add_subparsers(dest="solution_command", metavar="ACTION", required=True)
@@ -131,6 +139,17 @@ def _print_codes() -> None:
     display.console().print(table)
 
 
+def _print_error_codes() -> None:
+    from rich.table import Table
+
+    table = Table(title="Data and usage error codes (exit 2)", title_justify="left")
+    for column in ("code", "meaning"):
+        table.add_column(column, overflow="fold")
+    for code, meaning in ERROR_CODES.items():
+        table.add_row(code, meaning)
+    display.console().print(table)
+
+
 def _write_json(target: str, text: str) -> None:
     """Write the JSON report: ``-`` is stdout; a regular file (or a new path) is replaced atomically; any
     other existing target (a link, a pipe, a device) is written to in place, never replaced."""
@@ -145,7 +164,8 @@ def _write_json(target: str, text: str) -> None:
             return
         write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     except OSError as err:
-        raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}") from None
+        raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}",
+                         code="OUTPUT_WRITE_FAILED") from None
 
 
 def _build_solution(args: argparse.Namespace) -> int:
@@ -188,7 +208,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             if len(args.submissions) == 1:
                 raise
             reports.append(None)
-            failures[i] = str(err)
+            failures[i] = f"[{error_code(err)}] {err}"
     if args.json:
         dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
                  for i, (p, r) in enumerate(zip(args.submissions, reports))]
@@ -209,7 +229,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _codes(args: argparse.Namespace) -> int:
     if args.markdown:
-        print(codes_markdown(), end="")
+        print(error_codes_markdown() if args.errors else codes_markdown(), end="")
+    elif args.errors:
+        _print_error_codes()
     else:
         _print_codes()
     return EXIT_OK

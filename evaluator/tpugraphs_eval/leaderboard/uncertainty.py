@@ -26,7 +26,7 @@ import numpy as np
 
 from ..scoring.compare import draw_positions as draw
 from ..scoring.compare import resampled_means
-from ..scoring.metrics import kendall_tau_b
+from ..scoring.metrics import UndefinedMetricError, kendall_tau_b
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
@@ -109,8 +109,10 @@ def shakeup(teams: list[str], public_ranks: list[int], private_ranks: list[int],
     """
     tau = None
     if len(teams) >= 2:
-        value = kendall_tau_b(np.asarray(public_ranks, dtype=np.float64), np.asarray(private_ranks, dtype=np.float64))
-        tau = None if np.isnan(value) else float(value)
+        try:
+            tau = kendall_tau_b(np.asarray(public_ranks, dtype=np.float64), np.asarray(private_ranks, dtype=np.float64))
+        except UndefinedMetricError:
+            tau = None
     moves = [{"team": t, "public_rank": p, "private_rank": q, "move": p - q}
              for t, p, q in zip(teams, public_ranks, private_ranks)]
     moves = [m for m in sorted(moves, key=lambda m: (-abs(m["move"]), m["private_rank"], m["team"])) if m["move"]]

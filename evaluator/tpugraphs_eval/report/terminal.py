@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from rich import box
 from rich.console import Console
@@ -12,7 +12,7 @@ from rich.text import Text
 from .._version import __version__
 from ..display import safe
 from ..scoring.score import CollectionResult
-from ..submission.problems import CODES, Problem, Severity
+from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from .report import Report
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -59,33 +59,40 @@ def _leaderboards(console: Console, report: Report) -> None:
     console.print(table)
 
 
-def _problems(console: Console, problems: list[Problem], per_code: int) -> None:
-    """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest."""
+def _problems(console: Console, problems: list[Problem], counts: Counter[str], per_code: int) -> None:
+    """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest.
+
+    The numbers are the exact ``counts`` (the verdict's), not the listed problems: beyond
+    :data:`problems.MAX_LISTED_PER_CODE` of one code, one summary problem stands for the rest.
+    """
     groups: dict[str, list[Problem]] = defaultdict(list)
     for p in problems:
         groups[p.code].append(p)
-    tally = {s: sum(p.severity == s for p in problems) for s in Severity}
+    tally = Counter({s: 0 for s in Severity})
+    for code, items in groups.items():
+        tally[items[0].severity] += counts[code]
     console.print(Text(f"Problems: {tally[Severity.ERROR]} error(s) · {tally[Severity.WARNING]} warning(s) · "
                        f"{tally[Severity.INFO]} note(s)", style="bold"))
     for code, items in groups.items():
         severity = items[0].severity
         head = Text(f"{code} ", style=_STYLE[severity])
-        head.append(f"×{len(items)} {severity}", style=_STYLE[severity])
+        head.append(f"×{counts[code]} {severity}", style=_STYLE[severity])
         head.append(f" — {CODES[code].meaning}", style="dim")
         console.print(head)
-        for p in items[:per_code]:
+        listed = items[:MAX_LISTED_PER_CODE]  # without the summary problem that stands for the rest
+        for p in listed[:per_code]:
             where = "file" if p.line is None else f"line {p.line}"
             line = Text(f"  {where}", style="bold")
             if p.id:
                 line.append(f"  {safe(p.id)}", style="dim")
             line.append(f": {safe(p.message)}")
             console.print(line)
-        rest = items[per_code:]
-        if rest:
-            lines = [str(p.line) for p in rest if p.line is not None]
+        n_rest = counts[code] - len(listed[:per_code])
+        if n_rest > 0:
+            lines = [str(p.line) for p in listed[per_code:] if p.line is not None]
             where = (f" ({'line' if len(lines) == 1 else 'lines'} {', '.join(lines[:8])}"
                      f"{', …' if len(lines) > 8 else ''})") if lines else ""
-            console.print(Text(f"  … and {len(rest)} more{where}; all are in the JSON report (--json).",
+            console.print(Text(f"  … and {n_rest} more{where}; all are counted in the JSON report (--json).",
                                style="dim"))
 
 
@@ -186,7 +193,7 @@ def render(report: Report, console: Console, *, per_graph: bool = False, per_cod
     """Print ``report``: header, problems (``per_code`` shown per code), scores, per-graph detail, verdict."""
     console.print(_header(report))
     if report.problems:
-        _problems(console, report.problems, per_code)
+        _problems(console, report.problems, report.validation.counts, per_code)
     if report.scored:
         _scores(console, report)
         if report.leaderboards:

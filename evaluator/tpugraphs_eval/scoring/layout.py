@@ -20,7 +20,14 @@ import numpy as np
 from ..options import SLOWDOWN_KS
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.groundtruth import CollectionTruth
-from .metrics import discordant_pairs, first_k_minima, kendall_tau_b, tau_b_from_counts, top_k_error
+from .metrics import (
+    UndefinedMetricError,
+    discordant_pairs,
+    first_k_minima,
+    kendall_tau_b,
+    tau_b_from_counts,
+    top_k_error,
+)
 
 LAYOUT_METRICS = ("kendall_tau",) + tuple(f"slowdown{k}" for k in SLOWDOWN_KS)
 _HEAD = max(SLOWDOWN_KS)
@@ -113,8 +120,8 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
 
     n_configs = np.concatenate([np.diff(t.offsets) for t in truths])
     discordant = _discordant(ranks, lengths, np.concatenate([t.n_distinct for t in truths]))
-    taus = np.asarray(tau_b_from_counts(lengths, 0, np.concatenate([t.tied_pairs for t in truths]), 0, discordant),
-                      dtype=np.float64)
+    tau, defined = tau_b_from_counts(lengths, 0, np.concatenate([t.tied_pairs for t in truths]), 0, discordant)
+    taus = np.where(defined, tau, np.nan)  # NaN: undefined, left out of the means
     best = np.concatenate([t.best for t in truths])
     metrics = {"kendall_tau": taus}
     for k in SLOWDOWN_KS:
@@ -129,6 +136,15 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
         out.append(GraphMetrics({name: values[part] for name, values in metrics.items()}, n_configs[part]))
         graph += truth.best.size
     return out
+
+
+def tau_b_or_nan(x: np.ndarray, y: np.ndarray) -> float:
+    """:func:`metrics.kendall_tau_b`, or NaN where it is undefined: scoring's mark for a graph left out of the
+    means (SPEC §3.2 Decision)."""
+    try:
+        return kendall_tau_b(x, y)
+    except UndefinedMetricError:
+        return math.nan
 
 
 def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
@@ -146,7 +162,7 @@ def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
 
 def _partial_row_tau(runtime: np.ndarray, ranking: np.ndarray) -> float:
     """tau-b of a lenient partial row over all configs (unlisted ones tied last): see :func:`_predicted_ranks`."""
-    return kendall_tau_b(_predicted_ranks(runtime.size, ranking), runtime)
+    return tau_b_or_nan(_predicted_ranks(runtime.size, ranking), runtime)
 
 
 def _official_graph(runtime: np.ndarray, ranking: np.ndarray, sampled: np.ndarray) -> tuple[list[float], int]:
@@ -158,7 +174,7 @@ def _official_graph(runtime: np.ndarray, ranking: np.ndarray, sampled: np.ndarra
     """
     predicted = _predicted_ranks(runtime.size, ranking)[sampled]  # lenient partial rows: unlisted tie last
     sampled_runtime = runtime[sampled]
-    tau = kendall_tau_b(predicted, sampled_runtime)
+    tau = tau_b_or_nan(predicted, sampled_runtime)
     listed = predicted < ranking.size
     ordered = sampled_runtime[listed][np.argsort(predicted[listed], kind="stable")]
     if ordered.size == 0:  # (a partial row that lists none of the sampled configs)

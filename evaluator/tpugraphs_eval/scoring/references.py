@@ -23,7 +23,8 @@ import numpy as np
 from ..dataset import TILE_TOP_K
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .metrics import kendall_tau_b, tau_b_from_counts
+from .layout import tau_b_or_nan
+from .metrics import tau_b_from_counts
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,13 @@ def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = 
     """
     if sampled is None:
         n = np.diff(truth.offsets)
-        return np.asarray(tau_b_from_counts(n, 0, truth.tied_pairs, 0, 0), dtype=np.float64).reshape(-1)
+        tau, defined = tau_b_from_counts(n, 0, truth.tied_pairs, 0, 0)
+        return np.where(defined, tau, np.nan).reshape(-1)
     out = np.empty(truth.best.size)
     for g, runtime in enumerate(truth.runtimes):
         rank_of = np.empty(runtime.size, dtype=np.int64)
         rank_of[np.argsort(runtime, kind="stable")] = np.arange(runtime.size)
-        out[g] = kendall_tau_b(rank_of[sampled[g]], runtime[sampled[g]])
+        out[g] = tau_b_or_nan(rank_of[sampled[g]], runtime[sampled[g]])
     return out
 
 

@@ -18,6 +18,7 @@ import csv
 import hashlib
 import io
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,22 +63,16 @@ def read_submission_bytes(source: SubmissionSource) -> bytes:
     """The submission's bytes from a path, bytes-like object or binary file object.
 
     Raises:
-        UsageError: the path cannot be read, the file object is in text mode, or ``source`` is none of these.
+        UsageError: the path does not exist (``SUBMISSION_NOT_FOUND``), is not a regular file
+            (``SUBMISSION_NOT_A_FILE``: a folder, a FIFO, a device), or cannot be read (``SUBMISSION_UNREADABLE``);
+            the file object is in text mode, or ``source`` is none of these.
     """
     if isinstance(source, bytes):
         return source
     if isinstance(source, (bytearray, memoryview)):
         return bytes(source)
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        try:
-            return path.read_bytes()
-        except IsADirectoryError:
-            raise UsageError(f"{path} is a folder, not a submission CSV file") from None
-        except FileNotFoundError:
-            raise UsageError(f"submission file {path} does not exist") from None
-        except OSError as err:
-            raise UsageError(f"cannot read submission file {path}: {err.strerror}") from None
+        return _read_regular_file(Path(source))
     read = getattr(source, "read", None)
     if read is None:
         raise UsageError(f"a submission is a path, bytes or a binary file object, not {type(source).__name__}")
@@ -85,6 +80,30 @@ def read_submission_bytes(source: SubmissionSource) -> bytes:
     if not isinstance(data, (bytes, bytearray)):
         raise UsageError("the submission file object is in text mode: open it in binary mode ('rb')")
     return bytes(data)
+
+
+def _read_regular_file(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``. It is opened without blocking and checked with ``fstat``
+    before any read, so a FIFO (which would wait for a writer) or ``/dev/zero`` (which never ends) is refused
+    at once."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise UsageError(f"submission file {path} does not exist", code="SUBMISSION_NOT_FOUND") from None
+    except OSError as err:
+        raise UsageError(f"cannot read submission file {path}: {err.strerror}", code="SUBMISSION_UNREADABLE") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        raise UsageError(f"{path} is {what}, not a submission CSV file", code="SUBMISSION_NOT_A_FILE")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read()
+        except OSError as err:
+            raise UsageError(f"cannot read submission file {path}: {err.strerror}",
+                             code="SUBMISSION_UNREADABLE") from None
 
 
 def _looks_binary(head: bytes) -> str | None:

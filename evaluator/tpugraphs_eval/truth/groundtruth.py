@@ -243,17 +243,55 @@ def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.add.reduceat(bad.astype(np.int64), offsets[:-1]) if bad.any() else np.zeros(offsets.size - 1, np.int64)
 
 
-def raise_faults(what: str, faults: list[str]) -> None:
-    """Raise one :class:`DataError` listing up to 10 faults (and counting the rest), if there are any."""
+Fault = tuple[str, str]
+"""One unusable file or graph: (a code of :data:`errors.ERROR_CODES`, a message naming the file or ID)."""
+
+
+def raise_faults(what: str, faults: list[Fault]) -> None:
+    """Raise one :class:`DataError` listing up to 10 faults (and counting the rest), if there are any.
+
+    Each listed line starts with its own ``[CODE]``; the error's code is the first fault's.
+    """
     if faults:
-        listed = "\n  ".join(faults[:_MAX_LISTED])
+        listed = "\n  ".join(f"[{code}] {text}" for code, text in faults[:_MAX_LISTED])
         more = f"\n  … and {len(faults) - _MAX_LISTED} more" if len(faults) > _MAX_LISTED else ""
-        raise DataError(f"{what}:\n  {listed}{more}")
+        raise DataError(f"{what}:\n  {listed}{more}", code=faults[0][0])
+
+
+def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
+    """``array`` as int64 when every value is a whole number in [-2^63, 2^63) (so stored without loss), else None.
+
+    Integer arrays convert unless uint64 holds 2^63 or more; float arrays unless a value is not finite or
+    not a whole number.
+    """
+    if array.dtype.kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() >= 2**63:
+        return None
+    if array.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            whole = np.isfinite(array) & (np.floor(array) == array) & (array >= -2.0**63) & (array < 2.0**63)
+        if not whole.all():
+            return None
+    return array.astype(np.int64, copy=False)
 
 
 def _canonical_bytes(array: np.ndarray) -> bytes:
-    """Little-endian int64 (integer arrays) or float64 bytes, so the digest does not depend on dtype width."""
-    return np.ascontiguousarray(array, dtype="<i8" if array.dtype.kind in "iu" else "<f8").tobytes()
+    """Little-endian int64 bytes when the values are whole numbers that fit (any integer or float dtype), else
+    float64 bytes: the digest depends on the values, not on the dtype they are stored in."""
+    exact = as_int64_exact(array) if array.dtype.kind in "iuf" else None
+    return np.ascontiguousarray(array if exact is None else exact, dtype="<f8" if exact is None else "<i8").tobytes()
+
+
+def runtimes_sha256(read: GraphsRead) -> str:
+    """Hex sha256 over every graph's name, runtimes and (tile) normalizers in ``read`` order: a report's
+    ``ground_truth_sha256`` and a solution manifest's checksum."""
+    digest = hashlib.sha256()
+    for collection, graphs in read.items():
+        for name, arrays in graphs:
+            digest.update(f"{collection.name}:{name}\0".encode())
+            digest.update(_canonical_bytes(arrays.runtime))
+            if collection.kind == "tile":
+                digest.update(_canonical_bytes(arrays.normalizer))
+    return digest.hexdigest()
 
 
 def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_runtime: TileRuntime = "normalized",
@@ -270,9 +308,10 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
         where: names a graph's source in messages (default ``<collection>:<graph>``).
 
     Raises:
-        NoGroundTruthError: every runtime is 0 (the public test files hold no ground truth).
-        DataError: a runtime or
-            normalizer that is not finite and positive (files named, values never shown).
+        NoGroundTruthError: every runtime is 0 (``NO_GROUND_TRUTH``: the public test files hold no ground truth).
+        DataError: a runtime or normalizer that is not finite and positive (``RUNTIME_NOT_POSITIVE``); a float
+            tile quotient or a graph's slowest / fastest ratio that overflows float64 (``RUNTIME_OVERFLOW``: the
+            metrics would be inf or NaN). Files are named, values never shown.
         UsageError: ``tile_runtime`` is not recognised.
     """
     if tile_runtime not in TILE_RUNTIMES:
@@ -297,26 +336,43 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
             if array is None:
                 continue
             for g in np.flatnonzero(bad := _bad_graphs(array, offsets)):
-                faults.append(f"{where(collection, graphs.names[g])}: {bad[g]} of {graphs.n_configs[g]} {key} "
-                              "values are not finite and positive")
+                faults.append(("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
+                               f"{graphs.n_configs[g]} {key} values are not finite and positive"))
     raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
 
-    digest = hashlib.sha256()
-    truths = {}
-    for collection, graphs in read.items():
-        for name, arrays in graphs:
-            digest.update(f"{collection.name}:{name}\0".encode())
-            digest.update(_canonical_bytes(arrays.runtime))
-            if collection.kind == "tile":
-                digest.update(_canonical_bytes(arrays.normalizer))
-        runtime, normalizer = stored[collection]
+    values = {}
+    for collection, (runtime, normalizer) in stored.items():
         if collection.kind == "tile":
             runtime = runtime.astype(np.float64)
             if tile_runtime == "normalized":
-                runtime = runtime / normalizer
+                with np.errstate(over="ignore", under="ignore"):
+                    runtime = runtime / normalizer
+        graphs = catalog.collections[collection.name]
+        for g in _overflowing_graphs(runtime, np.concatenate(([0], np.cumsum(graphs.n_configs)))):
+            faults.append(("RUNTIME_OVERFLOW", f"{where(collection, graphs.names[g])}: the {tile_runtime} "
+                           f"{'runtime / normalizer quotient' if collection.kind == 'tile' else 'runtime'} or the "
+                           "slowest / fastest ratio is not a finite positive float64"))
+        values[collection] = runtime
+    raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
+
+    truths = {}
+    for collection, runtime in values.items():
         truth = CollectionTruth.from_values(catalog.collections[collection.name], runtime)
         truth.public = None if public is None else np.asarray(public[collection.name], dtype=bool)
         truths[collection.name] = truth
-    return GroundTruth(catalog, tile_runtime, truths, digest.hexdigest())
+    return GroundTruth(catalog, tile_runtime, truths, runtimes_sha256(read))
+
+
+def _overflowing_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Positions of the graphs (of a back-to-back array of positive runtimes) whose values are not finite and
+    positive after a division, or whose slowest / fastest ratio overflows: the metrics' ratios would be inf or
+    NaN there. Integer values (int64 ns) cannot overflow a float64 ratio; only float values are checked."""
+    if values.dtype.kind != "f":
+        return np.zeros(0, dtype=np.int64)
+    starts = offsets[:-1]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        bad = ~(np.isfinite(values) & (values > 0))
+        ratio = np.maximum.reduceat(values, starts) / np.minimum.reduceat(values, starts)
+    return np.flatnonzero((np.add.reduceat(bad.astype(np.int64), starts) > 0) | ~np.isfinite(ratio))
 
 

@@ -1,14 +1,18 @@
 """Reading ground truth from a data root's ``.npz`` files (the official layout, SPEC §1).
 
-Only ``config_runtime`` (and, for tile, ``config_runtime_normalizers``) is read from each ``.npz``,
-with ``allow_pickle=False``: numpy's ``NpzFile`` reads one zip member per key asked for, so a layout
-file's multi-GB ``node_config_feat`` is never loaded.
+Only ``config_runtime`` (and, for tile, ``config_runtime_normalizers``) is read from each ``.npz``: one
+zip member per key, so a layout file's multi-GB ``node_config_feat`` is never touched. A member is
+checked before it is decompressed, so that a hostile or broken file costs neither memory nor time: not
+encrypted, stored or deflate (the two methods numpy writes), a declared uncompressed size of at most
+:data:`MAX_MEMBER_BYTES`, and a ``.npy`` header (format 1.0 or 2.0) declaring a 1-D integer or float
+array no larger than the member. Its bytes are then read and CRC-checked; nothing is unpickled.
 """
 
 from __future__ import annotations
 
 import os
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +21,7 @@ from ..dataset import Collection
 from ..progress import track
 from .dataroot import DataRoot, check_split, present_collections
 from .groundtruth import (
+    Fault,
     GraphRuntimes,
     GraphsRead,
     GroundTruth,
@@ -27,38 +32,89 @@ from .groundtruth import (
     raise_faults,
 )
 
+MAX_MEMBER_BYTES = 64 << 20
+"""Largest declared uncompressed size of a ground-truth member: 64 MiB, 8M int64 runtimes, 80 times the largest
+real graph (about 100k configs). A larger member is refused unread (``NPZ_MEMBER_TOO_LARGE``: a zip bomb)."""
+_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
-def _read_graph(path: Path, collection: Collection, with_normalizers: bool, faults: list[str]) -> GraphRuntimes | None:
-    """Read the ground-truth keys of one ``.npz``; append a message to ``faults`` and return None if unusable."""
+
+class _Unusable(Exception):
+    """A ground-truth member that cannot be used: ``(code, message without the path)``."""
+
+
+def _read_member(archive: zipfile.ZipFile, key: str) -> np.ndarray:
+    """The 1-D array stored under ``key``, checked before decompressing (see the module docstring).
+
+    Raises:
+        _Unusable: with a code of :data:`errors.ERROR_CODES` and the reason.
+    """
+    try:
+        info = archive.getinfo(f"{key}.npy")
+    except KeyError:  # a member without the .npy suffix: not an array numpy wrote (refused below)
+        info = archive.getinfo(key)
+    if info.flag_bits & 0x1:
+        raise _Unusable("NPZ_ENCRYPTED", f"{key} is encrypted (zip flag bit 0)")
+    if info.compress_type not in _METHODS:
+        raise _Unusable("NPZ_COMPRESSION_UNSUPPORTED", f"{key} uses zip compression method {info.compress_type}, "
+                        "not stored (0) or deflate (8)")
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise _Unusable("NPZ_MEMBER_TOO_LARGE", f"{key} declares {info.file_size:,} bytes uncompressed, more than "
+                        f"the limit of {MAX_MEMBER_BYTES:,}")
+    with archive.open(info) as member:
+        try:
+            version = np.lib.format.read_magic(member)
+            shape, _, dtype = _HEADER_READERS[version](member)
+        except (ValueError, KeyError):
+            raise _Unusable("NPZ_UNREADABLE", f"{key} is not a numpy array (.npy format 1.0 or 2.0) member") from None
+        if dtype.hasobject or dtype.kind not in "iuf" or len(shape) != 1 or shape[0] == 0:
+            raise _Unusable("NPZ_ARRAY_INVALID", f"{key} must be a non-empty 1-D numeric array, found {dtype} {shape}")
+        need = shape[0] * dtype.itemsize
+        if member.tell() + need > info.file_size:
+            raise _Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape} ({need:,} bytes), "
+                            f"more than the {info.file_size:,} bytes the member holds")
+        data = member.read(need)
+        member.read()  # to the end of the member, where its CRC-32 is checked
+    if len(data) != need:
+        raise _Unusable("NPZ_CORRUPT", f"{key} ends after {len(data):,} of its {need:,} data bytes")
+    return np.frombuffer(data, dtype=dtype)
+
+
+def _read_graph(path: Path, collection: Collection, with_normalizers: bool,
+                faults: list[Fault]) -> GraphRuntimes | None:
+    """Read the ground-truth keys of one ``.npz``; append a coded fault and return None if unusable."""
     keys = ["config_runtime"] + (["config_runtime_normalizers"] if with_normalizers else [])
     if not os.access(path, os.R_OK):
-        faults.append(f"{path}: cannot be read (permission denied)")
+        faults.append(("NPZ_UNREADABLE", f"{path}: cannot be read (permission denied)"))
         return None
     if not zipfile.is_zipfile(path):
-        faults.append(f"{path}: not a readable .npz file (not a zip archive: a corrupt or partial download?)")
+        faults.append(("NPZ_UNREADABLE", f"{path}: not a readable .npz file (not a zip archive: a corrupt or "
+                       "partial download?)"))
         return None
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            missing = [k for k in keys if k not in npz.files]
+        with zipfile.ZipFile(path) as archive:
+            names = [n.removesuffix(".npy") for n in archive.namelist()]
+            missing = [k for k in keys if k not in names]
             if missing:
-                faults.append(f"{path}: no {', '.join(missing)} (keys: {', '.join(npz.files)})")
+                faults.append(("NPZ_KEY_MISSING", f"{path}: no {', '.join(missing)} (keys: {', '.join(names)})"))
                 return None
-            arrays = [npz[k] for k in keys]
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as err:
-        faults.append(f"{path}: not a readable .npz file ({type(err).__name__}: {err})")
+            arrays = [_read_member(archive, k) for k in keys]
+    except _Unusable as err:
+        code, reason = err.args
+        faults.append((code, f"{path}: {reason}"))
         return None
-    for key, array in zip(keys, arrays):
-        if not isinstance(array, np.ndarray):
-            faults.append(f"{path}: {key} is not a numpy array (.npy) member")
-            return None
-        if array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iuf":
-            faults.append(f"{path}: {key} must be a non-empty 1-D numeric array, found {array.dtype} {array.shape}")
-            return None
+    except (zlib.error, zipfile.BadZipFile, EOFError) as err:
+        faults.append(("NPZ_CORRUPT", f"{path}: a ground-truth member does not decompress ({type(err).__name__}: "
+                       f"{err})"))
+        return None
+    except (OSError, ValueError, NotImplementedError, RuntimeError) as err:
+        faults.append(("NPZ_UNREADABLE", f"{path}: not a readable .npz file ({type(err).__name__}: {err})"))
+        return None
     runtime = arrays[0]
     normalizer = arrays[1] if with_normalizers else None
     if normalizer is not None and normalizer.shape != runtime.shape:
-        faults.append(f"{path}: config_runtime_normalizers has shape {normalizer.shape}, "
-                      f"config_runtime {runtime.shape}")
+        faults.append(("NPZ_ARRAY_INVALID", f"{path}: config_runtime_normalizers has shape {normalizer.shape}, "
+                       f"config_runtime {runtime.shape}"))
         return None
     return GraphRuntimes(runtime, normalizer)
 
@@ -68,7 +124,7 @@ def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) 
     present = present_collections(root, split)
     total = sum(len(files) for files in present.values())
     jobs = [(c, f) for c, files in present.items() for f in files]
-    faults: list[str] = []
+    faults: list[Fault] = []
     read: GraphsRead = {c: [] for c in present}
     for collection, path in track(jobs, total, f"reading {split} graphs", progress):
         arrays = _read_graph(path, collection, with_runtimes and collection.kind == "tile", faults)
@@ -82,8 +138,9 @@ def scan_catalog(root: DataRoot, split: str, *, progress: bool = False) -> Split
     """The graphs of ``split`` and their config counts; runtimes are not checked (they may be all 0).
 
     Raises:
-        DataError: no graph in the split, an empty collection folder, an unreadable ``.npz``, a
-            missing ``config_runtime``.
+        DataError: no graph in the split, an empty collection folder, an unreadable, corrupt or hostile
+            ``.npz``, a missing ``config_runtime`` (each file listed with its code: ``NPZ_*`` of
+            :data:`errors.ERROR_CODES`).
         UsageError: ``split`` is not train, valid or test.
     """
     check_split(split)

@@ -7,6 +7,16 @@ manifest under ``tpugraphs_eval_solution``: format, evaluator version, split, so
 data is synthetic, the sha256 over the runtimes (the same as a report's ``ground_truth_sha256``), the
 counts per collection, and how Usage was assigned (seeded fraction or a usage file and its sha256).
 
+Integrity: reading a solution file checks the manifest's fields and types, then the sha256 of the column data
+(the file's bytes before the Parquet footer, ``data_sha256``) before Parquet decodes any of it (a flipped
+byte in a page header can make the decoder ask for exabytes and abort the process), the columns' types (a
+boolean or float runtime column is refused), and then the rows against the manifest: the sha256 over names and runtimes
+and the graph, config and public-graph counts per collection. A flipped byte, a hand-edited row or a manifest
+copied onto other rows is a coded :class:`DataError` (``SOLUTION_*`` of :data:`errors.ERROR_CODES`).
+**Decision**: runtimes are stored as int64 ns exactly; ``solution build`` refuses a float runtime or
+normalizer that is not a whole number, or an integer of 2^63 or more (``RUNTIME_NOT_INT64``), instead of
+rounding or wrapping it.
+
 Usage, like Kaggle's public/private leaderboard split: per collection, a seeded random
 ``public_fraction`` of its graphs (rounded; at least one graph on each side when it has two or more)
 is Public, the rest Private; or taken from a CSV file ``ID,Usage``.
@@ -29,8 +39,18 @@ from ..atomicfile import write_atomically
 from ..dataset import BY_NAME, COLLECTIONS
 from ..errors import DataError, UsageError
 from .dataroot import DataRoot
-from .groundtruth import GraphRuntimes, GraphsRead, GroundTruth, TileRuntime, build_ground_truth
+from .groundtruth import (
+    Fault,
+    GraphRuntimes,
+    GraphsRead,
+    GroundTruth,
+    TileRuntime,
+    as_int64_exact,
+    build_ground_truth,
+    raise_faults,
+)
 from .npzread import read_split
+from .solution_checks import RUNTIMES_DIFFER, check_schema, column_data_sha256, manifest_faults, verify_rows
 
 SOLUTION_FORMAT = 1
 MANIFEST_KEY = "tpugraphs_eval_solution"
@@ -98,15 +118,18 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
                    seed: int = 0, usage_file: Path | None = None, progress: bool = False) -> dict[str, Any]:
     """Write the solution file of ``split`` from a data root's ``.npz`` files; returns its manifest.
 
-    The ground truth is checked as for scoring (positive runtimes; not the public test files). The file
-    is written to a temporary name and moved into place.
+    The ground truth is checked as for scoring (positive runtimes; not the public test files) and must be
+    whole numbers of ns that int64 holds exactly. The file is written to a temporary name and moved into
+    place: a failed write (a full disk) leaves no partial file.
 
     Raises:
-        DataError: unusable data root or usage file; UsageError: a bad fraction or an unwritable ``out``.
+        DataError: unusable data root or usage file; a runtime or normalizer that int64 cannot hold exactly
+            (``RUNTIME_NOT_INT64``, files named). UsageError: a bad fraction; ``out`` cannot be written
+            (``OUTPUT_WRITE_FAILED``: an unwritable folder, a full disk).
     """
     import polars as pl
 
-    read = read_split(root, split, with_runtimes=True, progress=progress)
+    read = _exact_int64(root, split, read_split(root, split, with_runtimes=True, progress=progress))
     truth = build_ground_truth(root, split, read)  # the checks, and the runtimes' sha256
     if usage_file is not None:
         masks, usage_sha = usage_from_file(usage_file, read)
@@ -123,40 +146,86 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
             columns["collection"].append(np.full(c, collection.name, dtype=object))
             columns["graph"].append(np.full(c, name, dtype=object))
             columns["config"].append(np.arange(c, dtype=np.int32))
-            columns["runtime"].append(arrays.runtime.astype(np.int64))
-            columns["normalizer"].append(arrays.normalizer.astype(np.float64) if arrays.normalizer is not None
-                                         else np.full(c, np.nan))
+            columns["runtime"].append(arrays.runtime)
+            columns["normalizer"].append(arrays.normalizer if arrays.normalizer is not None
+                                         else np.zeros(c, dtype=np.int64))  # 0 (never a normalizer): null
             columns["usage"].append(np.full(c, "Public" if public else "Private", dtype=object))
         counts[collection.name] = {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
                                    "public_graphs": int(masks[collection.name].sum())}
     frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
-        pl.col("normalizer").fill_nan(None).cast(pl.Int64))
+        pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
                 "source": root.label, "synthetic": root.synthetic, "ground_truth_sha256": truth.sha256,
                 "counts": counts, "usage": usage}
+    draft = io.BytesIO()  # the column data does not depend on the footer's metadata: hash it first
+    frame.write_parquet(draft, metadata={MANIFEST_KEY: "{}"})
+    manifest["data_sha256"] = column_data_sha256(draft.getvalue())
+
+    def write(tmp: str) -> None:
+        frame.write_parquet(tmp, metadata={MANIFEST_KEY: json.dumps(manifest, sort_keys=True)})
+        if column_data_sha256(Path(tmp).read_bytes()) != manifest["data_sha256"]:  # a non-deterministic writer
+            raise OSError(f"the column data changed between two writes (polars {pl.__version__})")
+
     out = Path(out)
     try:
-        write_atomically(out, lambda tmp: frame.write_parquet(tmp, metadata={MANIFEST_KEY: json.dumps(
-            manifest, sort_keys=True)}))
-    except OSError as err:
-        raise UsageError(f"cannot write the solution file {out}: {err.strerror or err}") from None
+        write_atomically(out, write)
+    except (OSError, pl.exceptions.PolarsError) as err:
+        reason = getattr(err, "strerror", None) or err
+        raise UsageError(f"cannot write the solution file {out}: {reason}", code="OUTPUT_WRITE_FAILED") from None
     return manifest
 
 
+def _exact_int64(root: DataRoot, split: str, read: GraphsRead) -> GraphsRead:
+    """``read`` with every runtime and normalizer as int64, converted without loss.
+
+    Raises:
+        DataError: ``RUNTIME_NOT_INT64``, listing the files with a float that is not a whole number or an
+            integer of 2^63 or more.
+    """
+    faults: list[Fault] = []
+    out: GraphsRead = {}
+    for collection, graphs in read.items():
+        out[collection] = []
+        for name, arrays in graphs:
+            runtime = as_int64_exact(arrays.runtime)
+            normalizer = None if arrays.normalizer is None else as_int64_exact(arrays.normalizer)
+            bad = [k for k, a, v in (("config_runtime", arrays.runtime, runtime),
+                                     ("config_runtime_normalizers", arrays.normalizer, normalizer))
+                   if a is not None and v is None]
+            if bad:
+                faults.append(("RUNTIME_NOT_INT64", f"{root.path / collection.split_dir(split) / name}.npz: "
+                               f"{' and '.join(bad)} ({arrays.runtime.dtype}) hold values that are not whole "
+                               "numbers of ns below 2^63"))
+            out[collection].append((name, GraphRuntimes(runtime, normalizer)))
+    raise_faults(f"the {split} split of {root.label} cannot be stored in a solution file", faults)
+    return out
+
+
 def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest of a solution file. Raises :class:`DataError` if the file is not one."""
+    """The manifest of a solution file, its fields checked (format, split, runtimes sha256, counts).
+
+    Raises:
+        DataError: ``SOLUTION_UNREADABLE`` (no such file, not Parquet, no manifest) or
+            ``SOLUTION_MANIFEST_INVALID`` (another format; a missing or mistyped field).
+    """
     import polars as pl
 
     try:
         metadata = pl.read_parquet_metadata(path)
         manifest = json.loads(metadata[MANIFEST_KEY])
     except FileNotFoundError:
-        raise DataError(f"solution file {path} does not exist") from None
-    except (OSError, KeyError, ValueError, pl.exceptions.PolarsError) as err:
-        raise DataError(f"{path} is not a tpugraphs-eval solution file ({type(err).__name__})") from None
+        raise DataError(f"solution file {path} does not exist", code="SOLUTION_UNREADABLE") from None
+    except (OSError, KeyError, ValueError, RecursionError, pl.exceptions.PolarsError,
+            pl.exceptions.PanicException) as err:
+        raise DataError(f"{path} is not a tpugraphs-eval solution file ({type(err).__name__})",
+                        code="SOLUTION_UNREADABLE") from None
     if not isinstance(manifest, dict) or manifest.get("format") != SOLUTION_FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
-        raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}")
+        raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}",
+                        code="SOLUTION_MANIFEST_INVALID")
+    faults = manifest_faults(manifest)
+    if faults:
+        raise DataError(f"{path}: the solution manifest {'; '.join(faults)}", code="SOLUTION_MANIFEST_INVALID")
     return manifest
 
 
@@ -164,37 +233,59 @@ def load_solution(path: Path, *, tile_runtime: TileRuntime = "normalized") -> Gr
     """The ground truth (with Usage) stored in a solution file: the same numbers as from the ``.npz`` tree.
 
     Raises:
-        DataError: not a solution file, or its content is inconsistent (missing columns, a graph with
-            two usages or missing configs, non-positive runtimes).
+        DataError: not a solution file, or its content is inconsistent or does not match its manifest
+            (``SOLUTION_*`` codes, see :func:`read_solution`); non-positive runtimes.
     """
-    manifest, read, public = read_solution(path)
+    manifest, read, public = read_solution(path, check_runtimes=False)
     root = DataRoot(Path(path), synthetic=bool(manifest.get("synthetic")))
-    return build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)
+    truth = build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)
+    if truth.sha256 != manifest["ground_truth_sha256"]:  # (the digest build_ground_truth computed anyway)
+        raise DataError(RUNTIMES_DIFFER.format(path=path), code="SOLUTION_CHECKSUM_MISMATCH")
+    return truth
 
 
-def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.ndarray]]:
-    """A solution file's manifest, its graphs' stored arrays, and each collection's (G,) Public mask.
+def read_solution(path: Path, *,
+                  check_runtimes: bool = True) -> tuple[dict[str, Any], GraphsRead, dict[str, np.ndarray]]:
+    """A solution file's manifest, its graphs' stored arrays, and each collection's (G,) Public mask, verified
+    against the manifest (column data sha256, counts, and with ``check_runtimes`` the runtimes' sha256, which
+    :func:`load_solution` checks on the digest it computes anyway).
 
     Raises:
-        DataError: as :func:`load_solution`.
+        DataError: ``SOLUTION_UNREADABLE`` / ``SOLUTION_MANIFEST_INVALID`` (:func:`read_manifest`);
+            ``SOLUTION_SCHEMA_INVALID`` (a missing column, or one of the wrong type: e.g. a boolean or float
+            runtime); ``SOLUTION_ROWS_INVALID`` (no rows, a null, an unknown collection, a usage other than
+            Public/Private, a graph with missing or repeated configs or two usages);
+            ``SOLUTION_CHECKSUM_MISMATCH`` (the column data's sha256, checked before decoding, or the rows'
+            runtimes sha256 or counts differ from the manifest's).
     """
     import polars as pl
 
     path = Path(path)
     manifest = read_manifest(path)
     try:
-        frame = pl.read_parquet(path)
-    except (OSError, pl.exceptions.PolarsError) as err:
-        raise DataError(f"cannot read the solution file {path} ({type(err).__name__})") from None
-    missing = {"collection", "graph", "config", "runtime", "normalizer", "usage"} - set(frame.columns)
-    if missing:
-        raise DataError(f"{path}: the solution file lacks the columns {', '.join(sorted(missing))}")
+        data = path.read_bytes()
+    except OSError as err:
+        raise DataError(f"cannot read the solution file {path}: {err.strerror}", code="SOLUTION_UNREADABLE") from None
+    if column_data_sha256(data) != manifest["data_sha256"]:
+        raise DataError(f"{path}: the column data does not match the manifest's data_sha256 (a corrupted or "
+                        "edited solution file); it is not decoded", code="SOLUTION_CHECKSUM_MISMATCH")
+    try:
+        frame = pl.read_parquet(io.BytesIO(data))
+    except (OSError, pl.exceptions.PolarsError, pl.exceptions.PanicException) as err:
+        raise DataError(f"cannot read the solution file {path} ({type(err).__name__})",
+                        code="SOLUTION_UNREADABLE") from None
+    check_schema(path, frame.schema)
+    if frame.height == 0 or frame.select(pl.exclude("normalizer")).null_count().sum_horizontal().item():
+        raise DataError(f"{path}: no rows" if frame.height == 0 else f"{path}: a column other than normalizer "
+                        "holds nulls", code="SOLUTION_ROWS_INVALID")
+    frame = frame.with_columns(pl.col("collection", "graph", "usage").cast(pl.String))
     usages = set(frame["usage"].unique().to_list()) - set(USAGES)
     if usages:
-        raise DataError(f"{path}: usage must be Public or Private, found {sorted(map(str, usages))[:3]}")
+        raise DataError(f"{path}: usage must be Public or Private, found {sorted(map(str, usages))[:3]}",
+                        code="SOLUTION_ROWS_INVALID")
     unknown = set(frame["collection"].unique().to_list()) - set(BY_NAME)
-    if unknown or frame.height == 0:
-        raise DataError(f"{path}: unknown collections {sorted(unknown)}" if unknown else f"{path}: no graphs")
+    if unknown:
+        raise DataError(f"{path}: unknown collections {sorted(unknown)[:5]}", code="SOLUTION_ROWS_INVALID")
     blocks = _graph_blocks(frame)
     if blocks is None:  # not in the order build_solution writes: sort (slower), then it must be
         frame = frame.with_columns(pl.col("collection").replace_strict(
@@ -202,7 +293,8 @@ def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.
             ["_order", "graph", "config"]).drop("_order")
         blocks = _graph_blocks(frame)
         if blocks is None:
-            raise DataError(f"{path}: a graph has missing or repeated configs, or two usages")
+            raise DataError(f"{path}: a graph has missing or repeated configs, or two usages",
+                            code="SOLUTION_ROWS_INVALID")
     starts, sizes = blocks
     heads = frame[starts.tolist()]  # one row per graph: its collection, name and usage
     runtime = frame["runtime"].to_numpy()
@@ -216,7 +308,9 @@ def read_solution(path: Path) -> tuple[dict[str, Any], GraphsRead, dict[str, np.
                                                            normalizer[a:a + n] if c.kind == "tile" else None)))
         public.setdefault(collection, []).append(usage == "Public")
     read = {c: read[c] for c in COLLECTIONS if c in read}
-    return manifest, read, {name: np.array(marks, dtype=bool) for name, marks in public.items()}
+    masks = {name: np.array(marks, dtype=bool) for name, marks in public.items()}
+    verify_rows(path, manifest, read, masks, check_runtimes)
+    return manifest, read, masks
 
 
 def _graph_blocks(frame) -> tuple[np.ndarray, np.ndarray] | None:

@@ -1,0 +1,89 @@
+"""The integrity checks of a solution file (:mod:`solution`): its manifest's fields, the sha256 of its column
+data (checked before Parquet decodes anything), its columns' types, and its rows against the manifest.
+
+Each failed check is a :class:`DataError` with a ``SOLUTION_*`` code of :data:`errors.ERROR_CODES`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..dataset import BY_NAME, SPLITS
+from ..errors import DataError
+from .groundtruth import GraphsRead, runtimes_sha256
+
+
+def column_data_sha256(data: bytes) -> str | None:
+    """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks), or None if ``data``
+    does not end like a Parquet file (footer length, ``PAR1``). Parquet layout: the file ends with the footer,
+    its 4-byte little-endian length, and ``PAR1``."""
+    if len(data) < 12 or data[-4:] != b"PAR1":
+        return None
+    footer = int.from_bytes(data[-8:-4], "little")
+    if footer > len(data) - 12:
+        return None
+    return hashlib.sha256(memoryview(data)[:len(data) - 8 - footer]).hexdigest()
+
+
+def manifest_faults(manifest: dict[str, Any]) -> list[str]:
+    """What is wrong with a manifest's fields (empty when nothing is)."""
+    faults = []
+    if manifest.get("split") not in SPLITS:
+        faults.append(f"has split {manifest.get('split')!r}, not one of {', '.join(SPLITS)}")
+    for key, what in (("ground_truth_sha256", "the runtimes' sha256"), ("data_sha256", "the column data's sha256")):
+        sha = manifest.get(key)
+        if not (isinstance(sha, str) and len(sha) == 64 and all(ch in "0123456789abcdef" for ch in sha)):
+            faults.append(f"lacks {what} ({key}: 64 hex digits)")
+    counts = manifest.get("counts")
+    fields = ("graphs", "configs", "public_graphs")
+    if not (isinstance(counts, dict) and counts and all(
+            name in BY_NAME and isinstance(c, dict) and all(type(c.get(f)) is int for f in fields)
+            for name, c in counts.items())):
+        faults.append("lacks the counts ({collection: {graphs, configs, public_graphs}} with integers)")
+    if not isinstance(manifest.get("synthetic", False), bool):
+        faults.append("has a synthetic flag that is not true or false")
+    return faults
+
+
+_COLUMN_KINDS = {"collection": "text", "graph": "text", "usage": "text", "config": "integer", "runtime": "integer",
+                 "normalizer": "integer or null"}
+
+
+def check_schema(path: Path, schema) -> None:
+    """Raise ``SOLUTION_SCHEMA_INVALID`` unless every column exists with its type (:data:`_COLUMN_KINDS`)."""
+    import polars as pl
+
+    def fits(kind: str, dtype) -> bool:
+        if kind == "text":
+            return dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum))
+        return dtype.is_integer() or (kind == "integer or null" and dtype == pl.Null)
+
+    missing = sorted(set(_COLUMN_KINDS) - set(schema))
+    if missing:
+        raise DataError(f"{path}: the solution file lacks the columns {', '.join(missing)}",
+                        code="SOLUTION_SCHEMA_INVALID")
+    wrong = [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
+             if not fits(kind, schema[name])]
+    if wrong:
+        raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}", code="SOLUTION_SCHEMA_INVALID")
+
+
+RUNTIMES_DIFFER = ("{path}: the rows' runtimes do not match the manifest's sha256 (a corrupted or edited "
+                    "solution file)")
+
+
+def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: dict[str, np.ndarray],
+            check_runtimes: bool) -> None:
+    """Raise ``SOLUTION_CHECKSUM_MISMATCH`` unless the rows give the manifest's counts (and runtimes sha256)."""
+    counts = {c.name: {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
+                       "public_graphs": int(masks[c.name].sum())} for c, graphs in read.items()}
+    if counts != manifest["counts"]:
+        differ = sorted(n for n in set(counts) | set(manifest["counts"]) if counts.get(n) != manifest["counts"].get(n))
+        raise DataError(f"{path}: the rows' graph, config or public-graph counts differ from the manifest's for "
+                        f"{', '.join(differ)} (a corrupted or edited solution file)", code="SOLUTION_CHECKSUM_MISMATCH")
+    if check_runtimes and runtimes_sha256(read) != manifest["ground_truth_sha256"]:
+        raise DataError(RUNTIMES_DIFFER.format(path=path), code="SOLUTION_CHECKSUM_MISMATCH")
