@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -38,10 +39,11 @@ def bundle(demo_solution, tmp_path_factory) -> Path:
     return work / "unpacked"
 
 
-def run_worker(bundle: Path, task: int, submission_zip: Path, work: Path) -> tuple[subprocess.CompletedProcess, Path]:
+def run_worker(bundle: Path, task: int, submission_zip: Path, work: Path,
+               python: str = sys.executable) -> tuple[subprocess.CompletedProcess, Path]:
     """Run the scoring program of ``task`` as a compute worker does: the task's reference data unpacked in
     input/ref, the submission zip in input/res, the command of metadata.yaml with /app/program (also the
-    working directory), /app/input and /app/output mapped to these folders; ``python3`` is this Python."""
+    working directory), /app/input and /app/output mapped to these folders; ``python3`` is ``python``."""
     config = yaml.safe_load((bundle / "competition.yaml").read_text())
     spec = config["tasks"][task]
     program = bundle / spec["scoring_program"]
@@ -57,7 +59,7 @@ def run_worker(bundle: Path, task: int, submission_zip: Path, work: Path) -> tup
     for arg in shlex.split(command):
         for app, local in mapping.items():
             arg = arg.replace(app, local)
-        argv.append(sys.executable if arg == "python3" else arg)
+        argv.append(python if arg == "python3" else arg)
     done = subprocess.run(argv, cwd=program, capture_output=True, text=True, timeout=300)
     return done, work / "output" / "scores.json"
 
@@ -116,6 +118,21 @@ def test_worker_scores_equal_tpugraphs_eval_on_both_phases(bundle, demo_solution
         assert scores == {"overall": expected.overall,
                           **{_key(name): r.value for name, r in expected.collections.items()}}
         assert board.capitalize() in done.stdout
+
+
+def test_worker_on_the_images_python_39(bundle, demo_solution, tmp_path):
+    """Codabench's legacy image runs Python 3.9: with $TPUGRAPHS_PY39 naming a Python 3.9 that has numpy,
+    pandas and scipy, the program runs there and gives the same numbers."""
+    python = os.environ.get("TPUGRAPHS_PY39")
+    if not python:
+        pytest.skip("set TPUGRAPHS_PY39 to a Python 3.9 with numpy, pandas and scipy to run the program on it")
+    version = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True)
+    assert version.stdout.strip() == "(3, 9)"
+    truth = load_solution(demo_solution)
+    data = csv_bytes(demo_rows(truth, "random", seed=11))
+    done, scores_path = run_worker(bundle, 1, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w", python)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(scores_path.read_text())["overall"] == score_submission(data, truth).leaderboards["private"].overall
 
 
 def test_the_bundled_sample_submission_scores(bundle, tmp_path):
