@@ -88,7 +88,7 @@ def test_the_file_is_the_standalone_module_and_imports_only_numpy_pandas_scipy(e
 def _package(solution: pd.DataFrame, submission: pd.DataFrame, row_id: str, mode: str, tile_runtime: str,
              usage: str | None) -> dict:
     """tpugraphs-eval's verdict: the CLI's validation and scoring on the solution table's graphs."""
-    truth = kaggle_metric._truth(solution.drop(columns="Usage"), row_id, tile_runtime)
+    truth = kaggle_metric._truth(solution.drop(columns="Usage", errors="ignore"), row_id, tile_runtime)
     table = submission.rename(columns={row_id: "ID"})
     report = score_submission(table.to_csv(index=False).encode(), truth, Options(mode=mode, tile_runtime=tile_runtime))
     if not report.valid:
@@ -223,3 +223,41 @@ def test_organiser_mistakes_are_value_errors(exported, demo_solution):
 def test_cli_refuses_an_unwritable_target(tmp_path, capsys):
     assert cli.main(["export", "kaggle-metric", "-o", str(tmp_path / "missing" / "metric.py")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_random_messy_rows_get_the_package_codes_and_values(tiny_root, tmp_path, mode):
+    """300 seeded random submissions on the tiny data root (tile graphs of 3 and 25 configs, a layout graph
+    of 6): fields mixing valid, repeated, out-of-range, negative, empty, non-integer and over-long tokens.
+    The metric module (the exported text) and tpugraphs-eval agree on every verdict, code set and value."""
+    path = tmp_path / "tiny.parquet"
+    build_solution(resolve_data_root(tiny_root), "test", path)
+    solution = solution_frame(path).drop(columns="Usage")
+    counts = {i: r.count(";") + 1 for i, r in zip(solution.ID, solution.runtimes)}
+    rng = np.random.default_rng(2024)
+    extra = ["", "abc", "3.0", "-0", "-2", " 1", "+1", "1e3", "9" * 30]
+    seen_codes: set[str] = set()
+    for _ in range(150):
+        rows = {}
+        for graph_id, c in counts.items():
+            if rng.random() < 0.5:  # a clean row, so that some submissions are valid in strict mode too
+                order = rng.permutation(c)
+                rows[graph_id] = ";".join(map(str, order[:5] if graph_id.startswith("tile:") else order))
+                continue
+            n = int(rng.integers(1, c + 4))
+            tokens = [str(v) for v in rng.permutation(c + 2)[:n]]  # may go out of range
+            if rng.random() < 0.3:
+                tokens.append(tokens[0])  # a repeated index
+            if rng.random() < 0.3:
+                tokens.insert(int(rng.integers(0, len(tokens) + 1)), str(rng.choice(extra)))
+            rows[graph_id] = ";".join(tokens)
+        submission = pd.DataFrame({"ID": list(rows), "TopConfigs": list(rows.values())})
+        expected = _package(solution, submission, "ID", mode, "normalized", None)
+        try:
+            got = {"values": standalone_metric.collection_scores(solution, submission, "ID", mode=mode)}
+            got["score"] = standalone_metric.score(solution, submission, "ID", mode=mode)
+        except standalone_metric.ParticipantVisibleError as err:
+            got = {"codes": sorted({p[2] for p in err.problems})}
+        assert got == expected, rows
+        seen_codes.update(expected.get("codes", ["<valid>"]))
+    assert "<valid>" in seen_codes and len(seen_codes) >= (9 if mode == "strict" else 4), seen_codes
