@@ -64,7 +64,8 @@ def to_yaml(value: Any, indent: int = 0) -> str:
             if isinstance(item, (dict, list)) and item:
                 lines.append(f"{pad}{key}:\n{to_yaml(item, indent + 2)}")
             else:
-                lines.append(f"{pad}{key}: {_scalar(item) if not isinstance(item, (dict, list)) else '[]'}")
+                empty = "{}" if isinstance(item, dict) else "[]"
+                lines.append(f"{pad}{key}: {empty if isinstance(item, (dict, list)) else _scalar(item)}")
     else:
         for item in value:
             if isinstance(item, dict):
