@@ -153,7 +153,8 @@ def _run_exported(exported: Path, cases: list[tuple], tmp_path: Path) -> dict:
     return json.loads(done.stdout)
 
 
-def _assert_same(exported: Path, cases: list[tuple], tmp_path: Path) -> None:
+def _assert_same(exported: Path, cases: list[tuple], tmp_path: Path) -> dict:
+    """Run every case through the exported file (one subprocess) and compare with the package; returns its results."""
     got = _run_exported(exported, cases, tmp_path)
     for name, solution, submission, mode, tile_runtime, usage in cases:
         expected = _package(solution, submission, solution.columns[0], mode, tile_runtime, usage)
@@ -163,6 +164,7 @@ def _assert_same(exported: Path, cases: list[tuple], tmp_path: Path) -> None:
         else:
             assert got[name]["values"] == expected["values"], name  # bit for bit: same operations
             assert got[name]["score"] == expected["score"], name
+    return got
 
 
 def test_demo_test_and_valid_splits_give_the_package_numbers_and_verdicts(exported, demo_root, demo_solution, tmp_path):
@@ -170,8 +172,8 @@ def test_demo_test_and_valid_splits_give_the_package_numbers_and_verdicts(export
     valid_solution = tmp_path / "valid.parquet"
     build_solution(demo_root, "valid", valid_solution, seed=3)
     cases += _cases(solution_frame(valid_solution), np.random.default_rng(9), "demo-valid")
-    _assert_same(exported, cases, tmp_path)
-    assert any("codes" not in v for v in _run_exported(exported, cases[:1], tmp_path).values())
+    got = _assert_same(exported, cases, tmp_path)
+    assert got["demo-test/oracle"]["score"] == 1.0 and "codes" in got["demo-valid/bad"]
 
 
 def test_the_fixtures_of_test_kaggle_metric(exported, demo_solution, tmp_path):
@@ -192,9 +194,9 @@ def test_the_fixtures_of_test_kaggle_metric(exported, demo_solution, tmp_path):
               "strict", "normalized", None),
              ("kaggle/too-many", tile, too_many, "strict", "normalized", None),
              ("kaggle/too-many-lenient", tile, too_many, "lenient", "normalized", None)]
-    _assert_same(exported, cases, tmp_path)
-    got = _run_exported(exported, cases[:1], tmp_path)["kaggle/all"]
-    assert got["score"] == score_submission(csv_bytes(rows), truth).overall
+    got = _assert_same(exported, cases, tmp_path)
+    assert got["kaggle/all"]["score"] == score_submission(csv_bytes(rows), truth).overall
+    assert "DUPLICATE_INDEX" in got["kaggle/mistakes"]["codes"] and "TILE_TOO_MANY" in got["kaggle/too-many"]["codes"]
 
 
 def test_real_valid_graphs(exported, realdata, tmp_path):
