@@ -13,7 +13,7 @@ Submissions are scored by the metric of the 2023 Kaggle competition "Google - Fa
 Runtime", as `tpugraphs-eval` computes it (definitions: the TpuGraphs paper, arXiv 2308.13490).
 
 - **tile:xla**, per graph: `2 - min(runtime of the first {k} listed configs) / min(runtime of all configs)`
-  (1 when the fastest config is listed; runtimes divided by `config_runtime_normalizers`: {tile_runtime}).
+  (1 when the fastest config is listed; {tile_runtime}).
 - **layout:\\***, per graph: Kendall's tau-b between your ranking and the true runtimes (ties in runtime
   handled by tau-b; a graph with constant runtimes is left out).
 - A collection's value is the unweighted mean over its graphs; the **overall** score (the ranking column)
@@ -27,6 +27,8 @@ other {private} graphs (the private leaderboard); each participant's last public
 to it when it opens.
 """
 
+_TILE_RUNTIME_TEXT = {"normalized": "runtimes divided by `config_runtime_normalizers`",
+                      "raw": "raw `config_runtime`, not divided by the normalizers"}
 _MODE_TEXT = {
     "strict": "Each row must list distinct valid indices: a tile row the top min(5, c) configs, a layout row "
               "all c configs.",
@@ -65,7 +67,7 @@ layout:xla:default:<graph>,12;4;0;…
 joined by `;`: the top {TILE_TOP_K} for a tile graph (fewer when it has fewer configs), all of them for a
 layout graph. Check a file before submitting: `tpugraphs-eval validate submission.csv --split test`.
 """,
-        "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, tile_runtime=tile_runtime, mode=mode,
+        "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, tile_runtime=_TILE_RUNTIME_TEXT[tile_runtime], mode=mode,
                                             mode_text=_MODE_TEXT[mode], public=n_public,
                                             private=n_graphs - n_public),
         "data.md": f"""# Data
