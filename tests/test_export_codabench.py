@@ -75,7 +75,8 @@ def test_competition_yaml_is_codabench_v2_and_names_files_that_exist(bundle):
     config = yaml.safe_load((bundle / "competition.yaml").read_text())
     assert config["version"] == 2 and config["title"] and (bundle / config["image"]).read_bytes()[:4] == b"\x89PNG"
     assert (bundle / config["terms"]).is_file()
-    assert [p["file"] for p in config["pages"]] == [f"pages/{n}.md" for n in ("overview", "evaluation", "data", "terms")]
+    names = ("overview", "evaluation", "data", "terms")
+    assert [p["file"] for p in config["pages"]] == [f"pages/{n}.md" for n in names]
     assert all((bundle / p["file"]).read_text().startswith("# ") for p in config["pages"])
     phases = config["phases"]
     assert [p["tasks"] for p in phases] == [[0], [1]] and phases[1]["auto_migrate_to_this_phase"] is True
@@ -131,7 +132,8 @@ def test_worker_on_the_images_python_39(bundle, demo_solution, tmp_path):
     data = csv_bytes(demo_rows(truth, "random", seed=11))
     done, scores_path = run_worker(bundle, 1, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w", python)
     assert done.returncode == 0, done.stderr
-    assert json.loads(scores_path.read_text())["overall"] == score_submission(data, truth).leaderboards["private"].overall
+    expected = score_submission(data, truth).leaderboards["private"].overall
+    assert json.loads(scores_path.read_text())["overall"] == expected
 
 
 def test_the_bundled_sample_submission_scores(bundle, tmp_path):

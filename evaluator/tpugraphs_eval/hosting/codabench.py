@@ -115,7 +115,8 @@ def _sample_submission(frame) -> str:
     lines = ["ID,TopConfigs"]
     for graph_id, runtimes in zip(frame.ID.tolist(), frame.runtimes.tolist()):
         n = runtimes.count(";") + 1
-        lines.append(f"{graph_id},{';'.join(map(str, range(min(n, TILE_TOP_K) if graph_id.startswith('tile:') else n)))}")
+        listed = min(n, TILE_TOP_K) if graph_id.startswith("tile:") else n
+        lines.append(f"{graph_id},{';'.join(map(str, range(listed)))}")
     return "\n".join(lines) + "\n"
 
 

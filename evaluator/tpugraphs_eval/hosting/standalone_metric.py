@@ -257,8 +257,8 @@ def validate(submission, graphs, row_id_column_name, mode="strict"):
         if graph_id not in seen:
             missing.setdefault(graph.collection, []).append(graph_id)
     for collection, ids in missing.items():
-        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {_plural(len(ids), 'graph has', 'graphs have')}"
-                                                  f" no row: {_preview(ids)}"))
+        have = _plural(len(ids), "graph has", "graphs have")
+        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {have} no row: {_preview(ids)}"))
     if errors:
         shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
                            f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
