@@ -173,7 +173,7 @@ def test_lenient_bundle_scores_like_tpugraphs_eval_lenient(demo_root, tmp_path):
 
     build_solution(demo_root, "valid", tmp_path / "valid.parquet")  # the bundle's default Usage draw
     truth = load_solution(tmp_path / "valid.parquet", tile_runtime="raw")
-    rows = {i: (list(r) + [0, 1, 2] if i.startswith("tile:") else list(r)[: len(r) // 2])
+    rows = {i: (list(r) + list(range(6)) if i.startswith("tile:") else list(r)[: len(r) // 2])
             for i, r in demo_rows(truth, "random", seed=7).items()}
     report = score_submission(csv_bytes(rows), truth, Options(mode="lenient", tile_runtime="raw"))
     assert report.valid and {"TILE_TOO_MANY", "LAYOUT_NOT_PERMUTATION"} <= {p.code for p in report.problems}

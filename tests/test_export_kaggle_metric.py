@@ -117,7 +117,7 @@ def _cases(solution: pd.DataFrame, rng: np.random.Generator, prefix: str) -> lis
 
     random = table({i: ranking(i, rng.permutation(c)) for i, c in counts.items()})
     oracle = table({i: ranking(i, np.argsort(y[i], kind="stable")) for i in ids})
-    messy = {i: ";".join(map(str, list(rng.permutation(c)[:7]) + [c + 3])) if i.startswith("tile:")
+    messy = {i: ";".join(map(str, list(rng.permutation(c)[:11]) + [c + 3])) if i.startswith("tile:")
              else ";".join(map(str, rng.permutation(c)[: max(1, c // 2)])) for i, c in counts.items()}
     bad = dict(random.itertuples(index=False, name=None))
     bad[ids[0]], bad[ids[1]], bad[ids[-1]] = "0;0;1", "abc", ""
@@ -186,17 +186,20 @@ def test_the_fixtures_of_test_kaggle_metric(exported, demo_solution, tmp_path):
     submission = pd.DataFrame({"ID": list(rows), "TopConfigs": [";".join(map(str, r)) for r in rows.values()]})
     first = solution.iloc[:3]
     tile = solution[solution.ID.str.startswith("tile:")].iloc[:4]
-    too_many = pd.DataFrame({"ID": tile.ID, "TopConfigs": ["0;1;2;3;4;5;6"] * 4})
+    too_many = pd.DataFrame({"ID": tile.ID, "TopConfigs": [";".join(map(str, range(11)))] * 4})  # > 10
+    seven = pd.DataFrame({"ID": tile.ID, "TopConfigs": ["0;1;2;3;4;5;6"] * 4})  # 6 to 10: valid, first 5 scored
     cases = [("kaggle/all", solution, submission, "strict", "normalized", None),
              ("kaggle/public", solution, submission, "strict", "normalized", "Public"),
              ("kaggle/private", solution, submission, "strict", "normalized", "Private"),
              ("kaggle/mistakes", first, pd.DataFrame({"ID": first.ID, "TopConfigs": ["0;0;1", "abc", ""]}),
               "strict", "normalized", None),
              ("kaggle/too-many", tile, too_many, "strict", "normalized", None),
-             ("kaggle/too-many-lenient", tile, too_many, "lenient", "normalized", None)]
+             ("kaggle/too-many-lenient", tile, too_many, "lenient", "normalized", None),
+             ("kaggle/seven", tile, seven, "strict", "normalized", None)]
     got = _assert_same(exported, cases, tmp_path)
     assert got["kaggle/all"]["score"] == score_submission(csv_bytes(rows), truth).overall
     assert "DUPLICATE_INDEX" in got["kaggle/mistakes"]["codes"] and "TILE_TOO_MANY" in got["kaggle/too-many"]["codes"]
+    assert got["kaggle/seven"]["score"] == got["kaggle/too-many-lenient"]["score"]  # both score indices 0..4
 
 
 def test_real_valid_graphs(exported, realdata, tmp_path):

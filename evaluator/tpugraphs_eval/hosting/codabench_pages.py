@@ -30,8 +30,8 @@ to it when it opens.
 _TILE_RUNTIME_TEXT = {"normalized": "runtimes divided by `config_runtime_normalizers`",
                       "raw": "raw `config_runtime`, not divided by the normalizers"}
 _MODE_TEXT = {
-    "strict": "Each row must list distinct valid indices: a tile row the top min(5, c) configs, a layout row "
-              "all c configs.",
+    "strict": "Each row must list distinct valid indices: a tile row the top min(5, c) to 10 configs (the "
+              "first 5 are scored), a layout row all c configs.",
     "lenient": "As Kaggle accepted: duplicate and out-of-range indices are dropped, only the first 5 tile indices "
                "count, and a layout row that lists only some configs ranks the others tied last.",
 }
@@ -64,8 +64,8 @@ layout:xla:default:<graph>,12;4;0;…
 ```
 
 `ID` is the collection and the graph's file name without `.npz`; `TopConfigs` are configuration indices
-joined by `;`: the top {TILE_TOP_K} for a tile graph (fewer when it has fewer configs), all of them for a
-layout graph. Check a file before submitting: `tpugraphs-eval validate submission.csv --split test`.
+joined by `;`: the top {TILE_TOP_K} for a tile graph (fewer when it has fewer configs; up to 10 are accepted,
+the first {TILE_TOP_K} are scored), all of them for a layout graph. Check a file before submitting: `tpugraphs-eval validate submission.csv --split test`.
 """,
         "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, tile_runtime=_TILE_RUNTIME_TEXT[tile_runtime], mode=mode,
                                             mode_text=_MODE_TEXT[mode], public=n_public,
