@@ -32,11 +32,12 @@ from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
 from ..truth.groundtruth import TILE_RUNTIMES
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
+from . import export
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
 from .entrypoint import error_code, guarded_main, int_at_least
 
-COMMANDS = ("score", "validate", "codes", "solution", "compare")
+COMMANDS = ("score", "validate", "codes", "solution", "compare", "export")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -113,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     usage.add_argument("--usage-file", type=Path, metavar="FILE", help="CSV `ID,Usage` (Public/Private per graph)")
     build.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the Public/Private draw (default 0)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
+    export.add_parser(commands)
     return parser
 
 
@@ -239,7 +241,7 @@ def _codes(args: argparse.Namespace) -> int:
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution,
-    "compare": run_compare}
+    "compare": run_compare, "export": export.run}
 """Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
 :data:`COMMANDS` and its handler here)."""
 

@@ -3,7 +3,9 @@
 For hosting the competition metric on Kaggle-like platforms, which call ``score`` with pandas
 DataFrames — once with the Public rows, once with the Private ones — and show the message of a
 :class:`ParticipantVisibleError` to the participant. The submission goes through the same validation
-and scoring as ``tpugraphs-eval`` (one path), so the numbers are the CLI's.
+and scoring as ``tpugraphs-eval`` (one path), so the numbers are the CLI's. To upload the metric to a
+platform, export :mod:`.standalone_metric` (``tpugraphs-eval export kaggle-metric``): the same convention
+in one file that does not import this package.
 
 Solution table (one row per graph; the organiser uploads it, :func:`solution_frame` makes it):
 

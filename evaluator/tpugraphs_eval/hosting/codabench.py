@@ -1,0 +1,188 @@
+"""``tpugraphs-eval export codabench``: a Codabench competition bundle (competition.yaml version 2).
+
+Bundle layout (folders are zipped by Codabench at upload; zip the folder's *contents* to upload it)::
+
+    competition.yaml                 title, pages, two phases, two tasks, a sample solution, the leaderboard
+    logo.png                         the required image
+    pages/{overview,evaluation,data,terms}.md
+    scoring_program/                 metadata.yaml (the command), score.py (:mod:`.codabench_program`),
+                                     tpugraphs_metric.py (:mod:`.standalone_metric`, vendored)
+    reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
+    reference_data_private/          the same solution.csv + settings.json (usage Private)
+    sample_submission/               submission.csv: a valid baseline (configs in index order)
+
+**Decision** (scoring program dependencies): the program vendors the self-contained metric file, so the
+stock ``codalab/codalab-legacy:py39`` image (numpy, pandas, scipy) runs it and nothing needs
+``pip install tpugraphs-eval`` on the worker; the numbers equal ``tpugraphs-eval --solution``'s (tests).
+**Decision** (leaderboards): phase 0 "Public" scores the Public graphs, phase 1 "Final" the Private ones
+(each participant's last submission migrates to it); both validate the whole submission against every graph,
+as ``tpugraphs-eval --solution`` does, so each phase's reference data holds the whole solution table.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..dataset import COLLECTIONS, TILE_TOP_K
+from ..errors import UsageError
+from ..truth.dataroot import resolve_data_root
+from ..truth.solution import build_solution
+from . import codabench_program, standalone_metric
+from .codabench_pages import logo_png, pages
+from .kaggle_metric import solution_frame
+
+DOCKER_IMAGE = "codalab/codalab-legacy:py39"
+COMMAND = "python3 /app/program/score.py /app/input /app/output"
+"""The scoring program's command (metadata.yaml): the worker mounts the program at /app/program (its
+working directory), the input (ref/, res/) at /app/input and the output at /app/output."""
+PHASE_USAGES = ("Public", "Private")
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()  # a YAML date, as Codabench's examples write them
+    return json.dumps(str(value))  # a JSON string is a YAML double-quoted scalar
+
+
+def to_yaml(value: Any, indent: int = 0) -> str:
+    """Block-style YAML of dicts, lists and scalars (strings double-quoted), read back by ``yaml.safe_load``."""
+    pad = " " * indent
+    lines = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)) and item:
+                lines.append(f"{pad}{key}:\n{to_yaml(item, indent + 2)}")
+            else:
+                empty = "{}" if isinstance(item, dict) else "[]"
+                lines.append(f"{pad}{key}: {empty if isinstance(item, (dict, list)) else _scalar(item)}")
+    else:
+        for item in value:
+            if isinstance(item, dict):
+                inner = to_yaml(item, indent + 2)
+                lines.append(f"{pad}- {inner[indent + 2:]}")
+            else:
+                lines.append(f"{pad}- {_scalar(item)}")
+    return "\n".join(lines)
+
+
+def competition(title: str, start: dt.date, final: dt.date, end: dt.date) -> dict[str, Any]:
+    """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards)."""
+    columns = [{"title": "Overall", "key": "overall", "index": 0, "sorting": "desc", "precision": 5}]
+    columns += [{"title": c.name, "key": codabench_program.leaderboard_key(c.name), "index": i, "sorting": "desc",
+                 "precision": 5} for i, c in enumerate(COLLECTIONS, start=1)]
+    phase = {"max_submissions_per_day": 5, "max_submissions": 100, "execution_time_limit": 600}
+    return {
+        "version": 2,
+        "title": title,
+        "description": "Rank the compilation configurations of XLA programs on TPUs by runtime (TpuGraphs).",
+        "image": "logo.png",
+        "registration_auto_approve": True,
+        "docker_image": DOCKER_IMAGE,
+        "make_programs_available": True,
+        "terms": "pages/terms.md",
+        "pages": [{"title": name.capitalize(), "file": f"pages/{name}.md"}
+                  for name in ("overview", "evaluation", "data", "terms")],
+        "phases": [
+            {"index": 0, "name": "Public", "description": "Scored on the Public graphs (public leaderboard).",
+             "start": start, "end": final, "tasks": [0], "solutions": [0], **phase},
+            {"index": 1, "name": "Final", "description": "Scored on the Private graphs (private leaderboard).",
+             "start": final, "end": end, "tasks": [1], "solutions": [0],
+             "auto_migrate_to_this_phase": True, **phase},
+        ],
+        "tasks": [{"index": i, "name": f"TpuGraphs {usage.lower()} leaderboard",
+                   "description": f"Scores the {usage} graphs of the solution.", "is_public": False,
+                   "scoring_program": "scoring_program", "reference_data": f"reference_data_{usage.lower()}"}
+                  for i, usage in enumerate(PHASE_USAGES)],
+        "solutions": [{"index": 0, "tasks": [0, 1], "path": "sample_submission"}],
+        "leaderboards": [{"index": 0, "title": "Results", "key": "main", "submission_rule": "Force_Last",
+                          "columns": columns}],
+    }
+
+
+def _sample_submission(frame) -> str:
+    """A valid submission: every graph's configs in index order (tile: the first min(5, c))."""
+    lines = ["ID,TopConfigs"]
+    for graph_id, runtimes in zip(frame.ID.tolist(), frame.runtimes.tolist()):
+        n = runtimes.count(";") + 1
+        listed = min(n, TILE_TOP_K) if graph_id.startswith("tile:") else n
+        lines.append(f"{graph_id},{';'.join(map(str, range(listed)))}")
+    return "\n".join(lines) + "\n"
+
+
+def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: predict AI model runtime",
+                 mode: str = "strict", tile_runtime: str = "normalized", start: dt.date | None = None,
+                 zip_path: Path | None = None) -> dict[str, Any]:
+    """Write the bundle into the folder ``out`` (new or empty), and its zip to ``zip_path`` if given.
+
+    Args:
+        out: the bundle folder.
+        solution_file: the organiser's solution file (``tpugraphs-eval solution build``); its Usage makes
+            the two phases.
+        mode, tile_runtime: the validation mode and tile runtime the scoring program uses.
+        start: the Public phase's first day (default today); the Final phase opens 90 days later and
+            ends 14 days after that (organisers edit the dates in competition.yaml or Codabench's editor).
+
+    Returns:
+        The competition.yaml content.
+
+    Raises:
+        UsageError: ``out`` is a non-empty folder or a file. DataError: not a solution file.
+    """
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the bundle")
+    frame = solution_frame(solution_file)
+    if set(frame.Usage) != set(PHASE_USAGES):
+        raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
+                         f"{', '.join(sorted(set(frame.Usage)))})")
+    start = start or dt.date.today()
+    config = competition(title, start, start + dt.timedelta(days=90), start + dt.timedelta(days=104))
+    counts = {}
+    for name in frame.ID.str.rsplit(":", n=1).str[0].unique().tolist():
+        part = frame[frame.ID.str.startswith(name + ":")]
+        counts[name] = (len(part), int((part.Usage == "Public").sum()),
+                        int(part.runtimes.str.count(";").sum()) + len(part))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
+                                          + to_yaml(config) + "\n", encoding="utf-8")
+    (out / "logo.png").write_bytes(logo_png())
+    (out / "pages").mkdir()
+    for name, text in pages(title, counts, mode, tile_runtime).items():
+        (out / "pages" / name).write_text(text, encoding="utf-8")
+    program = out / "scoring_program"
+    program.mkdir()
+    (program / "metadata.yaml").write_text(to_yaml({"command": COMMAND}) + "\n", encoding="utf-8")
+    shutil.copyfile(codabench_program.__file__, program / "score.py")
+    shutil.copyfile(standalone_metric.__file__, program / "tpugraphs_metric.py")
+    for usage in PHASE_USAGES:
+        ref = out / f"reference_data_{usage.lower()}"
+        ref.mkdir()
+        frame.to_csv(ref / "solution.csv", index=False)
+        settings = {"usage": usage, "mode": mode, "tile_runtime": tile_runtime, "evaluator": __version__}
+        (ref / "settings.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    (out / "sample_submission").mkdir()
+    (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
+    if zip_path is not None:
+        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(out.rglob("*")):
+                archive.write(path, path.relative_to(out).as_posix())
+    return config
+
+
+def write_bundle_from_data_root(out: Path, data_root: str | None, split: str, **options: Any) -> dict[str, Any]:
+    """:func:`write_bundle` with a solution built from ``data_root``'s ``split`` (default seeded Usage)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        solution_file = Path(tmp) / f"{split}.parquet"
+        build_solution(resolve_data_root(data_root), split, solution_file)
+        return write_bundle(out, solution_file, **options)

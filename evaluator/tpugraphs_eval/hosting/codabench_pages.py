@@ -1,0 +1,101 @@
+"""The Markdown pages of the Codabench bundle (overview, evaluation, data, terms) and its logo."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+from ..dataset import TILE_TOP_K
+
+_EVALUATION = """# Evaluation
+
+Submissions are scored by the metric of the 2023 Kaggle competition "Google - Fast or Slow? Predict AI Model
+Runtime", as `tpugraphs-eval` computes it (definitions: the TpuGraphs paper, arXiv 2308.13490).
+
+- **tile:xla**, per graph: `2 - min(runtime of the first {k} listed configs) / min(runtime of all configs)`
+  (1 when the fastest config is listed; {tile_runtime}).
+- **layout:\\***, per graph: Kendall's tau-b between your ranking and the true runtimes (ties in runtime
+  handled by tau-b; a graph with constant runtimes is left out).
+- A collection's value is the unweighted mean over its graphs; the **overall** score (the ranking column)
+  is the unweighted mean of the five collection values, which are shown as columns too.
+
+Validation is **{mode}**. {mode_text} Every problem of an invalid submission is listed, with its CSV line and
+code, in the scoring program's error log (stderr); an invalid submission gets no score.
+
+The **Public** phase scores {public} graphs (the public leaderboard). The **Final** phase scores the
+other {private} graphs (the private leaderboard); each participant's last public submission is moved
+to it when it opens.
+"""
+
+_TILE_RUNTIME_TEXT = {"normalized": "runtimes divided by `config_runtime_normalizers`",
+                      "raw": "raw `config_runtime`, not divided by the normalizers"}
+_MODE_TEXT = {
+    "strict": "Each row must list distinct valid indices: a tile row the top min(5, c) to 10 configs (the "
+              "first 5 are scored), a layout row all c configs.",
+    "lenient": "As Kaggle accepted: duplicate and out-of-range indices are dropped, only the first 5 tile indices "
+               "count, and a layout row that lists only some configs ranks the others tied last.",
+}
+
+
+def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_runtime: str) -> dict[str, str]:
+    """File name → Markdown text of the four pages.
+
+    Args:
+        title: the competition's title.
+        counts: collection → (graphs, public graphs, configurations) of the split.
+        mode: ``strict`` or ``lenient``; tile_runtime: ``normalized`` or ``raw``.
+    """
+    rows = "\n".join(f"| `{name}` | {graphs} | {public} | {configs} |" for name, (graphs, public, configs)
+                     in counts.items())
+    n_graphs = sum(c[0] for c in counts.values())
+    n_public = sum(c[1] for c in counts.values())
+    return {
+        "overview.md": f"""# {title}
+
+Predict which compilation configurations of an XLA tensor program run fastest on a TPU. For every graph
+of the test split, submit configuration indices, fastest first (TpuGraphs, arXiv 2308.13490).
+
+Submit a zip holding one CSV file with the header `ID,TopConfigs`, one row per graph:
+
+```
+ID,TopConfigs
+tile:xla:<graph>,3;0;7;1;5
+layout:xla:default:<graph>,12;4;0;…
+```
+
+`ID` is the collection and the graph's file name without `.npz`; `TopConfigs` are configuration indices
+joined by `;`: the top {TILE_TOP_K} for a tile graph (fewer when it has fewer configs; up to 10 are accepted,
+the first {TILE_TOP_K} are scored), all of them for a layout graph. Check a file before submitting: `tpugraphs-eval validate submission.csv --split test`.
+""",
+        "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, tile_runtime=_TILE_RUNTIME_TEXT[tile_runtime], mode=mode,
+                                            mode_text=_MODE_TEXT[mode], public=n_public,
+                                            private=n_graphs - n_public),
+        "data.md": f"""# Data
+
+The TpuGraphs dataset (`npz/tile/xla/…`, `npz/layout/{{xla,nlp}}/{{default,random}}/…`). This competition
+scores the graphs below; their runtimes are hidden (the reference data of the scoring program).
+
+| collection | graphs | on the public leaderboard | configurations |
+|---|---|---|---|
+{rows}
+""",
+        "terms.md": f"""# Terms
+
+- One account per participant; no sharing of code or predictions outside teams.
+- The runtimes of the test graphs are not to be measured, looked up or reconstructed.
+- The final ranking is the Final phase's (private leaderboard); the organisers' decision on the rules is final.
+- {title} uses the TpuGraphs dataset (Apache-2.0 / CC BY 4.0, see its repository) and `tpugraphs-eval`.
+""",
+    }
+
+
+def logo_png(size: int = 64) -> bytes:
+    """A plain square PNG (RGB, one colour) for the bundle's required ``image``."""
+    row = b"\x00" + bytes((66, 133, 244)) * size  # filter byte 0, then the pixels
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * size))
+            + chunk(b"IEND", b""))

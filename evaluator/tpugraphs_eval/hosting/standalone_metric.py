@@ -1,0 +1,339 @@
+"""The TpuGraphs competition metric in one self-contained file (numpy, pandas, scipy, standard library).
+
+``tpugraphs-eval export kaggle-metric -o metric.py`` writes this file's text unchanged, and the Codabench
+scoring program (``tpugraphs-eval export codabench``) vendors it: it must never import ``tpugraphs_eval``
+and must run on Python >= 3.9 (Codabench's ``codalab/codalab-legacy:py39`` image; Kaggle's is newer).
+tests/test_export_kaggle_metric.py checks that it gives ``tpugraphs-eval``'s numbers and verdicts on every
+fixture, so this file and the package cannot drift apart unnoticed.
+
+Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the
+Public rows, then the Private ones, and shows a :class:`ParticipantVisibleError`'s message to the
+participant. Definitions (SPEC §2-3 of tpugraphs-eval; paper arXiv 2308.13490; Kaggle "Google - Fast or
+Slow? Predict AI Model Runtime", 2023):
+
+- tile:xla, per graph: ``2 - min(y of the first 5 listed) / min(y of all configs)``; y is
+  ``runtime / normalizer`` (``tile_runtime="normalized"``, default) or the raw runtime (ns).
+- layout:*, per graph: Kendall's tau-b (``scipy.stats.kendalltau``) between the predicted rank (config
+  L[k] gets rank k; lenient mode: unlisted configs tie last) and the runtimes; undefined (left out of
+  the mean) for fewer than 2 configs or constant runtimes.
+- collection value: the unweighted mean over its graphs (``math.fsum(v) / n``); overall: the unweighted
+  mean of the collection values present.
+
+Solution table: one row per graph; columns ``<row id>`` (``tile:xla:<graph>``, ``layout:nlp:random:<graph>``),
+``runtimes`` (``config_runtime`` in ns as integers joined by ``;``, config 0 first), ``normalizers``
+(tile: ``config_runtime_normalizers`` joined by ``;``; layout: empty) and optionally ``Usage``
+(``Public``/``Private``). Submission: columns ``<row id>`` and ``TopConfigs`` (indices joined by ``;``,
+fastest first; tile: the top min(5, c), up to 10, of which the first 5 are scored; layout: all c configs).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+COLLECTIONS = ("tile:xla", "layout:xla:default", "layout:xla:random", "layout:nlp:default", "layout:nlp:random")
+TILE_TOP_K = 5
+"""Configs of a tile row that the score uses (Kaggle's K)."""
+TILE_MAX_LISTED = 10
+"""Entries a strict tile row may list (more: TILE_TOO_MANY); the score uses the first TILE_TOP_K."""
+MAX_FIELD_CHARS = 8 * 1024 * 1024
+"""Longer TopConfigs fields are not read (FIELD_TOO_LONG)."""
+LENIENT_WARNINGS = frozenset({"NEGATIVE_INDEX", "INDEX_OUT_OF_RANGE", "DUPLICATE_INDEX", "TILE_TOO_MANY",
+                              "TILE_TOO_FEW", "LAYOUT_NOT_PERMUTATION"})
+"""Codes that are errors in strict mode but warnings in lenient (Kaggle-compatible) mode."""
+MODES = ("strict", "lenient")
+TILE_RUNTIMES = ("normalized", "raw")
+_SHOWN_PROBLEMS = 5
+_MAX_DIGITS = 18
+_INTEGER = re.compile(r"[0-9]+")
+_NEGATIVE = re.compile(r"-[0-9]*[1-9][0-9]*")
+_CLEAN = re.compile(r"[0-9]{1,18}(?:;[0-9]{1,18})*")
+
+
+class ParticipantVisibleError(Exception):
+    """A mistake in the submission, explained to the participant; never shows a ground-truth runtime.
+
+    Attributes:
+        problems: every error found, as (line, ID, code, message); line is the CSV line (header = 1).
+    """
+
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class _Graph:
+    """One graph of the solution: its collection, kind, runtimes y ((c,) float64) and Usage."""
+
+    def __init__(self, collection, y, usage):
+        self.collection = collection
+        self.kind = collection.split(":", 1)[0]
+        self.y = y
+        self.usage = usage
+
+
+def _collection_of(graph_id):
+    """The collection prefix of a submission ID, or None."""
+    for collection in COLLECTIONS:
+        if graph_id.startswith(collection + ":") and len(graph_id) > len(collection) + 1:
+            return collection
+    return None
+
+
+def _integers(text, what, graph_id):
+    if text is None or (isinstance(text, float) and math.isnan(text)) or str(text) == "":
+        return np.empty(0, dtype=np.int64)
+    try:
+        return np.array([int(v) for v in str(text).split(";")], dtype=np.int64)
+    except ValueError:
+        raise ValueError(f"solution row {graph_id}: {what} must be integers joined by ';'") from None
+
+
+def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
+    """ID → :class:`_Graph` of a solution table (the organiser's side: its problems are ValueErrors).
+
+    Raises:
+        ValueError: missing columns, an ID without a collection prefix, repeated IDs, non-integer or empty
+            runtimes, tile normalizers that are not positive or do not match the runtimes, or a
+            collection whose runtimes are all zero (public test files: no ground truth).
+    """
+    if tile_runtime not in TILE_RUNTIMES:
+        raise ValueError(f"tile_runtime must be one of {TILE_RUNTIMES}, not {tile_runtime!r}")
+    missing = {row_id_column_name, "runtimes", "normalizers"} - set(solution.columns)
+    if missing:
+        raise ValueError(f"the solution lacks the columns {sorted(missing)}")
+    usages = solution["Usage"].tolist() if "Usage" in solution.columns else [None] * len(solution)
+    graphs, all_zero = {}, {}
+    for graph_id, runtimes, normalizers, usage in zip(solution[row_id_column_name].tolist(),
+                                                      solution["runtimes"].tolist(),
+                                                      solution["normalizers"].tolist(), usages):
+        graph_id = str(graph_id)
+        collection = _collection_of(graph_id)
+        if collection is None:
+            raise ValueError(f"solution row {graph_id!r}: not a submission ID")
+        if graph_id in graphs:
+            raise ValueError(f"solution row {graph_id!r} is repeated")
+        runtime = _integers(runtimes, "runtimes", graph_id)
+        if runtime.size == 0:
+            raise ValueError(f"solution row {graph_id}: no runtimes")
+        y = runtime.astype(np.float64)
+        if collection == "tile:xla":
+            normalizer = _integers(normalizers, "normalizers", graph_id)
+            if normalizer.shape != runtime.shape or not (normalizer > 0).all():
+                raise ValueError(f"solution row {graph_id}: normalizers must be {runtime.size} positive integers")
+            if tile_runtime == "normalized":
+                y = y / normalizer
+        graphs[graph_id] = _Graph(collection, y, usage)
+        all_zero[collection] = all_zero.get(collection, True) and not runtime.any()
+    zero = [c for c, flag in all_zero.items() if flag]
+    if zero:
+        raise ValueError(f"every runtime of {', '.join(zero)} is 0: no ground truth (public test files?)")
+    return graphs
+
+
+def _plural(n, one, many):
+    return one if n == 1 else many
+
+
+def _preview(values):
+    shown = ", ".join(str(v) for v in values[:_SHOWN_PROBLEMS])
+    return shown + (f", … ({len(values)} in all)" if len(values) > _SHOWN_PROBLEMS else "")
+
+
+def check_row(text, kind, n_configs):
+    """The problems of one TopConfigs field and its usable indices (SPEC §2).
+
+    Args:
+        text: the field (str; NaN or None is empty).
+        kind: ``tile`` or ``layout``.
+        n_configs: the graph's number of configurations c, or None when the ID is unknown (syntax only).
+
+    Returns:
+        (problems, usable): problems as (code, message) pairs; usable (u,) int64, the distinct valid
+        indices in the order first listed (what lenient mode scores).
+    """
+    problems, usable = [], np.empty(0, dtype=np.int64)
+    text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
+    if len(text) > MAX_FIELD_CHARS:
+        return [("FIELD_TOO_LONG", f"TopConfigs has {len(text)} characters (at most {MAX_FIELD_CHARS})")], usable
+    if not text.strip():
+        return [("EMPTY_CONFIGS", "TopConfigs is empty")], usable
+    tokens = text.split(";")
+    empty, bad, negative, values = [], [], [], []
+    clean = _CLEAN.fullmatch(text) is not None  # the common case: converted at once, not token by token
+    for position, token in enumerate(() if clean else tokens, start=1):
+        if not token:
+            empty.append(position)
+        elif _INTEGER.fullmatch(token):
+            values.append(int(token) if len(token) <= _MAX_DIGITS else 10 ** _MAX_DIGITS)
+        elif _NEGATIVE.fullmatch(token):
+            negative.append(token)
+        else:
+            bad.append(repr(token[:24]))
+    if empty:
+        problems.append(("EMPTY_TOKEN", f"empty {_plural(len(empty), 'entry', 'entries')} at position "
+                                        f"{_preview(empty)} of {len(tokens)} (`1;;2`, or a leading or trailing `;`)"))
+    if bad:
+        problems.append(("NON_INTEGER", f"{len(bad)} {_plural(len(bad), 'entry is', 'entries are')} not a "
+                                        f"non-negative integer: {_preview(bad)}"))
+    if negative:
+        problems.append(("NEGATIVE_INDEX", f"negative {_plural(len(negative), 'index', 'indices')}: "
+                                           f"{_preview(negative)}; configuration indices start at 0"))
+    if n_configs is None:
+        return problems, usable
+    values = np.array(tokens if clean else values, dtype=np.int64)
+    too_big = values[values >= n_configs]
+    if too_big.size:
+        problems.append(("INDEX_OUT_OF_RANGE", f"{too_big.size} {_plural(too_big.size, 'index', 'indices')} >= "
+                                               f"{n_configs}: {_preview(too_big.tolist())}; valid indices are "
+                                               f"0..{n_configs - 1}"))
+    in_range = values[values < n_configs]
+    distinct, first, counts = np.unique(in_range, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        repeated = distinct[counts > 1].tolist()
+        problems.append(("DUPLICATE_INDEX", f"{len(repeated)} {_plural(len(repeated), 'index', 'indices')} listed "
+                                            f"more than once: {_preview(repeated)}"))
+    usable = in_range[np.sort(first)]
+    if kind == "tile":
+        if len(tokens) > TILE_MAX_LISTED:
+            problems.append(("TILE_TOO_MANY", f"{len(tokens)} entries; a tile row lists the top {TILE_TOP_K} to "
+                                              f"{TILE_MAX_LISTED} (the score uses the first {TILE_TOP_K})"))
+        need = min(TILE_TOP_K, n_configs)
+        if 0 < usable.size < need:
+            problems.append(("TILE_TOO_FEW", f"{usable.size} distinct valid "
+                                             f"{_plural(usable.size, 'index', 'indices')}; a tile row lists "
+                                             f"min(5, c) = {need} for this graph of {n_configs} configurations"))
+    elif 0 < usable.size < n_configs:
+        problems.append(("LAYOUT_NOT_PERMUTATION", f"lists {usable.size} of the graph's {n_configs} configurations; "
+                                                   f"a layout row ranks all of 0..{n_configs - 1}"))
+    if usable.size == 0:
+        problems.append(("NO_USABLE_CONFIGS", "no valid configuration index left to score"))
+    return problems, usable
+
+
+def validate(submission, graphs, row_id_column_name, mode="strict"):
+    """ID → usable indices of every submitted graph of ``graphs``, or the participant's errors.
+
+    A row whose collection the solution lacks is skipped (a Kaggle Public/Private subset may lack one).
+
+    Raises:
+        ParticipantVisibleError: wrong columns, or any row or ID error (all found, the first shown).
+        ValueError: an unknown ``mode``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    if set(submission.columns) != {row_id_column_name, "TopConfigs"} or len(submission.columns) != 2:
+        raise ParticipantVisibleError(f"the submission must have exactly the columns {row_id_column_name} and "
+                                      f"TopConfigs, not {', '.join(map(str, submission.columns))}")
+    present = {graph.collection for graph in graphs.values()}
+    errors, rankings, seen = [], {}, set()
+    for line, (graph_id, text) in enumerate(zip(submission[row_id_column_name].tolist(),
+                                                submission["TopConfigs"].tolist()), start=2):
+        graph_id = "" if graph_id is None or (isinstance(graph_id, float) and math.isnan(graph_id)) else str(graph_id)
+        collection = _collection_of(graph_id)
+        graph = graphs.get(graph_id)
+        row = []
+        if collection is None:
+            row.append(("UNKNOWN_COLLECTION", f"the ID does not start with one of {', '.join(COLLECTIONS)}"))
+        elif graph is None and collection in present:
+            row.append(("UNKNOWN_ID", "no graph of the solution has this ID"))
+        elif graph_id in seen:
+            row.append(("DUPLICATE_ID", "a second row for this ID"))
+        problems, usable = check_row(text, collection.split(":", 1)[0] if collection else "tile",
+                                     None if graph is None else graph.y.size)
+        row += problems
+        row_errors = [(line, graph_id, code, message) for code, message in row
+                      if mode == "strict" or code not in LENIENT_WARNINGS]
+        errors += row_errors
+        if graph is not None and not row_errors and graph_id not in seen:
+            rankings[graph_id] = usable
+        seen.add(graph_id)
+    missing = {}
+    for graph_id, graph in graphs.items():
+        if graph_id not in seen:
+            missing.setdefault(graph.collection, []).append(graph_id)
+    for collection, ids in missing.items():
+        have = _plural(len(ids), "graph has", "graphs have")
+        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {have} no row: {_preview(ids)}"))
+    if errors:
+        shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
+                           f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
+        more = f" | … and {len(errors) - _SHOWN_PROBLEMS} more" if len(errors) > _SHOWN_PROBLEMS else ""
+        raise ParticipantVisibleError(f"invalid submission ({len(errors)} error(s)): {shown}{more}", errors)
+    return rankings
+
+
+def graph_value(graph, usable):
+    """The graph's primary metric: tile Kaggle score, layout Kendall tau-b (NaN where undefined)."""
+    if graph.kind == "tile":
+        return 2.0 - float(np.min(graph.y[usable[:TILE_TOP_K]]) / graph.y.min())
+    n = graph.y.size
+    if n < 2 or graph.y.min() == graph.y.max():
+        return math.nan
+    rank = np.full(n, usable.size, dtype=np.int64)  # unlisted configs tie last (lenient)
+    rank[usable] = np.arange(usable.size)
+    return float(stats.kendalltau(rank, graph.y)[0])
+
+
+def collection_scores(solution, submission, row_id_column_name, *, mode="strict", tile_runtime="normalized",
+                      usage=None):
+    """Collection values and ``overall`` of ``submission``, as ``tpugraphs-eval`` reports them.
+
+    Args:
+        solution, submission, row_id_column_name: as for :func:`score`.
+        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation).
+        tile_runtime: ``normalized`` (default) or ``raw``.
+        usage: None (every row of ``solution``), or ``Public``/``Private``: the whole submission is validated
+            against every graph, and means are taken over the graphs of that Usage (one leaderboard).
+
+    Returns:
+        {collection: value or None (no defined graph), …, ``overall``: value or None}, in collection order,
+        holding the collections with graphs of ``usage``.
+
+    Raises:
+        ParticipantVisibleError: the submission is invalid.
+        ValueError: the solution table or an argument is wrong (the organiser's side).
+    """
+    graphs = read_solution(solution, row_id_column_name, tile_runtime)
+    rankings = validate(submission, graphs, row_id_column_name, mode)
+    if usage is not None and any(g.usage not in ("Public", "Private") for g in graphs.values()):
+        raise ValueError("scoring one Usage needs a Usage column of Public/Private on every solution row")
+    per_collection = {}
+    for graph_id, graph in graphs.items():
+        if usage is None or graph.usage == usage:
+            per_collection.setdefault(graph.collection, []).append(graph_value(graph, rankings[graph_id]))
+    out = {}
+    for collection in COLLECTIONS:
+        if collection in per_collection:
+            defined = [v for v in per_collection[collection] if not math.isnan(v)]
+            out[collection] = math.fsum(defined) / len(defined) if defined else None
+    values = [v for v in out.values() if v is not None]
+    out["overall"] = math.fsum(values) / len(values) if values else None
+    return out
+
+
+def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: str, mode: str = "strict",
+          tile_runtime: str = "normalized") -> float:
+    """The overall score of ``submission`` on the graphs of ``solution`` (Kaggle's metric signature).
+
+    Args:
+        solution: one row per graph (see the module docstring).
+        submission: columns ``row_id_column_name`` and ``TopConfigs``, one row per graph of ``solution``.
+        row_id_column_name: the ID column of both tables (``ID`` in the competition).
+        mode: ``strict`` (default) or ``lenient``.
+        tile_runtime: ``normalized`` (default) or ``raw``.
+
+    Returns:
+        The unweighted mean of the collection values present; NaN if none is defined.
+
+    Raises:
+        ParticipantVisibleError: the submission is invalid (the first problems, with their codes).
+        ValueError: the solution table is malformed.
+    """
+    overall = collection_scores(solution, submission, row_id_column_name, mode=mode,
+                                tile_runtime=tile_runtime)["overall"]
+    return math.nan if overall is None else float(overall)

@@ -1,0 +1,209 @@
+"""`tpugraphs-eval export codabench`: the bundle unpacks into a valid competition.yaml (v2), and its scoring
+program, run as a Codabench compute worker runs it, gives tpugraphs-eval's public and private scores."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shlex
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from test_scoring import csv_bytes, demo_rows
+
+from tpugraphs_eval import score_submission
+from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.dataset import COLLECTIONS
+from tpugraphs_eval.options import Options
+from tpugraphs_eval.truth.solution import load_solution
+
+yaml = pytest.importorskip("yaml")  # the test extra (Codabench reads competition.yaml with PyYAML)
+
+
+def _key(collection: str) -> str:
+    return collection.replace(":", "_")
+
+
+@pytest.fixture(scope="module")
+def bundle(demo_solution, tmp_path_factory) -> Path:
+    """The bundle written as a zip and unpacked, as Codabench receives it."""
+    work = tmp_path_factory.mktemp("codabench")
+    assert cli.main(["export", "codabench", "-o", str(work / "bundle"), "--solution", str(demo_solution),
+                     "--zip", str(work / "bundle.zip"), "--start", "2027-01-04"]) == 0
+    with zipfile.ZipFile(work / "bundle.zip") as archive:
+        archive.extractall(work / "unpacked")
+    return work / "unpacked"
+
+
+def run_worker(bundle: Path, task: int, submission_zip: Path, work: Path,
+               python: str = sys.executable) -> tuple[subprocess.CompletedProcess, Path]:
+    """Run the scoring program of ``task`` as a compute worker does: the task's reference data unpacked in
+    input/ref, the submission zip in input/res, the command of metadata.yaml with /app/program (also the
+    working directory), /app/input and /app/output mapped to these folders; ``python3`` is ``python``."""
+    config = yaml.safe_load((bundle / "competition.yaml").read_text())
+    spec = config["tasks"][task]
+    program = bundle / spec["scoring_program"]
+    for name in ("input/ref", "input/res", "output"):
+        (work / name).mkdir(parents=True)
+    for item in (bundle / spec["reference_data"]).iterdir():
+        (work / "input/ref" / item.name).write_bytes(item.read_bytes())
+    with zipfile.ZipFile(submission_zip) as archive:
+        archive.extractall(work / "input/res")
+    command = yaml.safe_load((program / "metadata.yaml").read_text())["command"]
+    mapping = {"/app/program": str(program), "/app/input": str(work / "input"), "/app/output": str(work / "output")}
+    argv = []
+    for arg in shlex.split(command):
+        for app, local in mapping.items():
+            arg = arg.replace(app, local)
+        argv.append(python if arg == "python3" else arg)
+    done = subprocess.run(argv, cwd=program, capture_output=True, text=True, timeout=300)
+    return done, work / "output" / "scores.json"
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_competition_yaml_is_codabench_v2_and_names_files_that_exist(bundle):
+    config = yaml.safe_load((bundle / "competition.yaml").read_text())
+    assert config["version"] == 2 and config["title"] and (bundle / config["image"]).read_bytes()[:4] == b"\x89PNG"
+    assert (bundle / config["terms"]).is_file()
+    names = ("overview", "evaluation", "data", "terms")
+    assert [p["file"] for p in config["pages"]] == [f"pages/{n}.md" for n in names]
+    assert all((bundle / p["file"]).read_text().startswith("# ") for p in config["pages"])
+    phases = config["phases"]
+    assert [p["tasks"] for p in phases] == [[0], [1]] and phases[1]["auto_migrate_to_this_phase"] is True
+    assert str(phases[0]["start"]) == "2027-01-04" and phases[0]["end"] == phases[1]["start"]
+    for task in config["tasks"]:
+        assert (bundle / task["scoring_program"] / "metadata.yaml").is_file()
+        assert {p.name for p in (bundle / task["reference_data"]).iterdir()} == {"solution.csv", "settings.json"}
+    assert [json.loads((bundle / t["reference_data"] / "settings.json").read_text())["usage"]
+            for t in config["tasks"]] == ["Public", "Private"]
+    assert (bundle / config["solutions"][0]["path"] / "submission.csv").is_file()
+    columns = config["leaderboards"][0]["columns"]
+    assert [c["key"] for c in columns] == ["overall", *(_key(c.name) for c in COLLECTIONS)]
+    assert [c["index"] for c in columns] == list(range(6)) and {c["sorting"] for c in columns} == {"desc"}
+    evaluation = (bundle / "pages/evaluation.md").read_text()
+    assert "phase scores 14 graphs" in evaluation and "other 38 graphs" in evaluation  # demo: 10+1+1+1+1 public
+    assert "| `tile:xla` | 40 | 10 |" in (bundle / "pages/data.md").read_text()
+
+
+def test_scoring_program_needs_only_numpy_pandas_scipy(bundle):
+    program = bundle / "scoring_program"
+    for name in ("score.py", "tpugraphs_metric.py"):
+        tree = ast.parse((program / name).read_text(), feature_version=(3, 9))
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
+        assert imported - sys.stdlib_module_names <= {"numpy", "pandas", "scipy", "tpugraphs_metric"}, name
+
+
+def test_worker_scores_equal_tpugraphs_eval_on_both_phases(bundle, demo_solution, tmp_path):
+    truth = load_solution(demo_solution)
+    data = csv_bytes(demo_rows(truth, "random", seed=5))
+    report = score_submission(data, truth)  # tpugraphs-eval SUBMISSION --solution FILE
+    submission = _zip(tmp_path / "submission.zip", {"predictions/submission.csv": data})
+    for task, board in ((0, "public"), (1, "private")):
+        done, scores_path = run_worker(bundle, task, submission, tmp_path / board)
+        assert done.returncode == 0, done.stderr
+        scores = json.loads(scores_path.read_text())
+        expected = report.leaderboards[board]
+        assert scores["overall"] == expected.overall
+        assert scores == {"overall": expected.overall,
+                          **{_key(name): r.value for name, r in expected.collections.items()}}
+        assert board.capitalize() in done.stdout
+
+
+def test_worker_on_the_images_python_39(bundle, demo_solution, tmp_path):
+    """Codabench's legacy image runs Python 3.9: with $TPUGRAPHS_PY39 naming a Python 3.9 that has numpy,
+    pandas and scipy, the program runs there and gives the same numbers."""
+    python = os.environ.get("TPUGRAPHS_PY39")
+    if not python:
+        pytest.skip("set TPUGRAPHS_PY39 to a Python 3.9 with numpy, pandas and scipy to run the program on it")
+    version = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True)
+    assert version.stdout.strip() == "(3, 9)"
+    truth = load_solution(demo_solution)
+    data = csv_bytes(demo_rows(truth, "random", seed=11))
+    done, scores_path = run_worker(bundle, 1, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w", python)
+    assert done.returncode == 0, done.stderr
+    expected = score_submission(data, truth).leaderboards["private"].overall
+    assert json.loads(scores_path.read_text())["overall"] == expected
+
+
+def test_the_bundled_sample_submission_scores(bundle, tmp_path):
+    data = (bundle / "sample_submission" / "submission.csv").read_bytes()
+    done, scores_path = run_worker(bundle, 0, _zip(tmp_path / "s.zip", {"submission.csv": data}), tmp_path / "w")
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads(scores_path.read_text())) == {"overall", *(_key(c.name) for c in COLLECTIONS)}
+
+
+def test_a_bad_submission_fails_with_a_readable_error(bundle, demo_solution, tmp_path):
+    truth = load_solution(demo_solution)
+    rows = demo_rows(truth, "random", seed=6)
+    tile, layout = (next(i for i in rows if i.startswith(p)) for p in ("tile:", "layout:"))
+    rows[tile] = [0, 0, 99999]
+    rows[layout] = rows[layout][:3]
+    cases = {"rows": {"submission.csv": csv_bytes(rows)},
+             "two-files": {"a.csv": csv_bytes(rows), "b.csv": csv_bytes(rows)},
+             "binary": {"submission.csv": bytes(range(256)) * 4}}
+    expected_text = {"rows": ["INDEX_OUT_OF_RANGE", "DUPLICATE_INDEX", "LAYOUT_NOT_PERMUTATION", f"line ", tile],
+                     "two-files": ["2 CSV files", "a.csv", "b.csv"], "binary": ["not UTF-8"]}
+    for name, members in cases.items():
+        done, scores_path = run_worker(bundle, 0, _zip(tmp_path / f"{name}.zip", members), tmp_path / name)
+        assert done.returncode == 1, (name, done.stderr)
+        assert done.stderr.startswith("invalid submission") and "Traceback" not in done.stderr, name
+        for text in expected_text[name]:
+            assert text in done.stderr, (name, text)
+        assert not scores_path.exists()
+    package = score_submission(csv_bytes(rows), truth)
+    assert not package.valid and {"INDEX_OUT_OF_RANGE", "DUPLICATE_INDEX", "LAYOUT_NOT_PERMUTATION"} <= {
+        p.code for p in package.problems}
+
+
+def test_lenient_bundle_scores_like_tpugraphs_eval_lenient(demo_root, tmp_path):
+    assert cli.main(["export", "codabench", "-o", str(tmp_path / "b"), "--data-root", "demo", "--split", "valid",
+                     "--lenient", "--tile-runtime", "raw"]) == 0
+    from tpugraphs_eval.truth.solution import build_solution
+
+    build_solution(demo_root, "valid", tmp_path / "valid.parquet")  # the bundle's default Usage draw
+    truth = load_solution(tmp_path / "valid.parquet", tile_runtime="raw")
+    rows = {i: (list(r) + list(range(6)) if i.startswith("tile:") else list(r)[: len(r) // 2])
+            for i, r in demo_rows(truth, "random", seed=7).items()}
+    report = score_submission(csv_bytes(rows), truth, Options(mode="lenient", tile_runtime="raw"))
+    assert report.valid and {"TILE_TOO_MANY", "LAYOUT_NOT_PERMUTATION"} <= {p.code for p in report.problems}
+    done, scores_path = run_worker(tmp_path / "b", 1, _zip(tmp_path / "s.zip", {"s.csv": csv_bytes(rows)}),
+                                   tmp_path / "w")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(scores_path.read_text())["overall"] == report.leaderboards["private"].overall
+
+
+def test_usage_errors(demo_solution, tmp_path, capsys):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    assert cli.main(["export", "codabench", "-o", str(tmp_path / "full"), "--solution", str(demo_solution)]) == 2
+    assert "not an empty folder" in capsys.readouterr().err
+    assert cli.main(["export", "codabench", "-o", str(tmp_path / "b"), "--data-root", "demo"]) == 2
+    assert "--split is required" in capsys.readouterr().err
+    assert cli.main(["export", "codabench", "-o", str(tmp_path / "c"), "--solution", str(tmp_path / "full" / "x")]) == 2
+
+
+def test_the_submission_folder_must_hold_one_csv(tmp_path):
+    """In-process check of score.py's file rule (the worker runs above cover the subprocess path)."""
+    from tpugraphs_eval.hosting import codabench_program
+
+    res = tmp_path / "res"
+    (res / "__MACOSX").mkdir(parents=True)
+    (res / "__MACOSX" / "._submission.csv").write_bytes(b"\x00")
+    (res / ".hidden.csv").write_text("x")
+    (res / "notes.txt").write_text("hello")
+    with pytest.raises(codabench_program._Invalid, match=r"no CSV file .*notes\.txt"):
+        codabench_program._submission_csv(res)
+    (res / "deep").mkdir()
+    (res / "deep" / "Submission.CSV").write_text("ID,TopConfigs\n")
+    assert codabench_program._submission_csv(res) == res / "deep" / "Submission.CSV"
