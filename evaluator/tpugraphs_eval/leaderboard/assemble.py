@@ -26,7 +26,7 @@ from .cache import board_shape
 from .folder import Folder
 from .scorer import decode_array, listed_problems
 from .standings import TeamStanding, standings, time_key
-from .uncertainty import LEVEL, draw, resampled_overall, shakeup, uncertainty
+from .uncertainty import LEVEL, draw, shakeup, team_samples, uncertainty
 
 LEADERBOARD_FORMAT = 1
 VIEWS = ("organiser", "public")
@@ -81,19 +81,12 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
 
 
 def _team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board: str,
-                  draws: dict[str, np.ndarray], resamples: int) -> np.ndarray:
+                  draws: dict[str, np.ndarray]) -> np.ndarray:
     """(T, B) resampled score of each ranked team: the best of its final submissions in each resample."""
-    cache: dict[int, np.ndarray] = {}
-    out = np.empty((len(rows), resamples))
-    for t, row in enumerate(rows):
-        samples = []
-        for i in row.finals:
-            if i not in cache:
-                per_graph = {name: decode_array(text) for name, text in records[i]["per_graph"][board].items()}
-                cache[i] = resampled_overall(per_graph, draws)
-            samples.append(cache[i])
-        out[t] = np.fmax.reduce(samples) if samples else np.nan
-    return out
+    counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
+    per_graph = {name: np.array([decode_array(records[i]["per_graph"][board][name]) for _, i in counted])
+                 for name in draws}
+    return team_samples(per_graph, np.array([t for t, _ in counted], dtype=np.intp), len(rows), draws)
 
 
 def _submission(entry, record: dict[str, Any], final: bool) -> dict[str, Any]:
@@ -141,7 +134,7 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
     rows = standings(folder.teams, entries, records, board)
     ranked = [r for r in rows if r.rank is not None]
     draws = draw(board_graphs(truth, board), resamples, seed)
-    bounds = uncertainty(_team_samples(ranked, records, board, draws, resamples), [r.rank for r in ranked])
+    bounds = uncertainty(_team_samples(ranked, records, board, draws), [r.rank for r in ranked])
     public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public")}
     names = [c.name for c in COLLECTIONS]
     teams = []
@@ -166,7 +159,8 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
     finals = {i for r in rows for i in r.finals}
     boards = ("public", "private")
     counts = {b: board_graphs(truth, b) for b in boards}
-    order = sorted(range(len(entries)), key=lambda i: (folder.teams.index(entries[i].team), time_key(entries[i])))
+    team_order = {team: k for k, team in reversed(list(enumerate(folder.teams)))}  # the first, as list.index
+    order = sorted(range(len(entries)), key=lambda i: (team_order[entries[i].team], time_key(entries[i])))
     both = [r for r in ranked if public_rows[r.team].rank is not None]
     return {
         "leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": view, "ranked_by": board,

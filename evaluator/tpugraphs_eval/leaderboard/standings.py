@@ -77,13 +77,36 @@ def _best(indices: list[int], records: list[dict[str, Any]], board: str) -> int 
     return best
 
 
-def final_submissions(team: str, valid: list[int], entries: list[Entry],
+def submissions_by_team(teams: list[str], entries: list[Entry]) -> dict[str, list[int]]:
+    """Team → indices (into ``entries``) of its submissions, earliest first (:func:`time_key`), in one pass.
+
+    Every team of ``teams`` is a key (an empty list when it has no submission); entries of a team not in
+    ``teams`` are left out. O(N log N) for N submissions: each time is parsed once.
+    """
+    groups: dict[str, list[int]] = {team: [] for team in teams}
+    for i, entry in enumerate(entries):
+        mine = groups.get(entry.team)
+        if mine is not None:
+            mine.append(i)
+    keys: dict[int, tuple] = {}
+    for mine in groups.values():
+        keys.update((i, time_key(entries[i])) for i in mine)
+        mine.sort(key=keys.__getitem__)
+    return groups
+
+
+def final_submissions(team: str, mine: list[int], valid: list[int], entries: list[Entry],
                       records: list[dict[str, Any]]) -> tuple[list[int], list[dict[str, Any]]]:
-    """The private leaderboard's final submissions of a team (``valid`` earliest first) and the notes made."""
+    """The private leaderboard's final submissions of a team and the notes made.
+
+    Args:
+        team: the team's name; ``mine``: indices of all its submissions; ``valid``: of its scored ones,
+            earliest first; ``entries``, ``records``: every submission and its record.
+    """
     notes = []
-    team_indices = [i for i, e in enumerate(entries) if e.team == team]
-    for i in team_indices:
-        if entries[i].selected and i not in valid:
+    scored = set(valid)
+    for i in sorted(mine):  # in the entries' order
+        if entries[i].selected and i not in scored:
             notes.append(note("SELECTED_INVALID", f"{entries[i].id} is selected but was not scored; it does not "
                                                   "count"))
     selected = [i for i in valid if entries[i].selected]
@@ -96,7 +119,16 @@ def final_submissions(team: str, valid: list[int], entries: list[Entry],
     if selected:
         return selected, notes
     ranked = sorted(valid, key=lambda i: -(board_score(records[i], "public") or float("-inf")))  # stable: earliest
-    return sorted(ranked[:MAX_FINAL], key=valid.index), notes
+    position = {i: k for k, i in enumerate(valid)}
+    return sorted(ranked[:MAX_FINAL], key=position.__getitem__), notes
+
+
+def competition_ranks(scores: list[float]) -> list[int]:
+    """Ranks of scores sorted best first: equal scores share the better rank, the next skips (1, 2, 2, 4)."""
+    ranks: list[int] = []
+    for position, score in enumerate(scores):
+        ranks.append(ranks[-1] if position and scores[position - 1] == score else position + 1)
+    return ranks
 
 
 def standings(teams: list[str], entries: list[Entry], records: list[dict[str, Any]],
@@ -107,10 +139,13 @@ def standings(teams: list[str], entries: list[Entry], records: list[dict[str, An
         teams: every team folder's name (teams without submissions included).
         entries: every submission; ``records``: their records (:func:`scorer.record_of`), same order.
         board: which leaderboard ranks the teams.
+
+    Cost: O(N log N + T log T) for N submissions and T teams (submissions are grouped by team once).
     """
     out = []
+    groups = submissions_by_team(teams, entries)
     for team in teams:
-        mine = sorted((i for i, e in enumerate(entries) if e.team == team), key=lambda i: time_key(entries[i]))
+        mine = groups[team]
         valid = [i for i in mine if records[i].get("status") == "scored"]
         standing = TeamStanding(team, mine, valid)
         if not valid:
@@ -119,7 +154,7 @@ def standings(teams: list[str], entries: list[Entry], records: list[dict[str, An
         elif board == "public":
             standing.finals = valid
         else:
-            standing.finals, standing.notes = final_submissions(team, valid, entries, records)
+            standing.finals, standing.notes = final_submissions(team, mine, valid, entries, records)
         standing.chosen = _best(standing.finals, records, board)
         if standing.chosen is not None:
             standing.score = board_score(records[standing.chosen], board)
@@ -128,10 +163,6 @@ def standings(teams: list[str], entries: list[Entry], records: list[dict[str, An
         out.append(standing)
     ranked = sorted((s for s in out if s.score is not None),
                     key=lambda s: (-s.score, time_key(entries[s.chosen]), s.team))
-    scores = [s.score for s in ranked]
-    for position, standing in enumerate(ranked):
-        first = position
-        while first > 0 and scores[first - 1] == standing.score:
-            first -= 1
-        standing.rank = first + 1
+    for standing, rank in zip(ranked, competition_ranks([s.score for s in ranked])):
+        standing.rank = rank
     return ranked + sorted((s for s in out if s.score is None), key=lambda s: s.team)

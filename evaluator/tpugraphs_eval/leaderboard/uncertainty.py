@@ -25,7 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..scoring.compare import draw_positions as draw
-from ..scoring.compare import resampled_means
 from ..scoring.metrics import UndefinedMetricError, kendall_tau_b
 
 DEFAULT_RESAMPLES = 1000
@@ -34,31 +33,96 @@ LEVEL = 0.95
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
 
 
+CHUNK_VALUES = 1 << 20
+"""Drawn values gathered at once (8 MB of float64): submissions are resampled in chunks of about this size."""
+
+
+def resampled_overalls(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndarray]) -> np.ndarray:
+    """(S, B) overall of each of S submissions in every resample (NaN where every collection is undefined).
+
+    Args:
+        per_graph: collection → (S, G) primary metric per submission and graph of the leaderboard
+            (NaN: undefined); every collection of ``draws`` is present.
+        draws: collection → (B, G) drawn positions (:func:`draw`).
+
+    Each submission's values are gathered as a C-ordered (B, G) block and summed along the graphs (numpy's
+    pairwise sum over the contiguous axis, see metrics, "Means"); submissions are processed in chunks of
+    about :data:`CHUNK_VALUES` values, so row s is the same bytes whether it is resampled alone or with
+    others. (A fancy-indexed ``per_graph[:, positions]`` would put the submissions innermost and change
+    the order of the additions, hence :func:`numpy.take`.)
+    """
+    n = next(iter(per_graph.values())).shape[0] if per_graph else 0
+    if not draws:
+        return np.full((n, 0), np.nan)
+    resamples = next(iter(draws.values())).shape[0]
+    total = np.empty((n, resamples))
+    count = np.empty((n, resamples), dtype=np.int64)
+    widest = max(positions.size for positions in draws.values())
+    step = max(1, CHUNK_VALUES // max(1, widest))
+    for start in range(0, n, step):
+        rows = slice(start, start + step)
+        for k, (name, positions) in enumerate(draws.items()):
+            block = per_graph[name][rows]
+            values = np.take(block, positions, axis=1)  # (s, B, G), C order: graphs innermost
+            mean = values.sum(axis=2) / positions.shape[1]
+            holes = np.isnan(block).any(axis=1)  # submissions with undefined graphs: mean of the defined ones
+            if holes.any():
+                defined = ~np.isnan(values[holes])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mean[holes] = np.where(defined, values[holes], 0.0).sum(axis=2) / defined.sum(axis=2)
+            ok = ~np.isnan(mean)
+            if k == 0:  # the first collection's value itself (not 0.0 + it: a -0.0 stays -0.0)
+                total[rows], count[rows] = np.where(ok, mean, 0.0), ok
+            else:
+                total[rows] += np.where(ok, mean, 0.0)
+                count[rows] += ok
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / count
+
+
 def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndarray]) -> np.ndarray:
     """(B,) overall of one submission in every resample (NaN where every collection is undefined).
 
     Args:
         per_graph: collection → (G,) primary metric per graph of the leaderboard (NaN: undefined).
-        draws: collection → (B, G) drawn positions (:func:`draw`, i.e. :func:`..scoring.compare.draw_positions`).
+        draws: collection → (B, G) drawn positions (:func:`draw`).
     """
-    total = count = None  # numpy's pairwise sums along the resamples' axis: see metrics, "Means"
-    for name, positions in draws.items():
-        mean = resampled_means(per_graph[name], positions)
-        ok = ~np.isnan(mean)
-        total = np.where(ok, mean, 0.0) if total is None else total + np.where(ok, mean, 0.0)
-        count = ok.astype(np.int64) if count is None else count + ok
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return total / count
+    return resampled_overalls({name: np.asarray(values)[None, :] for name, values in per_graph.items()}, draws)[0]
+
+
+def team_samples(per_graph: dict[str, np.ndarray], owner: np.ndarray, n_teams: int,
+                 draws: dict[str, np.ndarray]) -> np.ndarray:
+    """(T, B) resampled score of each team: the best (``fmax``: NaN only when all are NaN) of its submissions.
+
+    Args:
+        per_graph: collection → (S, G) primary metric of the S submissions that count (:func:`resampled_overalls`).
+        owner: (S,) int team of each of those submissions, in 0..T-1; a team owning none gets NaN.
+        n_teams: T.
+        draws: collection → (B, G) drawn positions (:func:`draw`).
+    """
+    resamples = next(iter(draws.values())).shape[0] if draws else 0
+    out = np.full((n_teams, resamples), np.nan)
+    if owner.size and draws:
+        np.fmax.at(out, owner, resampled_overalls(per_graph, draws))
+    return out
 
 
 def ranks_per_resample(scores: np.ndarray) -> np.ndarray:
-    """(T, B) scores → (T, B) competition ranks within each resample (1 = best; equal scores share)."""
-    teams, resamples = scores.shape
+    """(T, B) scores → (T, B) competition ranks within each resample (1 = best; equal scores share; NaN last).
+
+    Rank = 1 + the number of teams with a strictly higher score in that resample, for all resamples at
+    once: a stable sort of each column, the rank of each sorted position carried down runs of equal values.
+    """
+    teams = scores.shape[0]
     safe = np.where(np.isnan(scores), -np.inf, scores)
+    order = np.argsort(-safe, axis=0, kind="stable")
+    ordered = np.take_along_axis(safe, order, axis=0)
+    position = np.arange(1, teams + 1, dtype=np.int64)[:, None]
+    starts = np.ones(scores.shape, dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    ranked = np.maximum.accumulate(np.where(starts, position, 0), axis=0)
     ranks = np.empty(scores.shape, dtype=np.int64)
-    ordered = np.sort(safe, axis=0)
-    for b in range(resamples):
-        ranks[:, b] = teams - np.searchsorted(ordered[:, b], safe[:, b], side="right") + 1
+    np.put_along_axis(ranks, order, ranked, axis=0)
     return ranks
 
 
@@ -80,21 +144,20 @@ def _finite(value: float) -> float | None:
 def uncertainty(scores: np.ndarray, ranks: list[int]) -> Uncertainty:
     """Intervals from (T, B) resampled team scores; ``ranks`` are the leaderboard's (the leader has rank 1)."""
     safe = np.where(np.isnan(scores), -np.inf, scores)
-    low, high = np.percentile(safe, _TAILS, axis=1) if scores.size else (np.empty(0), np.empty(0))
+    with np.errstate(invalid="ignore"):  # -inf (undefined) between the two nearest values: -inf or NaN, not shown
+        low, high = np.percentile(safe, _TAILS, axis=1) if scores.size else (np.empty(0), np.empty(0))
     resampled = ranks_per_resample(scores)
     rank_low, rank_high = (np.percentile(resampled, _TAILS, axis=1, method="inverted_cdf").astype(np.int64)
                            if scores.size else (np.empty(0, np.int64), np.empty(0, np.int64)))
     leader = ranks.index(1) if 1 in ranks else None
-    tied = []
-    for t, rank in enumerate(ranks):
-        if leader is None:
-            tied.append(False)
-            continue
-        with np.errstate(invalid="ignore"):
-            difference = safe[leader] - safe[t]
-        difference = np.where(np.isnan(difference), 0.0, difference)  # both -inf: no difference
-        lo, hi = np.percentile(difference, _TAILS)
-        tied.append(bool(rank == 1 or lo <= 0.0 <= hi))
+    if leader is None or not scores.size:
+        tied = [False] * len(ranks)
+    else:
+        with np.errstate(invalid="ignore"):  # both -inf: no difference; +inf beside a finite value: +inf or NaN
+            difference = safe[leader][None, :] - safe
+            difference = np.where(np.isnan(difference), 0.0, difference)
+            lo, hi = np.percentile(difference, _TAILS, axis=1)
+        tied = [bool(rank == 1 or lo[t] <= 0.0 <= hi[t]) for t, rank in enumerate(ranks)]
     return Uncertainty([_finite(v) for v in low], [_finite(v) for v in high],
                        [int(r) for r in rank_low], [int(r) for r in rank_high], tied)
 
