@@ -80,9 +80,11 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
             "evaluator_version": __version__, "options": options.to_dict(), "collections": names, "teams": teams}
 
 
-def _team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board: str,
+def ranked_team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board: str,
                   draws: dict[str, np.ndarray]) -> np.ndarray:
-    """(T, B) resampled score of each ranked team: the best of its final submissions in each resample."""
+    """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
+    in each of the B resamples of ``draws`` (:func:`uncertainty.draw`), from the records' per-graph values
+    on ``board``."""
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
     per_graph = {name: np.array([decode_array(records[i]["per_graph"][board][name]) for _, i in counted])
                  for name in draws}
@@ -134,7 +136,7 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
     rows = standings(folder.teams, entries, records, board)
     ranked = [r for r in rows if r.rank is not None]
     draws = draw(board_graphs(truth, board), resamples, seed)
-    bounds = uncertainty(_team_samples(ranked, records, board, draws), [r.rank for r in ranked])
+    bounds = uncertainty(ranked_team_samples(ranked, records, board, draws), [r.rank for r in ranked])
     public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public")}
     names = [c.name for c in COLLECTIONS]
     teams = []
