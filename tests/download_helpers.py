@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import tarfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import numpy as np
 
+from tpugraphs_kit.cli_data import main as data_main
 from tpugraphs_kit.download import archive_name
 
 
@@ -147,3 +150,39 @@ def official(server) -> None:
     server.files[LAYOUT_TAR] = tar_bytes(
         [("npz/layout/xla/default/valid", None, {"type": tarfile.DIRTYPE})]
         + [(f"npz/layout/xla/default/valid/{n}.npz", npz_bytes(y, False), {}) for n, y in LAYOUT.items()])
+
+
+def make_sandbox(tmp_path: Path) -> tuple[Path, Path]:
+    """``tmp/root`` (the data root, not yet created) and ``tmp/outside`` holding a file and a folder."""
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "keep.txt").write_bytes(b"keep me")
+    (outside / "sub" / "g1.npz").write_bytes(b"not a graph")
+    return tmp_path / "root", outside
+
+
+def listing(folder: Path) -> dict[str, object]:
+    """Every path under ``folder`` (links not followed) → its kind and bytes (files) or target (links)."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        rel = str(path.relative_to(folder))
+        if path.is_symlink():
+            out[rel] = ("link", os.readlink(path))
+        elif path.is_dir():
+            out[rel] = ("folder",)
+        else:
+            out[rel] = ("file", path.read_bytes())
+    return out
+
+
+def run_download(server, root: Path, *collections: str, extra: tuple[str, ...] = ()) -> int:
+    """``tpugraphs-data download`` of the valid split of ``collections`` into ``root``; its exit code."""
+    return data_main(["download", "--collections", ",".join(collections or ("tile:xla",)), "--splits", "valid",
+                      "--data-root", str(root), "--base-url", server.base_url, "--no-progress", "--retries", "0",
+                      *extra])
+
+
+def assert_nothing_installed(root: Path) -> None:
+    """Only ``.downloads/`` in the root, holding no marker, no tar and no staging left-over."""
+    assert sorted(p.name for p in root.iterdir()) == [".downloads"]
+    assert [p.name for p in (root / ".downloads").iterdir() if not p.name.endswith(".part")] == []

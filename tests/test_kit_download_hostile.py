@@ -1,12 +1,13 @@
 """Hostile archives, servers and data roots against ``tpugraphs-data download`` (issue 7, item 1).
 
-One test (or parametrised case) per kind of attack or fault: links in archives (including links chained
-across members and across archives), other member types, names outside ``npz/``, pre-existing links in
-the data root, forged done-markers, failures after part of an archive was written, truncated tars, short
-bodies and missing Content-Length, tar bombs, and servers that trickle or stall. Every case runs in a
+One test (or parametrised case) per kind of attack or fault in what is downloaded: links in archives
+(including links chained across members and across archives), other member types, names outside ``npz/``,
+pre-existing links in the data root, forged done-markers, failures after part of an archive was written,
+truncated tars, compressed or empty archives and tar bombs. Hostile servers (short bodies, missing
+Content-Length, trickles, stalls, size limits) are in test_kit_download_servers.py. Every case runs in a
 temporary folder holding the data root ``root/`` and a sibling ``outside/``; the listing of ``outside/``
 (names, types, bytes) must be identical after each one. Servers are the loopback server of
-``download_helpers``; no timing is asserted, only the coded error (the stall cases pass a 1 or 2 s timeout).
+``download_helpers``.
 """
 
 from __future__ import annotations
@@ -14,23 +15,28 @@ from __future__ import annotations
 import errno
 import gzip
 import io
-import os
-import socket
 import tarfile
-import threading
-import urllib.error
 from pathlib import Path
 
 import pytest
-from download_helpers import LAYOUT_TAR, TILE_TAR, npz_bytes, official, serve, tar_bytes
+from download_helpers import (
+    LAYOUT_TAR,
+    TILE_TAR,
+    assert_nothing_installed,
+    listing,
+    make_sandbox,
+    npz_bytes,
+    official,
+    run_download,
+    serve,
+    tar_bytes,
+)
 
 from tpugraphs_eval.dataset import REAL_GRAPH_COUNTS
 import tpugraphs_kit.extract as extract_module
-from tpugraphs_kit.cli_data import main as data_main
-from tpugraphs_kit.download import download, fetch
+from tpugraphs_kit.download import download
 from tpugraphs_kit.errors import DownloadError
 from tpugraphs_kit.extract import MAX_BYTES, MAX_MEMBERS, safe_extract
-from tpugraphs_kit.watchdog import Watchdog
 
 
 @pytest.fixture()
@@ -42,38 +48,7 @@ def server():
 @pytest.fixture()
 def sandbox(tmp_path):
     """``tmp/root`` (the data root, not yet created) and ``tmp/outside`` holding a file and a folder."""
-    outside = tmp_path / "outside"
-    (outside / "sub").mkdir(parents=True)
-    (outside / "keep.txt").write_bytes(b"keep me")
-    (outside / "sub" / "g1.npz").write_bytes(b"not a graph")
-    return tmp_path / "root", outside
-
-
-def listing(folder: Path) -> dict[str, object]:
-    """Every path under ``folder`` (links not followed) → its kind and bytes (files) or target (links)."""
-    out = {}
-    for path in sorted(folder.rglob("*")):
-        rel = str(path.relative_to(folder))
-        if path.is_symlink():
-            out[rel] = ("link", os.readlink(path))
-        elif path.is_dir():
-            out[rel] = ("folder",)
-        else:
-            out[rel] = ("file", path.read_bytes())
-    return out
-
-
-def run(server, root: Path, *collections: str, extra: tuple[str, ...] = ()) -> int:
-    """``tpugraphs-data download`` of the valid split of ``collections`` into ``root``; its exit code."""
-    return data_main(["download", "--collections", ",".join(collections or ("tile:xla",)), "--splits", "valid",
-                      "--data-root", str(root), "--base-url", server.base_url, "--no-progress", "--retries", "0",
-                      *extra])
-
-
-def assert_nothing_installed(root: Path) -> None:
-    """Only ``.downloads/`` in the root, holding no marker, no tar and no staging left-over."""
-    assert sorted(p.name for p in root.iterdir()) == [".downloads"]
-    assert [p.name for p in (root / ".downloads").iterdir() if not p.name.endswith(".part")] == []
+    return make_sandbox(tmp_path)
 
 
 GOOD = ("npz/tile/xla/valid/g1.npz", b"data", {})
@@ -113,7 +88,7 @@ def test_hostile_archives_are_refused_whole(sandbox, server, capsys, case):
     root, outside = sandbox
     before = listing(outside)
     server.files[TILE_TAR] = tar_bytes(HOSTILE[case])
-    assert run(server, root) == 2
+    assert run_download(server, root) == 2
     err = capsys.readouterr().err
     assert "[UNSAFE_ARCHIVE]" in err and "nothing extracted" in err and "Traceback" not in err
     assert_nothing_installed(root)
@@ -145,10 +120,10 @@ def test_links_chained_across_archives_cannot_escape(sandbox, server, capsys):
     server.files[TILE_TAR] = tar_bytes([("npz/e", None, {"type": SYM, "linkname": "d/.."}),
                                         ("npz/d", None, {"type": SYM, "linkname": ".."})])
     server.files[LAYOUT_TAR] = tar_bytes([("npz/e/outside/keep.txt", b"evil", {})])
-    assert run(server, root, "tile:xla", "layout:xla:default") == 2
+    assert run_download(server, root, "tile:xla", "layout:xla:default") == 2
     assert "[UNSAFE_ARCHIVE]" in capsys.readouterr().err
     assert_nothing_installed(root)
-    assert run(server, root, "layout:xla:default") == 0
+    assert run_download(server, root, "layout:xla:default") == 0
     assert (root / "npz/e/outside/keep.txt").read_bytes() == b"evil" and not (root / "npz/e").is_symlink()
     assert listing(outside) == before
 
@@ -160,7 +135,7 @@ def test_a_link_already_in_the_data_root_is_not_written_through(sandbox, server,
     (root / "npz").mkdir(parents=True)
     (root / "npz" / "tile").symlink_to(Path("..", "..", "outside"))
     before = listing(outside)
-    assert run(server, root) == 2
+    assert run_download(server, root) == 2
     err = capsys.readouterr().err
     assert "[UNSAFE_TARGET]" in err and str(root / "npz" / "tile") in err and "Traceback" not in err
     assert listing(outside) == before
@@ -176,7 +151,7 @@ def test_a_link_at_a_file_place_is_replaced_not_followed(sandbox, server):
     folder.mkdir(parents=True)
     (folder / "g1.npz").symlink_to(outside / "keep.txt")
     before = listing(outside)
-    assert run(server, root) == 0
+    assert run_download(server, root) == 0
     assert not (folder / "g1.npz").is_symlink() and (folder / "g1.npz").read_bytes()[:2] == b"PK"
     assert listing(outside) == before
 
@@ -187,12 +162,12 @@ def test_downloads_folder_or_partial_file_as_links(sandbox, server, capsys):
     root.mkdir()
     (root / ".downloads").symlink_to(outside)
     before = listing(outside)
-    assert run(server, root) == 2
+    assert run_download(server, root) == 2
     assert "[UNSAFE_TARGET]" in capsys.readouterr().err and listing(outside) == before
     (root / ".downloads").unlink()
     (root / ".downloads").mkdir()
     (root / ".downloads" / f"{TILE_TAR}.part").symlink_to(outside / "keep.txt")  # must not be appended to
-    assert run(server, root) == 0
+    assert run_download(server, root) == 0
     assert listing(outside) == before and (root / "npz/tile/xla/valid/g2.npz").is_file()
 
 
@@ -204,7 +179,7 @@ def test_forged_or_linked_markers_do_not_skip_an_archive(sandbox, server):
     good_marker.write_text(f"{server.base_url}{TILE_TAR}\n")
     (root / ".downloads" / f"{TILE_TAR}.done").symlink_to(good_marker)  # a link is not a marker
     (root / ".downloads" / f"{LAYOUT_TAR}.done").write_text("anything\n")  # not this archive's URL
-    assert run(server, root, "tile:xla", "layout:xla:default") == 0
+    assert run_download(server, root, "tile:xla", "layout:xla:default") == 0
     assert {name for name, _ in server.requests} == {TILE_TAR, LAYOUT_TAR}  # both downloaded
     assert (root / "npz/tile/xla/valid/g1.npz").is_file() and (root / "npz/layout/xla/default/valid").is_dir()
     assert not (root / ".downloads" / f"{TILE_TAR}.done").is_symlink()
@@ -216,21 +191,21 @@ def test_refused_archive_cannot_mark_another_done(sandbox, server, capsys):
     official(server)
     layout = server.files[LAYOUT_TAR]
     server.files[TILE_TAR] = tar_bytes(HOSTILE["another archive's done-marker"])
-    assert run(server, root, "tile:xla") == 2
+    assert run_download(server, root, "tile:xla") == 2
     assert "[UNSAFE_ARCHIVE]" in capsys.readouterr().err
     server.files[LAYOUT_TAR] = layout
-    assert run(server, root, "layout:xla:default") == 0
+    assert run_download(server, root, "layout:xla:default") == 0
     assert (LAYOUT_TAR, None) in server.requests  # downloaded, not skipped
 
 
 def test_failed_forced_download_keeps_the_previous_installation(sandbox, server):
     root, _ = sandbox
     official(server)
-    assert run(server, root) == 0
+    assert run_download(server, root) == 0
     installed = listing(root)
     server.files[TILE_TAR] = tar_bytes([("npz/tile/xla/valid/g1.npz", b"new", {}),
                                         ("npz/fifo", None, {"type": tarfile.FIFOTYPE})])
-    assert run(server, root, extra=("--force",)) == 2
+    assert run_download(server, root, extra=("--force",)) == 2
     assert listing(root) == installed  # files and marker as they were
 
 
@@ -243,32 +218,10 @@ def test_truncated_archives_install_nothing(sandbox, server, capsys):
     boundary = first[1].offset  # the second member's header starts here
     for body in (whole[:boundary], whole[:boundary - 100], whole[:boundary] + b"\x01" * 2048):
         server.files[TILE_TAR] = body  # served with a matching Content-Length: the archive itself is short
-        assert run(server, root) == 2
+        assert run_download(server, root) == 2
         err = capsys.readouterr().err
         assert "[TRUNCATED_ARCHIVE]" in err and "Traceback" not in err
         assert_nothing_installed(root)
-
-
-def test_short_body_with_content_length_installs_nothing(sandbox, server, capsys):
-    root, _ = sandbox
-    official(server)
-    server.modes[TILE_TAR] = {"cut": 1000, "cuts": 5}
-    assert run(server, root) == 2
-    assert "[DOWNLOAD_FAILED]" in capsys.readouterr().err
-    assert [p.name for p in (root / ".downloads").iterdir()] == [f"{TILE_TAR}.part"] and not (root / "npz").exists()
-
-
-def test_missing_content_length_is_checked_by_the_tar_end(sandbox, server, capsys):
-    """No Content-Length and a cut connection: the download looks complete, the tar check refuses it."""
-    root, _ = sandbox
-    official(server)
-    server.modes[TILE_TAR] = {"no_length": True, "cut": 1500, "cuts": 1}
-    assert run(server, root) == 2
-    assert "[TRUNCATED_ARCHIVE]" in capsys.readouterr().err
-    assert_nothing_installed(root)
-    assert run(server, root) == 0  # the whole body, still without Content-Length: installed
-    assert "checked by reading the tar to its end-of-archive marker" in capsys.readouterr().out
-    assert sorted(p.name for p in (root / "npz/tile/xla/valid").iterdir()) == ["g1.npz", "g2.npz"]
 
 
 def test_compressed_empty_or_unreadable_archives(tmp_path):
@@ -313,52 +266,6 @@ def test_default_limits_are_far_above_the_real_archives():
     assert MAX_BYTES >= 200 * 10**9  # the largest official tar is tens of GB
 
 
-def test_download_size_limit(tmp_path, server):
-    official(server)
-    with pytest.raises(DownloadError) as err:  # announced: refused before the body is read
-        fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, max_bytes=1000, progress=False)
-    assert err.value.code == "ARCHIVE_TOO_LARGE" and not list(tmp_path.iterdir())
-    server.modes[TILE_TAR] = {"no_length": True}
-    with pytest.raises(DownloadError) as err:  # not announced: stopped once over the limit
-        fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, max_bytes=1000, progress=False)
-    assert err.value.code == "ARCHIVE_TOO_LARGE" and not list(tmp_path.iterdir())
-
-
-@pytest.mark.parametrize(("mode", "timeout", "why"), [
-    ("trickle_body", 2.0, "slower than 1024 bytes/s"),  # 1 byte/s: every read returns within the 2 s idle limit
-    ("trickle_headers", 1.0, "no response within 1 s"),  # 5 bytes/s of status line: the watchdog ends it
-    ("silent", 1.0, "timed out"),  # headers, then nothing: the socket's idle timeout
-])
-def test_timeout_bounds_a_stalling_server(tmp_path, server, mode, timeout, why):
-    """A trickle in the body or the headers, or silence after the headers: a coded TIMED_OUT saying which."""
-    official(server)
-    server.modes[TILE_TAR] = {mode: True}
-    with pytest.raises(DownloadError) as err:
-        fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, retries=0, timeout=timeout, progress=False)
-    assert err.value.code == "TIMED_OUT" and why in str(err.value) and "resume" in str(err.value)
-    assert not (tmp_path / TILE_TAR).exists()
-
-
-def test_deadline_bounds_a_steady_but_long_download(tmp_path, server):
-    """40 KiB/s is no stall (above 1 KiB/s), but a 1 MB body takes 25 s: the 1 s deadline stops it."""
-    server.files["big.tar"] = b"\0" * 10**6
-    server.modes["big.tar"] = {"steady": True}
-    with pytest.raises(DownloadError) as err:
-        fetch(server.base_url + "big.tar", tmp_path / "big.tar", retries=3, timeout=30.0, deadline=1.0,
-              progress=False)
-    assert err.value.code == "TIMED_OUT" and "deadline of 1 s" in str(err.value)
-
-
-def test_trickling_server_through_the_cli(sandbox, server, capsys):
-    root, _ = sandbox
-    official(server)
-    server.modes[TILE_TAR] = {"trickle_body": True}
-    assert run(server, root, extra=("--timeout", "2")) == 2  # 1 byte/s: below 1 KiB/s over 2 s
-    err = capsys.readouterr().err
-    assert "[TIMED_OUT]" in err and "slower than 1024 bytes/s" in err and "Traceback" not in err
-    assert not (root / "npz").exists() and not (root / ".downloads" / f"{TILE_TAR}.done").exists()
-
-
 def test_download_api_reports_codes(sandbox, server):
     """The library call raises the same coded errors the CLI prints."""
     root, _ = sandbox
@@ -370,30 +277,6 @@ def test_download_api_reports_codes(sandbox, server):
     with pytest.raises(DownloadError) as err:
         download(root, ["tile:xla"], ["valid"], base_url=server.base_url, progress=False)
     assert err.value.code == "BAD_ARCHIVE"
-
-
-def test_watchdog_ends_a_stalled_tls_handshake():
-    """A TCP server that accepts and never answers: with a 30 s socket timeout, the 0.5 s watchdog ends the
-    HTTPS handshake (an EOF from the shut-down socket, not a socket timeout)."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    accepted = []
-    threading.Thread(target=lambda: accepted.append(listener.accept()), daemon=True).start()
-    watchdog = Watchdog()
-    watchdog.arm(0.5, "headers")
-    try:
-        with pytest.raises(urllib.error.URLError) as err:
-            watchdog.opener().open(f"https://127.0.0.1:{listener.getsockname()[1]}/x.tar", timeout=30)
-    finally:
-        watchdog.close()
-        listener.close()
-        for connection, _ in accepted:
-            connection.close()
-    assert watchdog.fired == "headers" and "timed out" not in str(err.value)
-
-
-def test_odd_deadline_is_a_usage_error(tmp_path, capsys):
-    assert data_main(["download", "--data-root", str(tmp_path), "--deadline", "0"]) == 2
-    assert "[BAD_OPTION]" in capsys.readouterr().err
 
 
 def test_a_write_failure_midway_installs_nothing(sandbox, server, capsys, monkeypatch):
@@ -410,7 +293,7 @@ def test_a_write_failure_midway_installs_nothing(sandbox, server, capsys, monkey
 
     real_write = extract_module._write_file
     monkeypatch.setattr(extract_module, "_write_file", write_then_fail)
-    assert run(server, root) == 2
+    assert run_download(server, root) == 2
     err = capsys.readouterr().err
     assert "[BAD_ARCHIVE]" in err and "No space left" in err and len(written) == 1
     assert_nothing_installed(root)
@@ -420,6 +303,6 @@ def test_a_folder_where_a_file_goes_is_refused_before_moving(sandbox, server, ca
     root, _ = sandbox
     official(server)
     (root / "npz/tile/xla/valid/g2.npz").mkdir(parents=True)
-    assert run(server, root) == 2
+    assert run_download(server, root) == 2
     assert "[UNSAFE_TARGET]" in capsys.readouterr().err
     assert not (root / "npz/tile/xla/valid/g1.npz").exists()  # g1 comes first in the archive: not moved either
