@@ -165,7 +165,8 @@ def rows(figures: dict[int, dict[str, Any]], estimate: int = 50_000) -> list[tup
             out.append((f"5r-{kind}", f"{what} time, {b} / {a} submissions", f"**{ratio:.2f}**",
                         f"<= {TARGET_RATIO} " + ("PASS" if ratio <= TARGET_RATIO else "FAIL")))
             guess = fb[key] + (fb[key] - fa[key]) * (estimate - b) / (b - a)
-            out.append((f"5e-{kind}", f"{what} time, {estimate} submissions (linear estimate)", f"{guess:.0f} s", "info"))
+            out.append((f"5e-{kind}", f"{what} time, {estimate} submissions (linear estimate)", f"{guess:.0f} s",
+                        "info"))
         for part in ("standings", "standings_naive", "bootstrap", "bootstrap_naive"):
             out.append((f"5r-{part}", f"{part.replace('_', ' (') + (')' if 'naive' in part else '')} CPU time, "
                         f"{b} / {a}", f"{fb[part + '_s'] / fa[part + '_s']:.2f}", "info"))

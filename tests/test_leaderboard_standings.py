@@ -30,13 +30,15 @@ def _random_folder(seed: int, n_teams: int, n_entries: int):
     entries, records = [], []
     for k in range(n_entries):
         team = teams[int(rng.integers(0, n_teams))] if rng.random() > 0.02 else "not-listed"
-        when = None if rng.random() < 0.1 else f"2023-10-{1 + int(rng.integers(0, 9)):02d}T{int(rng.integers(0, 3)):02d}:00:00Z"
+        day, hour = 1 + int(rng.integers(0, 9)), int(rng.integers(0, 3))  # few distinct times: equal times occur
+        when = None if rng.random() < 0.1 else f"2023-10-{day:02d}T{hour:02d}:00:00Z"
         entries.append(Entry(team, f"s{k:04d}.csv", Path("x"), when, selected=bool(rng.random() < 0.3)))
         status = rng.choice(["scored"] * 8 + ["invalid", "error"])
         if status == "scored":
             def value():
                 return None if rng.random() < 0.05 else float(rng.choice([0.1, 0.2, 0.3, 0.4]) + rng.integers(0, 3))
-            records.append({"status": "scored", "boards": {"public": {"overall": value()}, "private": {"overall": value()}}})
+            records.append({"status": "scored",
+                            "boards": {"public": {"overall": value()}, "private": {"overall": value()}}})
         else:
             records.append({"status": str(status)})
     order = rng.permutation(n_entries)
