@@ -81,7 +81,7 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
 
 
 def ranked_team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board: str,
-                  draws: dict[str, np.ndarray]) -> np.ndarray:
+                        draws: dict[str, np.ndarray]) -> np.ndarray:
     """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
     in each of the B resamples of ``draws`` (:func:`uncertainty.draw`), from the records' per-graph values
     on ``board``."""
