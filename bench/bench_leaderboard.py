@@ -16,7 +16,7 @@ Everything is synthetic and seeded (bench/synth_data.py's Kaggle-shaped test spl
 4. the naive reference scorer (tests/naive_scorer.py) on the first ``--naive`` submissions, serially, in
    the same run: submissions per second, and the ratio of the leaderboard's rate to it; its overall
    scores are compared with the leaderboard's ``all`` figures (|diff| <= 1e-9);
-5. (``scale``, bench/leaderboard_scale.py) ``--sizes`` folders of submissions hard-linked from ``--pool``
+5. (``scale``, bench/leaderboard_scale.py) ``--sizes`` folders of submissions copied from ``--pool``
    distinct ones over size / 16 teams: cold and warm builds, the time ratio of the two largest sizes
    (target <= 2.1) and a linear estimate for 50,000; the standings and the bootstrap alone against the
    plain reference (tests/naive_leaderboard.py), same results required.
@@ -149,7 +149,7 @@ def main() -> int:
     parser.add_argument("--naive", type=int, default=50, help="submissions scored by the naive reference")
     parser.add_argument("--only", default="rate,scale", help="parts to run: rate (measurements 1-4), scale (5)")
     parser.add_argument("--sizes", default="10000,20000", help="submission counts of part scale")
-    parser.add_argument("--pool", type=int, default=40, help="distinct submissions hard-linked in part scale")
+    parser.add_argument("--pool", type=int, default=40, help="distinct submissions copied in part scale")
     parser.add_argument("--no-cold", action="store_true", help="part scale: skip the cold builds")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--workdir", type=Path, help="generate the data there (default: a new temp folder)")
