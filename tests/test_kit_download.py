@@ -30,10 +30,10 @@ def server():
 
 def test_archive_names_follow_the_official_script():
     """Names and URL from tpu_graphs/echo_download_commands.py."""
-    assert archive_name("tile:xla", "train") == "npz_tiles_tile_train.tar"
+    assert archive_name("tile:xla", "train") == "npz_tile_xla_train.tar"
     assert archive_name("layout:nlp:random", "test") == "npz_layout_nlp_random_test.tar"
     urls = [a.url for a in archives()]
-    assert len(urls) == 15 and urls[0] == "http://download.tensorflow.org/data/tpu_graphs/v0/npz_tiles_tile_train.tar"
+    assert len(urls) == 15 and urls[0] == "http://download.tensorflow.org/data/tpu_graphs/v0/npz_tile_xla_train.tar"
 
 
 def test_download_installs_the_official_layout(tmp_path, server, capsys):
@@ -47,7 +47,7 @@ def test_download_installs_the_official_layout(tmp_path, server, capsys):
     assert truth.catalog.collections["tile:xla"].names == ("g1", "g2")
     np.testing.assert_array_equal(truth.collections["layout:xla:default"].values, LAYOUT["unet_3d.4x4.bf16"])
     assert sorted(p.name for p in (root / ".downloads").iterdir()) == [
-        "npz_layout_xla_default_valid.tar.done", "npz_tiles_tile_valid.tar.done"]  # tars removed after extraction
+        "npz_layout_xla_default_valid.tar.done", "npz_tile_xla_valid.tar.done"]  # tars removed after extraction
     assert not list(root.glob(".extract-*"))
     n_requests = len(server.requests)
     assert data_main(args) == 0  # a second run skips what is installed, without a request

@@ -2,7 +2,8 @@
 
 Source (google-research-datasets/tpu_graphs, README and ``tpu_graphs/echo_download_commands.py``): one tar per
 collection and split under ``http://download.tensorflow.org/data/tpu_graphs/v0/``, named
-``npz_tiles_tile_{split}.tar`` and ``npz_layout_{xla,nlp}_{default,random}_{split}.tar``; the official
+``npz_tile_xla_{split}.tar`` (the README's name and the script's since commit 94ac089; an earlier script said
+``npz_tiles_tile_{split}.tar``) and ``npz_layout_{xla,nlp}_{default,random}_{split}.tar``; the official
 instructions download them into ``~/data/tpugraphs`` and untar them there, which gives the ``npz/...``
 layout the evaluator reads.
 
@@ -67,7 +68,7 @@ def archive_name(collection_name: str, split: str) -> str:
     if split not in SPLITS:
         raise KitError("UNKNOWN_SPLIT", f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     if coll.kind == "tile":
-        return f"npz_tiles_tile_{split}.tar"
+        return f"npz_tile_xla_{split}.tar"
     _, source, search = coll.name.split(":")
     return f"npz_layout_{source}_{search}_{split}.tar"
 

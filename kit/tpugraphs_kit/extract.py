@@ -1,6 +1,6 @@
 """Safe extraction of an official TpuGraphs tar archive into a data root.
 
-The official archives (``npz_tiles_tile_{split}.tar``, ``npz_layout_*_{split}.tar``) are plain,
+The official archives (``npz_tile_xla_{split}.tar``, ``npz_layout_*_{split}.tar``) are plain,
 uncompressed tar files holding only folders and regular ``.npz`` files under ``npz/`` — no symbolic
 links, no hard links, no device files. So anything else is refused rather than interpreted; the whole
 archive is refused and nothing is written:
