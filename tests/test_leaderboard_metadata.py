@@ -38,12 +38,13 @@ def notes_of(document: dict, sub_id: str) -> list[str]:
 @pytest.mark.parametrize("content, expected", [
     (b"[" * 30000 + b"]" * 30000, "nested too deeply"),  # under the 64 KiB metadata cap
     (b'{"a":' * 6000 + b"1" + b"}" * 6000, "nested too deeply"),
+    (b'{"description": ' + b"[" * 8 + b"1" + b"]" * 8 + b"}", "nested too deeply"),  # depth 9: any Python parses it
     (b'{"submitted": "0001-01-01T00:00:00+01:00"}', "out of range in UTC"),
     (b'{"submitted": "9999-12-31T23:30:00-01:00"}', "out of range in UTC"),
     (b'{"submitted": "2023-02-30T00:00:00Z"}', "day is out of range"),
     (b'{"description": "caf\xe9"}', "not UTF-8 (byte 20)"),
     (b'\xef\xbb\xbf\xef\xbb\xbf{"selected": true}', "not JSON"),  # one BOM is read, a second is not
-], ids=["nested-list", "nested-object", "before-year-1", "after-year-9999", "no-such-day", "latin-1", "two-boms"])
+], ids=["nested-list", "nested-object", "nested-nine-levels", "before-year-1", "after-year-9999", "no-such-day", "latin-1", "two-boms"])
 def test_faulty_metadata_is_a_note_and_the_build_goes_on(content, expected, demo_solution, tmp_path, capsys):
     subs = build_folder(tmp_path / "subs", demo_solution, GOOD)
     (subs / "other" / "o.json").write_bytes(content)

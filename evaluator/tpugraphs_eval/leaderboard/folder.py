@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import stat
 import unicodedata
 from dataclasses import dataclass, field
@@ -112,6 +113,23 @@ def parse_time(text: object) -> str:
         raise ValueError(f"{text.strip()[:40]} is out of range in UTC (years 1 to 9999)") from None
 
 
+MAX_METADATA_DEPTH = 8
+"""Deepest ``[``/``{`` nesting read in a metadata file (a valid one has depth 1); deeper is a note."""
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in JSON ``text``, brackets inside strings not counted."""
+    depth = deepest = 0
+    for char in _JSON_STRING.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def read_metadata(path: Path, entry: Entry) -> None:
     """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default."""
     def bad(message: str) -> None:
@@ -123,6 +141,8 @@ def read_metadata(path: Path, entry: Entry) -> None:
         return bad(f"{refused.reason}; ignored")
     except UnicodeDecodeError as err:
         return bad(f"not UTF-8 (byte {err.start}); ignored")
+    if _nesting_depth(text) > MAX_METADATA_DEPTH:  # the same note on every Python (3.13 parses deeper than 3.11)
+        return bad(f"JSON nested more than {MAX_METADATA_DEPTH} levels deep (nested too deeply); ignored")
     try:
         data = json.loads(text)
     except RecursionError:
