@@ -46,10 +46,18 @@ PIPE_WIDTH = 4096
 def console(*, stderr: bool = False) -> Console:
     """A rich console for command output (on stderr when asked): a terminal's own width, else
     :data:`PIPE_WIDTH` columns (or ``$COLUMNS`` when set), so piped output keeps every line whole. It never
-    takes Jupyter's widget path and adds no syntax highlighting."""
+    takes Jupyter's widget path and adds no syntax highlighting. A closed pipe raises :class:`BrokenPipeError`
+    (see :func:`commands.entrypoint.stop_at_closed_pipe`)."""
     from rich.console import Console
 
-    out = Console(stderr=stderr, highlight=False, force_jupyter=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """A closed pipe (``| head``) raises :class:`BrokenPipeError` for the command to handle (rich's
+            default exits with 1, which would read as "invalid submission")."""
+            self.quiet = True
+            raise BrokenPipeError
+
+    out = _Console(stderr=stderr, highlight=False, force_jupyter=False)
     if not out.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         out.width = PIPE_WIDTH
     return out
