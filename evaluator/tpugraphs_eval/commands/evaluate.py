@@ -179,6 +179,8 @@ def _build_solution(args: argparse.Namespace) -> int:
         console.print(f"  {name}: {counts['graphs']} graphs ({counts['public_graphs']} public), "
                       f"{counts['configs']} configs")
     console.print(f"  ground truth sha256 {manifest['ground_truth_sha256']}")
+    for warning in manifest["warnings"]:
+        print(f"tpugraphs-eval: warning: [{warning['code']}] {safe(warning['message'])}", file=sys.stderr)
     return EXIT_OK
 
 
