@@ -24,12 +24,14 @@ def shorten(text: str, limit: int = MAX_ID_SHOWN) -> str:
     return text if len(text) <= limit else f"{text[:limit // 2]}…({len(text)} characters)"
 
 
-def safe(text: str) -> str:
-    """``text`` with control (but newline), format (zero-width) and unassigned characters written as
-    ``\\xNN`` / ``\\uNNNN``. Submission text never holds a newline: lines are split before."""
+def safe(text: str, *, keep_newline: bool = True) -> str:
+    """``text`` with control (but newline, unless ``keep_newline`` is False), format (zero-width) and
+    unassigned characters written as ``\\xNN`` / ``\\uNNNN``. Submission text never holds a newline: lines
+    are split before; a name (a team's folder, a file) is one line, so it is shown with ``keep_newline=False``."""
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() or ch in " \n" else _escape(ch) for ch in text)
+    kept = " \n" if keep_newline else " "
+    return "".join(ch if ch.isprintable() or ch in kept else _escape(ch) for ch in text)
 
 
 def _escape(ch: str) -> str:

@@ -42,9 +42,10 @@ MAX_METADATA_BYTES = 64 * 1024
 
 def display_name(name: str) -> str:
     """A file-system name made showable: undecodable bytes as ``\\xNN``, control and invisible characters
-    escaped (:func:`display.safe`), so two teams cannot look alike through a zero-width character."""
+    escaped (:func:`display.safe`), a newline too (``\\x0a``), so two teams cannot look alike through a
+    zero-width character and every output (CSV, Markdown, JSON, HTML, the terminal) shows the same one-line name."""
     text = os.fsencode(name).decode("utf-8", "backslashreplace")
-    return safe(text)
+    return safe(text, keep_newline=False)
 
 
 @dataclass
