@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import subprocess
 import sys
 import tomllib
@@ -57,6 +58,28 @@ def test_help_of_every_command(capsys, script, path, needs_command):
         assert main(list(path)) == 2
         out, err = capsys.readouterr()
         assert "usage: " in out + err and "internal error" not in err
+
+
+def _parsers(parser: argparse.ArgumentParser):
+    yield parser
+    for group in (a for a in parser._actions if isinstance(a, argparse._SubParsersAction)):
+        for sub in group.choices.values():
+            yield from _parsers(sub)
+        yield from ((parser, action) for action in group._choices_actions)
+
+
+def test_no_help_text_holds_a_bare_percent():
+    """argparse %-formats every help text: a bare `%` crashes (`95% interval`: "%i format") or silently
+    eats text; only `%%` and `%(name)s` may appear."""
+    bare = []
+    for target in SCRIPTS.values():
+        for item in _parsers(_module(target)._parser()):
+            actions = [item[1]] if isinstance(item, tuple) else item._actions
+            for action in actions:
+                text = re.sub(r"%%|%\(\w+\)[sd]", "", action.help or "")
+                if "%" in text:
+                    bare.append(action.help)
+    assert bare == []
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
