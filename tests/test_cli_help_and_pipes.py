@@ -116,11 +116,13 @@ def _exit_code_into_closed_pipe(*argv: str, read_first_line: bool = False) -> tu
     (("validate", VALID), 0),
     ((INVALID, "--per-graph"), 1),
     (("compare", VALID, VALID), 0),
-], ids=["score", "per-graph", "validate", "invalid-per-graph", "compare"])
+    ((INVALID, "--json", "-"), 1),
+    (("compare", VALID, VALID, "--json", "-"), 0),
+], ids=["score", "per-graph", "validate", "invalid-per-graph", "compare", "invalid-json", "compare-json"])
 def test_closed_pipe_keeps_the_exit_code(argv, expected):
     """`tpugraphs-eval ... | head` used to exit 1 for a valid file (rich's own broken-pipe exit)."""
     code, err = _exit_code_into_closed_pipe(*argv, "--split", "test", "--data-root", "demo", "--no-progress")
-    assert code == expected and "Traceback" not in err and "error" not in err
+    assert code == expected and "Traceback" not in err and "tpugraphs-eval: " not in err
 
 
 def test_reader_leaving_after_one_line_keeps_the_exit_code():

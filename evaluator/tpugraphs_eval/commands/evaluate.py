@@ -155,7 +155,8 @@ def _write_json(target: str, text: str) -> None:
     """Write the JSON report: ``-`` is stdout; a regular file (or a new path) is replaced atomically; any
     other existing target (a link, a pipe, a device) is written to in place, never replaced."""
     if target == "-":
-        sys.stdout.write(text)
+        with stop_at_closed_pipe():  # `--json - | head`: the exit code stands
+            sys.stdout.write(text)
         return
     path = Path(target)
     try:
