@@ -98,9 +98,11 @@ def test_combine_per_collection_files(tmp_path, catalog):
 def test_combine_refuses_duplicates_and_reports_missing(tmp_path, catalog):
     _, paths = _per_collection_files(tmp_path, catalog)
     out = tmp_path / "combined.csv"
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(paths["tile:xla"].read_bytes())
     with pytest.raises(SubmissionError) as err:
-        combine_submissions([paths["tile:xla"], paths["tile:xla"], paths["layout:xla:default"]], out, catalog)
-    assert err.value.code == "DUPLICATE_ID" and "line 2" in str(err.value)
+        combine_submissions([paths["tile:xla"], copy, paths["layout:xla:default"]], out, catalog)
+    assert err.value.code == "DUPLICATE_ID" and "line 2" in str(err.value) and "copy.csv" in str(err.value)
     with pytest.raises(SubmissionError) as err:
         combine_submissions([paths["tile:xla"], paths["layout:xla:default"]], out, catalog)
     assert err.value.code == "MISSING_COLLECTIONS"
@@ -109,6 +111,28 @@ def test_combine_refuses_duplicates_and_reports_missing(tmp_path, catalog):
     result = combine_submissions([paths["tile:xla"], paths["layout:xla:default"]], out, catalog, fill_seed=7)
     assert result.missing_collections == ["layout:xla:random", "layout:nlp:default", "layout:nlp:random"]
     assert len(result.filled) == 9 and validate_submission(out, catalog).valid
+
+
+def test_combine_refuses_the_same_file_given_twice(tmp_path, catalog, capsys):
+    """The same input twice (as such, through a link, or spelled otherwise) is a usage error saying so; it
+    used to be a DUPLICATE_ID "in tile_xla.csv (line 2) and in tile_xla.csv (line 2)"."""
+    _, paths = _per_collection_files(tmp_path, catalog)
+    tile = paths["tile:xla"]
+    link = tmp_path / "link.csv"
+    link.symlink_to(tile)
+    other_spelling = tmp_path / ".." / tmp_path.name / tile.name
+    out = tmp_path / "combined.csv"
+    for again, shown in ((tile, str(tile)), (link, f"{link} (the same file as {tile})"),
+                         (other_spelling, f"{other_spelling} (the same file as {tile})")):
+        with pytest.raises(KitError) as err:
+            combine_submissions([tile, *list(paths.values())[1:], again], out, catalog)
+        assert err.value.code == "SAME_INPUT_TWICE" and not isinstance(err.value, SubmissionError)
+        assert str(err.value) == (f"[SAME_INPUT_TWICE] input file(s) given more than once: {shown}; give each "
+                                  "per-collection file once")
+    args = ["combine", *map(str, paths.values()), str(tile), "--split", "valid", "--data-root", "demo", "-o", str(out)]
+    assert baseline_main(args) == 2
+    err = capsys.readouterr().err
+    assert "error: [SAME_INPUT_TWICE]" in err and "DUPLICATE_ID" not in err and not out.exists()
 
 
 def test_combine_refuses_a_broken_input(tmp_path, catalog):

@@ -124,6 +124,29 @@ def test_a_second_build_into_a_locked_folder_is_refused(built, demo_solution, ca
     assert snapshot(out) != before
 
 
+def test_an_output_that_is_not_a_folder_is_a_coded_usage_error(built, demo_solution, tmp_path, capsys):
+    """`-o OUT/leaderboard.csv` (an earlier build's link), a plain file, or a path under a file: exit 2 with
+    OUTPUT_NOT_A_FOLDER, nothing written; it used to be "cannot create the lock file .../leaderboard.csv/.lock"."""
+    subs, out, _ = built
+    before = snapshot(out)
+    plain = tmp_path / "notes.txt"
+    plain.write_text("keep me")
+    for target, named, what in ((out / "leaderboard.csv", out / "leaderboard.csv",
+                                 f"a link to a file: -o names the leaderboard's folder (here -o {out})"),
+                                (plain, plain, "a file: -o names"),
+                                (plain / "lb", plain, f"a file (the output {plain / 'lb'} would be under it)")):
+        code = cli.main(["build", str(subs), "--solution", str(demo_solution), "-o", str(target), "--workers", "1",
+                         "--resamples", "20", "--no-progress", "-q"])
+        err = capsys.readouterr().err
+        assert code == 2 and "error: [OUTPUT_NOT_A_FOLDER] the output must be a folder, and " in err, err
+        assert f"{named} is {what}" in err and "lock" not in err and "Traceback" not in err
+    assert snapshot(out) == before and plain.read_text() == "keep me"
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(output.OutputNotAFolder, match="dangling is a link that leads nowhere"):
+        build_leaderboard(subs, demo_solution, tmp_path / "dangling", workers=1, resamples=20)
+    assert not (tmp_path / "nowhere").exists()
+
+
 def test_the_lock_holds_across_processes(built, demo_solution):
     subs, out, _ = built
     holder = subprocess.Popen(

@@ -94,3 +94,27 @@ def test_distinct_names_stay_distinct(demo_solution, tmp_path):
                                                            "ana\u200b": [("a", 0.4, False)]})
     found = read_folder(subs)
     assert len(found.teams) == 3 and found.team_notes == {}
+
+
+def test_a_newline_in_a_team_name_is_escaped_in_every_output(demo_solution, tmp_path, capsys):
+    """A team folder "a<newline>b" is shown as `a\\x0ab` (as other control characters are) in the CSV, the
+    Markdown, the JSON and the page; it used to keep the raw newline in the CSV and become "a b" in the
+    Markdown, where it could not be told from a real team "a b"."""
+    subs = build_folder(tmp_path / "subs", demo_solution, {**GOOD, "a\nb": [("x", 0.4, False)],
+                                                           "a b": [("y", 0.6, False)],
+                                                           "a\\x0ab": [("z", 0.5, False)]})
+    out = tmp_path / "out"
+    document = run_build(subs, demo_solution, out, capsys)
+    shown, spelled = "a\\x0ab", "a\\\\x0ab"  # a folder spelling the escape keeps its backslash doubled
+    assert {t["team"] for t in document["teams"]} == {"good", "other", shown, "a b", spelled}
+    assert {s["id"] for s in document["submissions"]} >= {f"{shown}/x.csv", "a b/y.csv", f"{spelled}/z.csv"}
+    assert all(not t["notes"] for t in document["teams"])  # no TEAM_NAMES_MERGED: five distinct teams
+    import csv
+
+    with open(out / "leaderboard.csv", newline="", encoding="utf-8") as handle:
+        teams = [row["team"] for row in csv.DictReader(handle)]
+    assert sorted(teams) == sorted(["good", "other", shown, "a b", spelled])
+    markdown = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| a\\\\x0ab |" in markdown.replace("  ", " ")  # the backslash itself Markdown-escaped
+    assert "a\nb" not in markdown and "a\nb" not in (out / "leaderboard.html").read_text(encoding="utf-8")
+    assert shown in (out / "leaderboard.html").read_text(encoding="utf-8")

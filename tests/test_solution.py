@@ -192,3 +192,35 @@ def test_negative_seeds_are_usage_errors(tmp_path, capsys):
     out = str(tmp_path / "s.parquet")
     assert cli.main(["solution", "build", "--data-root", "demo", "--split", "test", "-o", out, "--seed", "-1"]) == 2
     assert "must be 0 or more" in capsys.readouterr().err
+
+
+def test_a_collection_without_public_or_private_graphs_is_warned_about(tiny_root, demo_root, tmp_path, capsys):
+    """The tiny root's valid split has one graph per collection: round(0.25 * 1) = 0 public graphs, so the
+    public leaderboard would be empty (—, NaN) without a word; round(0.8 * 1) = 1 leaves no private graph."""
+    out = tmp_path / "one.parquet"
+    assert cli.main(["solution", "build", "--data-root", str(tiny_root), "--split", "valid", "-o", str(out),
+                     "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "(0 public)" in captured.out
+    lines = [line for line in captured.err.splitlines() if line.startswith("tpugraphs-eval: warning: ")]
+    assert [line.split()[2] for line in lines] == ["[NO_PUBLIC_GRAPHS]"] * 2
+    assert "tile:xla: no Public graph" in lines[0] and "--public-fraction above 0.5" in lines[0]
+    warnings = read_manifest(out)["warnings"]
+    assert [(w["code"], w["collection"]) for w in warnings] == [("NO_PUBLIC_GRAPHS", "tile:xla"),
+                                                                 ("NO_PUBLIC_GRAPHS", "layout:xla:default")]
+    assert cli.main(["solution", "build", "--data-root", str(tiny_root), "--split", "valid", "-o", str(out),
+                     "--public-fraction", "0.8", "--no-progress"]) == 0
+    assert capsys.readouterr().err.count("warning: [NO_PRIVATE_GRAPHS]") == 2
+    assert read_manifest(out)["counts"]["tile:xla"]["public_graphs"] == 1
+    # a usage file marking every graph Private: each collection warned about, with the fix named
+    truth = load_ground_truth(demo_root, "test")
+    usage = tmp_path / "usage.csv"
+    usage.write_text("ID,Usage\n" + "".join(f"{i},Private\n" for t in truth.collections.values()
+                                            for i in t.graphs.ids))
+    manifest = build_solution(demo_root, "test", tmp_path / "private.parquet", usage_file=usage)
+    assert [w["code"] for w in manifest["warnings"]] == ["NO_PUBLIC_GRAPHS"] * len(truth.collections)
+    assert "marks all 40 of its graphs Private" in manifest["warnings"][0]["message"]
+
+
+def test_the_default_draw_warns_about_nothing(solution):
+    assert read_manifest(solution)["warnings"] == []

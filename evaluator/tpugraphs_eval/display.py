@@ -24,12 +24,14 @@ def shorten(text: str, limit: int = MAX_ID_SHOWN) -> str:
     return text if len(text) <= limit else f"{text[:limit // 2]}…({len(text)} characters)"
 
 
-def safe(text: str) -> str:
-    """``text`` with control (but newline), format (zero-width) and unassigned characters written as
-    ``\\xNN`` / ``\\uNNNN``. Submission text never holds a newline: lines are split before."""
+def safe(text: str, *, keep_newline: bool = True) -> str:
+    """``text`` with control (but newline, unless ``keep_newline`` is False), format (zero-width) and
+    unassigned characters written as ``\\xNN`` / ``\\uNNNN``. Submission text never holds a newline: lines
+    are split before; a name (a team's folder, a file) is one line, so it is shown with ``keep_newline=False``."""
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() or ch in " \n" else _escape(ch) for ch in text)
+    kept = " \n" if keep_newline else " "
+    return "".join(ch if ch.isprintable() or ch in kept else _escape(ch) for ch in text)
 
 
 def _escape(ch: str) -> str:
@@ -46,10 +48,18 @@ PIPE_WIDTH = 4096
 def console(*, stderr: bool = False) -> Console:
     """A rich console for command output (on stderr when asked): a terminal's own width, else
     :data:`PIPE_WIDTH` columns (or ``$COLUMNS`` when set), so piped output keeps every line whole. It never
-    takes Jupyter's widget path and adds no syntax highlighting."""
+    takes Jupyter's widget path and adds no syntax highlighting. A closed pipe raises :class:`BrokenPipeError`
+    (see :func:`commands.entrypoint.stop_at_closed_pipe`)."""
     from rich.console import Console
 
-    out = Console(stderr=stderr, highlight=False, force_jupyter=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """A closed pipe (``| head``) raises :class:`BrokenPipeError` for the command to handle (rich's
+            default exits with 1, which would read as "invalid submission")."""
+            self.quiet = True
+            raise BrokenPipeError
+
+    out = _Console(stderr=stderr, highlight=False, force_jupyter=False)
     if not out.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         out.width = PIPE_WIDTH
     return out

@@ -20,7 +20,7 @@ import numpy as np
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
 from tpugraphs_eval.submission.problems import Mode
 
-from .errors import SubmissionError
+from .errors import KitError, SubmissionError
 from .random_baseline import random_rankings
 from .submission import write_submission
 
@@ -65,6 +65,25 @@ def _read_part(path: Path, catalog: SplitCatalog, mode: Mode) -> Validation:
     return validation
 
 
+def _same_file_twice(paths: list[Path]) -> list[str]:
+    """Inputs that name a file an earlier input names too (the same path, another spelling, a link):
+    ``"B is A"`` per repeat. Files that cannot be looked at are left to the reading to report."""
+    seen: dict[tuple[int, int], Path] = {}
+    repeats = []
+    for path in paths:
+        try:
+            status = path.stat()
+        except OSError:
+            continue
+        key = (status.st_dev, status.st_ino)
+        if key in seen:
+            same = "" if str(path) == str(seen[key]) else f" (the same file as {seen[key]})"
+            repeats.append(f"{path}{same}")
+        else:
+            seen[key] = path
+    return repeats
+
+
 def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.PathLike[str], catalog: SplitCatalog,
                         *, fill_seed: int | None = None, mode: Mode = "strict") -> Combined:
     """Merge the rows of ``inputs`` (each a submission for part of the split) into one submission.
@@ -86,8 +105,12 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
             problems (its first problem's code), ``MISSING_COLLECTIONS`` / ``MISSING_IDS`` (graphs no
             input covers, without ``fill_seed``).
         UsageError: an input cannot be read.
-        KitError: ``CANNOT_WRITE``.
+        KitError: ``SAME_INPUT_TWICE`` (an input file given twice, under any name: exit 2), ``CANNOT_WRITE``.
     """
+    repeats = _same_file_twice([Path(raw) for raw in inputs])
+    if repeats:
+        raise KitError("SAME_INPUT_TWICE", f"input file(s) given more than once: {'; '.join(repeats)}; give each "
+                                           "per-collection file once")
     rankings: dict[str, np.ndarray] = {}
     origin: dict[str, tuple[Path, int]] = {}
     sources: dict[str, list[str]] = {}

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..api import Evaluator
 from ..dataset import SPLITS
+from .. import display
 from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
 from ..options import CONFIG_PROTOCOLS, Options
@@ -30,7 +31,7 @@ from ..scoring.compare import (
     paired_bootstrap,
 )
 from ..truth.groundtruth import TILE_RUNTIMES
-from .entrypoint import int_at_least
+from .entrypoint import int_at_least, stop_at_closed_pipe
 
 COMPARE_FORMAT = 1
 """Version of the JSON layout of ``compare --json``."""
@@ -45,7 +46,9 @@ SIGN = "difference = B - A in the collection's metric; positive means B is bette
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``compare`` command to the ``tpugraphs-eval`` sub-commands."""
     text = "paired bootstrap over graphs: is submission B better than A? (difference B - A, 95% interval)"
-    sub = commands.add_parser("compare", help=text, description=text + ". Positive differences mean B is better.")
+    # argparse %-formats help texts (a bare % crashed `tpugraphs-eval --help`), not descriptions
+    sub = commands.add_parser("compare", help=text.replace("%", "%%"),
+                              description=text + ". Positive differences mean B is better.")
     sub.add_argument("a", type=Path, metavar="A", help="the reference submission CSV")
     sub.add_argument("b", type=Path, metavar="B", help="the submission compared with A")
     sub.add_argument("--split", choices=SPLITS, help="split both submissions rank (required, but with --solution)")
@@ -158,14 +161,13 @@ def _show(console, document: dict[str, Any]) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     """The ``compare`` command: score A and B, compare, print the table and write ``--json``."""
-    from rich.console import Console
-
     from .evaluate import _write_json
 
-    console = Console(stderr=args.json == "-", highlight=False)
+    console = display.console(stderr=args.json == "-")
     a, b = _score_both(args, progress=not args.no_progress and console.is_terminal)
     document = compare_reports(a, b, resamples=args.resamples, seed=args.seed)
     if args.json:
         _write_json(args.json, json.dumps(document, indent=2) + "\n")
-    _show(console, document)
+    with stop_at_closed_pipe():
+        _show(console, document)
     return EXIT_OK

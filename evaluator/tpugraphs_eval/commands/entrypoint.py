@@ -6,7 +6,8 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from ..display import safe
 from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
@@ -31,19 +32,36 @@ def error_code(err: BaseException) -> str:
     return getattr(err, "code", None) or re.sub(r"(?<!^)(?=[A-Z])", "_", type(err).__name__).upper()
 
 
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so that nothing more (not even the flush at exit) hits the closed pipe."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+@contextmanager
+def stop_at_closed_pipe() -> Iterator[None]:
+    """Around a command's output to stdout: when the reader goes away (``| head``), stop writing quietly, so
+    that the command still returns its own exit code (0 valid, 1 invalid) rather than a pipe's."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+
+
 def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] | None, *,
                  interrupted: str = "interrupted", bugs: tuple[type[BaseException], ...] = ()) -> int:
     """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code.
 
     ``TpuGraphsEvalError`` → ``program: error: [CODE] message`` and its ``exit_code`` (2); argparse's exits → their code; Ctrl-C → 130; a
-    broken pipe → 0 (the reader went away); other ``OSError`` (the terminal or disk refused the output)
+    broken pipe not caught by the command's :func:`stop_at_closed_pipe` → 0 (the reader went away); other ``OSError`` (the terminal or disk refused the output)
     → 2; ``bugs`` and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
     re-raises it). With ``argv`` None (the console script) the process exits with the code.
     """
     try:
         code = run(sys.argv[1:] if argv is None else argv)
+        sys.stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _stdout_to_devnull()
         code = EXIT_OK
     except SystemExit as exit_:  # argparse: usage errors (2), --help and --version (0)
         code = exit_.code if isinstance(exit_.code, int) else EXIT_USAGE_OR_DATA

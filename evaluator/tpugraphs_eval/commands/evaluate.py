@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +34,7 @@ from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from . import export
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
-from .entrypoint import error_code, guarded_main, int_at_least
+from .entrypoint import error_code, guarded_main, int_at_least, stop_at_closed_pipe
 
 COMMANDS = ("score", "validate", "codes", "solution", "compare", "export")
 
@@ -156,7 +155,8 @@ def _write_json(target: str, text: str) -> None:
     """Write the JSON report: ``-`` is stdout; a regular file (or a new path) is replaced atomically; any
     other existing target (a link, a pipe, a device) is written to in place, never replaced."""
     if target == "-":
-        sys.stdout.write(text)
+        with stop_at_closed_pipe():  # `--json - | head`: the exit code stands
+            sys.stdout.write(text)
         return
     path = Path(target)
     try:
@@ -180,6 +180,8 @@ def _build_solution(args: argparse.Namespace) -> int:
         console.print(f"  {name}: {counts['graphs']} graphs ({counts['public_graphs']} public), "
                       f"{counts['configs']} configs")
     console.print(f"  ground truth sha256 {manifest['ground_truth_sha256']}")
+    for warning in manifest["warnings"]:
+        print(f"tpugraphs-eval: warning: [{warning['code']}] {safe(warning['message'])}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -222,10 +224,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             if report is not None:  # an unreadable file has no page (its error is shown)
                 write_html(page, report, make_folder=len(reports) > 1)
     code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
-    try:
+    with stop_at_closed_pipe():  # the reader went away (`| head`): the exit code stands
         _show(console, args, reports, failures, validate_only)
-    except BrokenPipeError:  # the reader went away (`| head`): stop writing; the exit code stands
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return code
 
 

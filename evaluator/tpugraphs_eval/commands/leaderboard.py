@@ -24,7 +24,7 @@ from ..leaderboard.scorer import ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
 from ..progress import progress_bar, wanted
-from .entrypoint import guarded_main, int_at_least
+from .entrypoint import guarded_main, int_at_least, stop_at_closed_pipe
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -133,7 +133,8 @@ def run(argv: list[str]) -> int:
     for item in result.notes:
         print(f"tpugraphs-leaderboard: warning: [{item['code']}] {safe(item['message'])}", file=sys.stderr)
     if not args.quiet:
-        print(_summary(result, args.output))
+        with stop_at_closed_pipe():
+            print(_summary(result, args.output))
     bad = result.tally["invalid"] + result.tally["error"]
     return EXIT_INVALID if bad and getattr(args, "fail_on_invalid", False) else EXIT_OK
 

@@ -20,7 +20,7 @@ from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble, tally
 from .cache import ScoreCache
 from .folder import read_folder
-from .output import build_lock, render_all, write_outputs
+from .output import build_lock, check_output_folder, render_all, write_outputs
 from .reading import DEFAULT_MAX_BYTES
 from .scorer import score_entries
 from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -64,6 +64,7 @@ class BuildResult:
 
 
 def _check_paths(submissions: Path, out: Path) -> None:
+    check_output_folder(out)  # before anything is read or a cache folder is made under it
     subs, target = submissions.resolve(), out.resolve()
     if target == subs or subs in target.parents:
         raise UsageError(f"the output folder {out} is inside the submissions folder {submissions}: the next build "
@@ -93,7 +94,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         progress: given the number of submissions, returns the function to call with 1 per submission done.
 
     Raises:
-        UsageError: bad folders or options; output.BuildLocked (a UsageError, code ``BUILD_LOCKED``):
+        UsageError: bad folders or options; output.OutputNotAFolder (code ``OUTPUT_NOT_A_FOLDER``: ``out`` is a
+            file or link, or lies under a file); output.BuildLocked (a UsageError, code ``BUILD_LOCKED``):
             another build is writing into ``out``; DataError: the solution file is unusable.
         scorer.ScoringFailed: the evaluator raised on a submission (a bug) or a worker died.
     """

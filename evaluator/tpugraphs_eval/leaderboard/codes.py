@@ -43,6 +43,9 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
                                        "the entry rewritten. Printed by the build, not part of the leaderboard."),
     "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock): "
                               "this build stops with exit code 2 and writes nothing."),
+    "OUTPUT_NOT_A_FOLDER": ("error", "The output (-o) is not a folder: an existing file or link (e.g. an earlier "
+                                     "build's OUT/leaderboard.csv), or a path under a file. The leaderboard's files "
+                                     "are written into the folder -o names; exit code 2, nothing is written."),
 }
 """Code → (severity, meaning)."""
 

@@ -41,11 +41,18 @@ MAX_METADATA_BYTES = 64 * 1024
 """A metadata file larger than this is not read (it is recorded as ``METADATA_INVALID``)."""
 
 
+_NAME_ESCAPES = {ord("\\"): "\\\\", **{code: f"\\x{code - 0xDC00:02x}" for code in range(0xDC80, 0xDD00)}}
+"""A backslash doubled; an undecodable byte (surrogateescape's stand-in U+DC80..U+DCFF) as ``\\xNN``."""
+
+
 def display_name(name: str) -> str:
-    """A file-system name made showable: undecodable bytes as ``\\xNN``, control and invisible characters
-    escaped (:func:`display.safe`), so two teams cannot look alike through a zero-width character."""
-    text = os.fsencode(name).decode("utf-8", "backslashreplace")
-    return safe(text)
+    """A file-system name made showable: a backslash doubled, undecodable bytes as ``\\xNN``, control and
+    invisible characters escaped (:func:`display.safe`), a newline too (``\\x0a``). So the escaping is
+    one-to-one: two teams cannot look alike through a zero-width character or a name spelling an escape
+    (a folder ``a\\x0ab`` shows as ``a\\\\x0ab``, one with a newline as ``a\\x0ab``), and every output
+    (CSV, Markdown, JSON, HTML, the terminal) shows the same one-line name."""
+    text = os.fsencode(name).decode("utf-8", "surrogateescape").translate(_NAME_ESCAPES)
+    return safe(text, keep_newline=False)
 
 
 @dataclass

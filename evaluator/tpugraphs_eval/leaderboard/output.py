@@ -49,15 +49,42 @@ class BuildLocked(UsageError):
     code = "BUILD_LOCKED"
 
 
+class OutputNotAFolder(UsageError):
+    """The output path is an existing file or link, or lies under a file (exit code 2, code
+    ``OUTPUT_NOT_A_FOLDER``)."""
+
+    code = "OUTPUT_NOT_A_FOLDER"
+
+
+def check_output_folder(out: Path) -> None:
+    """Refuse an output path that cannot be a folder: it, or a folder above it, exists and is not a folder
+    (a link to a folder is a folder).
+
+    Raises:
+        OutputNotAFolder: naming the path that is not a folder.
+    """
+    out = Path(out)
+    for path in (out, *out.parents):
+        if os.path.lexists(path) and not path.is_dir():
+            what = ("a file" if not path.is_symlink() else "a link to a file" if path.exists()
+                    else "a link that leads nowhere")
+            where = "" if path == out else f" (the output {out} would be under it)"
+            hint = f" (here -o {out.parent})" if path == out and out.name in OUTPUT_FILES else ""
+            raise OutputNotAFolder(f"the output must be a folder, and {path} is {what}{where}: -o names the "
+                                   f"leaderboard's folder{hint}, its files are written into it. Nothing was written.")
+
+
 @contextlib.contextmanager
 def build_lock(out: Path) -> Iterator[None]:
     """Hold ``out/.lock`` (created, with ``out``, when missing) for the body; never waits.
 
     Raises:
         BuildLocked: another process (or another open of the lock in this one) holds it.
+        OutputNotAFolder: ``out`` is a file or link, or lies under one.
         UsageError: ``out`` or its lock file cannot be created or opened.
     """
     out = Path(out)
+    check_output_folder(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
         fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)

@@ -18,8 +18,10 @@ normalizer that is not a whole number, or an integer of 2^63 or more (``RUNTIME_
 rounding or wrapping it.
 
 Usage, like Kaggle's public/private leaderboard split: per collection, a seeded random
-``public_fraction`` of its graphs (rounded; at least one graph on each side when it has two or more)
-is Public, the rest Private; or taken from a CSV file ``ID,Usage``.
+``public_fraction`` of its graphs (rounded to the nearest integer, halves to even as Python's ``round``;
+then at least one graph on each side when it has two or more, so 0 and 1 still leave one graph on the
+other side) is Public, the rest Private; or taken from a CSV file ``ID,Usage``. A collection left with no
+Public or no Private graph (a single graph; a usage file) gets a warning (:data:`USAGE_WARNINGS`).
 """
 
 from __future__ import annotations
@@ -58,13 +60,20 @@ DEFAULT_PUBLIC_FRACTION = 0.25
 """Share of each collection's graphs on the public leaderboard by default (Kaggle-like: 20-30 %)."""
 USAGES = ("Public", "Private")
 
+USAGE_WARNINGS = {
+    "NO_PUBLIC_GRAPHS": "a collection has no Public graph: the public leaderboard has no score for it (—, NaN)",
+    "NO_PRIVATE_GRAPHS": "a collection has no Private graph: the private leaderboard has no score for it (—, NaN)",
+}
+"""Codes of ``solution build``'s warnings (printed on stderr and kept in the manifest's ``warnings``)."""
+
 
 def assign_usage(read: GraphsRead, public_fraction: float, seed: int) -> dict[str, np.ndarray]:
     """Collection → (G,) bool Public mask: a seeded random ``public_fraction`` of each collection's graphs.
 
     Stratified by collection; the draw for a collection depends only on (seed, collection name), so
-    adding a collection does not change the others. Rounded, with at least one graph on each side when
-    the collection has two or more graphs.
+    adding a collection does not change the others. ``round(public_fraction * G)`` (halves to even),
+    then clamped to [1, G - 1] when G >= 2: a fraction of 0 or 1 still leaves one graph on the other side.
+    A collection of one graph is Public only when ``round(public_fraction)`` is 1 (a fraction above 0.5).
     """
     if not 0.0 <= public_fraction <= 1.0:
         raise UsageError(f"the public fraction must be between 0 and 1, not {public_fraction}")
@@ -114,12 +123,38 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
     return masks, hashlib.sha256(data).hexdigest()
 
 
+def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
+    """``{code, collection, message}`` per collection with no Public or no Private graph (``counts`` as in
+    the manifest: collection → ``graphs``, ``public_graphs``), each message saying how to fix it.
+
+    A seeded draw leaves a side empty only for a collection of one graph (see :func:`assign_usage`); a
+    usage file may leave any collection's side empty."""
+    warnings = []
+    for name, count in counts.items():
+        graphs, public = count["graphs"], count["public_graphs"]
+        for code, side, other, empty in (("NO_PUBLIC_GRAPHS", "Public", "Private", public == 0),
+                                         ("NO_PRIVATE_GRAPHS", "Private", "Public", public == graphs)):
+            if not empty or graphs == 0:
+                continue
+            if graphs == 1:
+                fraction = "above 0.5" if side == "Public" else "of 0.5 or less"
+                fix = (f"its single graph is {other}: a collection needs two or more graphs to be on both "
+                       f"leaderboards (--public-fraction {fraction}, or a --usage-file, makes it {side})")
+            else:
+                fix = f"the usage file marks all {graphs} of its graphs {other}: mark some of them {side} there"
+            warnings.append({"code": code, "collection": name,
+                             "message": f"{name}: no {side} graph, so the {side.lower()} leaderboard has no score "
+                                        f"for it (shown as —, NaN in the Kaggle metric); {fix}"})
+    return warnings
+
+
 def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
                    seed: int = 0, usage_file: Path | None = None, progress: bool = False) -> dict[str, Any]:
     """Write the solution file of ``split`` from a data root's ``.npz`` files; returns its manifest.
 
     The ground truth is checked as for scoring (positive runtimes; not the public test files) and must be
-    whole numbers of ns that int64 holds exactly. The file is written to a temporary name and moved into
+    whole numbers of ns that int64 holds exactly. A collection with no Public or no Private graph is
+    written as it is, with a warning in the manifest's ``warnings`` (:func:`usage_warnings`). The file is written to a temporary name and moved into
     place: a failed write (a full disk) leaves no partial file.
 
     Raises:
@@ -156,7 +191,7 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
         pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
                 "source": root.label, "synthetic": root.synthetic, "ground_truth_sha256": truth.sha256,
-                "counts": counts, "usage": usage}
+                "counts": counts, "usage": usage, "warnings": usage_warnings(counts)}
     draft = io.BytesIO()  # the column data does not depend on the footer's metadata: hash it first
     frame.write_parquet(draft, metadata={MANIFEST_KEY: "{}"})
     manifest["data_sha256"] = column_data_sha256(draft.getvalue())
