@@ -330,7 +330,7 @@ def test_main_returns_on_argparse_errors(tiny_root, tmp_path):
 
 
 @pytest.mark.parametrize("kind, phrase", [
-    pytest.param("folder", "is a folder, not a submission CSV file", id="a-directory"),
+    pytest.param("folder", "is a folder, not a regular file", id="a-directory"),
     pytest.param("missing", "does not exist", id="a-missing-file"),
 ])
 def test_unreadable_submission_path(kind, phrase, tiny_root, tmp_path, capsys):

@@ -29,8 +29,9 @@ from tpugraphs_eval.errors import ERROR_CODES
 from tpugraphs_eval.report.terminal import render
 from tpugraphs_eval.scoring import metrics
 from tpugraphs_eval.scoring.metrics import UndefinedMetricError
+from tpugraphs_eval.submission.csvfile import MAX_SUBMISSION_BYTES
 from tpugraphs_eval.submission.problems import MAX_LISTED_PER_CODE
-from tpugraphs_eval.truth.solution import MANIFEST_KEY, build_solution, read_manifest
+from tpugraphs_eval.truth.solution import MANIFEST_KEY, MAX_USAGE_FILE_BYTES, build_solution, read_manifest
 
 LAYOUT = "npz/layout/xla/default/test"
 TILE = "npz/tile/xla/test"
@@ -95,6 +96,19 @@ def _not_int64(tmp_path, tiny, solution):
     return ["solution", "build", "--data-root", root, "--split", "test", "-o", tmp_path / "s.parquet"], path
 
 
+def _sparse(path: Path, size: int) -> Path:
+    """A file of ``size`` bytes that takes no disk space (a hole): larger than a cap without being written."""
+    path.touch()
+    os.truncate(path, size)
+    return path
+
+
+def _big_usage_file(tmp_path, tiny, solution):
+    usage = _sparse(tmp_path / "usage.csv", MAX_USAGE_FILE_BYTES + 1)
+    return ["solution", "build", "--data-root", tiny, "--split", "test", "-o", tmp_path / "s.parquet",
+            "--usage-file", usage], usage
+
+
 def _unwritable_json(tmp_path, tiny, solution):
     target = tmp_path / "no-such-folder" / "report.json"
     csv = tmp_path / "s.csv"
@@ -105,7 +119,10 @@ def _unwritable_json(tmp_path, tiny, solution):
 CASES = {
     "SUBMISSION_NOT_FOUND": _submission(lambda t: t / "missing.csv"),
     "SUBMISSION_NOT_A_FILE": _submission(lambda t: t),
+    "SUBMISSION_TOO_LARGE": _submission(lambda t: _sparse(t / "big.csv", MAX_SUBMISSION_BYTES + 1)),
     "SUBMISSION_UNREADABLE": _submission(_loop),
+    "INPUT_NOT_A_FILE": lambda t, tiny, s: ([t / "none.csv", "--solution", t], t),
+    "INPUT_TOO_LARGE": _big_usage_file,
     "NPZ_UNREADABLE": lambda t, tiny, s: _data_case(t, LAYOUT, lambda p: p.write_bytes(b"not a zip at all")),
     "NPZ_KEY_MISSING": _npz(LAYOUT, runtimes=np.array([1, 2])),
     "NPZ_ARRAY_INVALID": _npz(LAYOUT, config_runtime=np.ones((2, 2), dtype=np.int64)),

@@ -137,7 +137,7 @@ def test_a_fifo_submission_is_refused_at_once(tmp_path, capsys):
         worker.join(5)
         pytest.fail("reading a FIFO submission blocked")
     assert outcome["exit"] == 2
-    assert f"[SUBMISSION_NOT_A_FILE] {fifo} is a FIFO" in capsys.readouterr().err
+    assert f"[SUBMISSION_NOT_A_FILE] submission file {fifo} is a FIFO" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("path, what", [("/dev/zero", "a device"), (".", "a folder")])
@@ -147,4 +147,4 @@ def test_devices_and_folders_are_refused_without_reading(path, what, tmp_path, c
         pytest.skip(f"{path} is absent")
     target = str(tmp_path) if path == "." else path
     assert cli.main(["validate", target, "--data-root", "demo", "--split", "test"]) == 2
-    assert f"[SUBMISSION_NOT_A_FILE] {target} is {what}, not a submission CSV file" in capsys.readouterr().err
+    assert f"[SUBMISSION_NOT_A_FILE] submission file {target} is {what}, not a regular file" in capsys.readouterr().err

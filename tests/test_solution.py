@@ -145,7 +145,7 @@ def test_solution_cli_and_errors(demo_root, tmp_path, capsys):
     assert "--public-only needs --solution" in capsys.readouterr().err
     bogus = tmp_path / "bogus.parquet"
     bogus.write_bytes(b"not parquet")
-    with pytest.raises(DataError, match="not a tpugraphs-eval solution file"):
+    with pytest.raises(DataError, match="too short to be a Parquet file"):
         load_solution(bogus)
     with pytest.raises(UsageError):
         build_solution(demo_root, "valid", tmp_path / "x.parquet", public_fraction=1.5)

@@ -22,7 +22,14 @@ ERROR_CODES: dict[str, str] = {
     "SUBMISSION_NOT_FOUND": "The submission path does not exist.",
     "SUBMISSION_NOT_A_FILE": "The submission path is not a regular file (a folder, a FIFO, a device such as "
                              "/dev/zero): refused at once, without reading it.",
+    "SUBMISSION_TOO_LARGE": "The submission file is larger than 256 MiB (as much CSV as a zip or gzip submission "
+                            "may unpack to; a real test submission is about 10 MB): not read.",
     "SUBMISSION_UNREADABLE": "The submission file cannot be read (permissions, an I/O error).",
+    # an organiser's input: a usage file, an eval-indices JSON file, a solution file, a .npz (DataError)
+    "INPUT_NOT_A_FILE": "A usage file, eval-indices JSON file, solution file or `.npz` file is not a regular file "
+                        "(a folder, a FIFO, a device such as /dev/zero): refused at once, without reading it.",
+    "INPUT_TOO_LARGE": "A usage file (over 16 MiB), eval-indices JSON file (over 64 MiB) or solution file (over "
+                       "4 GiB) is far larger than a real one: refused without reading it.",
     # the .npz files of a data root (DataError)
     "NPZ_UNREADABLE": "A `.npz` file cannot be read: permission denied, not a zip archive, or a member that is "
                       "not a numpy array.",
@@ -45,7 +52,9 @@ ERROR_CODES: dict[str, str] = {
     "RUNTIME_NOT_INT64": "`solution build`: a runtime or normalizer a solution file cannot hold exactly as int64 "
                          "ns: a float that is not a whole number, or an integer of 2^63 or more.",
     # solution files (DataError)
-    "SOLUTION_UNREADABLE": "The solution file does not exist, is not Parquet, or holds no tpugraphs-eval manifest.",
+    "SOLUTION_UNREADABLE": "The solution file does not exist, is too short to be Parquet, is not Parquet (no PAR1 "
+                           "magic bytes at the start), is cut off (none at the end), has a damaged footer, or holds "
+                           "no tpugraphs-eval manifest: the message says which.",
     "SOLUTION_MANIFEST_INVALID": "The solution's manifest has another format, or lacks (or mistypes) its split, "
                                  "its two sha256 (runtimes, column data) or its counts.",
     "SOLUTION_SCHEMA_INVALID": "A column of the solution file is missing or of the wrong type (e.g. a boolean or "

@@ -2,8 +2,9 @@
 
 A submission is recognised as compressed by its first bytes, whatever its name. A zip must hold exactly
 one CSV file (folders and macOS metadata, ``__MACOSX/`` and ``._*``, do not count); a gzip is one CSV.
-Either is unpacked up to :data:`MAX_UNPACKED_BYTES` and no further, so that a small archive that
-unpacks to gigabytes (a zip bomb) is refused with a code instead of filling memory.
+Either is unpacked in chunks of :data:`_CHUNK_BYTES`, and unpacking stops as soon as more than
+:data:`MAX_UNPACKED_BYTES` came out, so that a small archive that unpacks to gigabytes (a zip bomb) is
+refused with a code after at most that much memory, not filled into memory first.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from .problems import ProblemLog
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 """A zip's first bytes: a local file header, or the end record of an empty archive."""
 GZIP_MAGIC = b"\x1f\x8b"
-MAX_UNPACKED_BYTES = 1 << 30
-"""1 GiB: over 20 times the largest real test submission can be (70 layout rows of at most ~590,000
-characters each, SPEC §2: about 41 MB)."""
+MAX_UNPACKED_BYTES = 256 << 20
+"""256 MiB: about 6 times the largest real test submission can be (70 layout rows of at most ~590,000
+characters each, SPEC §2: about 41 MB; a real Kaggle test submission is about 10 MB), 4 times the
+leaderboard's 64 MiB file cap."""
+_CHUNK_BYTES = 1 << 20
+"""Unpacked bytes asked of the decompressor at a time (1 MiB)."""
 _CORRUPT = (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError,
             NotImplementedError, RuntimeError)
 
@@ -46,7 +50,7 @@ def unpack(data: bytes, log: ProblemLog) -> bytes | None:
         log.add("ARCHIVE_UNREADABLE", f"the submission is a {kind} file that cannot be unpacked "
                 f"({type(err).__name__}: {err}); is it cut off or corrupt?")
         return None
-    if inner is None or len(inner) > MAX_UNPACKED_BYTES:
+    if inner is None:
         log.add("ARCHIVE_TOO_LARGE", f"the {kind} file of {len(data):,} bytes unpacks to more than "
                 f"{MAX_UNPACKED_BYTES:,} bytes (a zip bomb?); it is not read.")
         return None
@@ -67,8 +71,8 @@ def _is_metadata(name: str) -> bool:
 
 
 def _unzip(data: bytes) -> tuple[str, bytes | None]:
-    """(member name, its bytes: at most MAX_UNPACKED_BYTES + 1, None when it declares more) of a zip
-    holding one CSV file."""
+    """(member name, its bytes, or None when it declares or unpacks to more than MAX_UNPACKED_BYTES) of a
+    zip holding one CSV file."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         members = [info for info in archive.infolist() if not _is_metadata(info.filename)]
         if len(members) != 1 or not members[0].filename.lower().endswith(".csv"):
@@ -81,11 +85,24 @@ def _unzip(data: bytes) -> tuple[str, bytes | None]:
         if member.file_size > MAX_UNPACKED_BYTES:
             return member.filename, None
         with archive.open(member) as stream:
-            return member.filename, stream.read(MAX_UNPACKED_BYTES + 1)
+            return member.filename, _read_capped(stream)
 
 
-def _gunzip(data: bytes) -> tuple[str, bytes]:
-    """(the name stored in the header or "", at most MAX_UNPACKED_BYTES + 1 unpacked bytes) of a gzip file."""
+def _gunzip(data: bytes) -> tuple[str, bytes | None]:
+    """("" (the header's name is not used), the unpacked bytes or None when more than MAX_UNPACKED_BYTES) of a
+    gzip file (all its members, as ``gunzip`` reads them)."""
     with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-        inner = stream.read(MAX_UNPACKED_BYTES + 1)
-        return "", inner
+        return "", _read_capped(stream)
+
+
+def _read_capped(stream: io.BufferedIOBase) -> bytes | None:
+    """All bytes of a decompressing ``stream``, read :data:`_CHUNK_BYTES` at a time; None as soon as more than
+    :data:`MAX_UNPACKED_BYTES` came out (the rest is never decompressed)."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := stream.read(_CHUNK_BYTES):
+        total += len(chunk)
+        if total > MAX_UNPACKED_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -18,7 +18,6 @@ import csv
 import hashlib
 import io
 import os
-import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +25,8 @@ from typing import BinaryIO, NamedTuple, Union
 
 from ..dataset import BY_NAME
 from ..errors import UsageError
-from .compressed import unpack
+from ..safeopen import InputRefused, read_regular_file
+from .compressed import MAX_UNPACKED_BYTES, unpack
 from .hints import index_column, looks_like_list, sep_line
 from .problems import ProblemLog, preview
 
@@ -40,6 +40,9 @@ _HASH_IN_THREAD_BYTES = 64 << 10
 """Files from this size are hashed on a second thread while they are parsed (hashlib releases the GIL)."""
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
 _STOP = object()
+
+MAX_SUBMISSION_BYTES = MAX_UNPACKED_BYTES
+"""Largest submission file read from a path (bytes): as much CSV as an archive may unpack to."""
 
 SubmissionSource = Union[str, os.PathLike, bytes, BinaryIO]
 """A submission: a path, the file's bytes, or a binary file object."""
@@ -64,7 +67,8 @@ def read_submission_bytes(source: SubmissionSource) -> bytes:
 
     Raises:
         UsageError: the path does not exist (``SUBMISSION_NOT_FOUND``), is not a regular file
-            (``SUBMISSION_NOT_A_FILE``: a folder, a FIFO, a device), or cannot be read (``SUBMISSION_UNREADABLE``);
+            (``SUBMISSION_NOT_A_FILE``: a folder, a FIFO, a device), is larger than :data:`MAX_SUBMISSION_BYTES`
+            (``SUBMISSION_TOO_LARGE``) or cannot be read (``SUBMISSION_UNREADABLE``);
             the file object is in text mode, or ``source`` is none of these.
     """
     if isinstance(source, bytes):
@@ -82,28 +86,17 @@ def read_submission_bytes(source: SubmissionSource) -> bytes:
     return bytes(data)
 
 
+_SUBMISSION_CODES = {"missing": "SUBMISSION_NOT_FOUND", "not_a_file": "SUBMISSION_NOT_A_FILE",
+                     "too_large": "SUBMISSION_TOO_LARGE", "unreadable": "SUBMISSION_UNREADABLE"}
+
+
 def _read_regular_file(path: Path) -> bytes:
-    """The bytes of the regular file at ``path``. It is opened without blocking and checked with ``fstat``
-    before any read, so a FIFO (which would wait for a writer) or ``/dev/zero`` (which never ends) is refused
-    at once."""
+    """The bytes of the regular file at ``path`` (:func:`tpugraphs_eval.safeopen.read_regular_file`: a FIFO
+    or ``/dev/zero`` is refused before any read), at most :data:`MAX_SUBMISSION_BYTES`."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise UsageError(f"submission file {path} does not exist", code="SUBMISSION_NOT_FOUND") from None
-    except OSError as err:
-        raise UsageError(f"cannot read submission file {path}: {err.strerror}", code="SUBMISSION_UNREADABLE") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        what = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
-                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-        raise UsageError(f"{path} is {what}, not a submission CSV file", code="SUBMISSION_NOT_A_FILE")
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            return handle.read()
-        except OSError as err:
-            raise UsageError(f"cannot read submission file {path}: {err.strerror}",
-                             code="SUBMISSION_UNREADABLE") from None
+        return read_regular_file(path, MAX_SUBMISSION_BYTES)
+    except InputRefused as refused:
+        raise UsageError(f"submission file {path} {refused.reason}", code=_SUBMISSION_CODES[refused.kind]) from None
 
 
 def _looks_binary(head: bytes) -> str | None:

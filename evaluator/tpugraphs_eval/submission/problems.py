@@ -50,7 +50,7 @@ _TABLE: tuple[Code, ...] = (
     Code("NOT_UTF8", E, E, "A line holds bytes that are not UTF-8 text; the line is skipped."),
     Code("COMPRESSED", I, I, "A zip (one CSV member) or gzip submission, as Kaggle accepts: the CSV inside is read."),
     Code("ARCHIVE_UNREADABLE", E, E, "A zip or gzip file that cannot be read: corrupt, encrypted, or a zip without exactly one CSV member."),
-    Code("ARCHIVE_TOO_LARGE", E, E, "A zip or gzip submission that unpacks to more than 1 GiB (a zip bomb?): not read."),
+    Code("ARCHIVE_TOO_LARGE", E, E, "A zip or gzip submission that unpacks to more than 256 MiB (a zip bomb?): unpacking stops there, it is not read."),
     Code("BOM", I, I, "A UTF-8 byte-order mark starts the file (Excel \"CSV UTF-8\"); every CSV reader skips it."),
     Code("BOM_INSIDE", E, E, "A UTF-8 byte-order mark starts a line below the first (concatenated files?)."),
     Code("CRLF", I, I, "Windows (CRLF, or CR CR LF from a CSV writer in text mode) or old Mac (CR) line endings: read normally."),

@@ -16,7 +16,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import DataError
+from ..safeopen import InputRefused, read_regular_file
 from .groundtruth import SplitCatalog
+
+MAX_EVAL_INDICES_BYTES = 64 << 20
+"""Largest eval-indices JSON file read: 64 MiB (the official files are 40-140 KB)."""
 
 EvalIndices = dict[str, dict[int, np.ndarray]]
 """Collection name → {graph position → (m,) int64 sampled config indices, duplicates included}."""
@@ -41,7 +45,8 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
         The lists and a sha256 over the JSON files read (a :class:`LoadedEvalIndices`).
 
     Raises:
-        DataError: missing folder or file, invalid JSON, a graph of the split without a list, an
+        DataError: missing folder or file, a file that is not a regular file (``INPUT_NOT_A_FILE``: a FIFO or
+            device, refused before any read) or over :data:`MAX_EVAL_INDICES_BYTES` (``INPUT_TOO_LARGE``), invalid JSON, a graph of the split without a list, an
             empty list, or an index that is not an integer in [0, c).
     """
     directory = Path(directory).expanduser()
@@ -51,6 +56,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
                         "xla_default.json, xla_random.json, nlp_default.json, nlp_random.json)")
     out: EvalIndices = {}
     faults: list[str] = []
+    codes: set[str | None] = set()
     digest = hashlib.sha256()
     for name, graphs in catalog.collections.items():
         stem = graphs.collection.eval_indices_name
@@ -58,13 +64,16 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
             continue
         path = directory / f"{stem}.json"
         try:
-            raw = path.read_bytes()
-            digest.update(raw)
-            lists = json.loads(raw.decode("utf-8"))
-        except FileNotFoundError:
-            faults.append(f"{path}: missing (needed for {name})")
+            raw = read_regular_file(path, MAX_EVAL_INDICES_BYTES)
+        except InputRefused as refused:
+            faults.append(f"{path}: missing (needed for {name})" if refused.kind == "missing" else
+                          f"{path} {refused.reason}")
+            codes.add({"not_a_file": "INPUT_NOT_A_FILE", "too_large": "INPUT_TOO_LARGE"}.get(refused.kind))
             continue
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        digest.update(raw)
+        try:
+            lists = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
             faults.append(f"{path}: not readable JSON ({err})")
             continue
         if not isinstance(lists, dict):
@@ -81,6 +90,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
                 faults.append(f"{path}: list of {graph!r} has indices outside 0..{c - 1}")
                 continue
             out[name][position] = np.array(indices, dtype=np.int64)
-    if faults:
-        raise DataError("cannot use the eval indices:\n  " + "\n  ".join(faults))
+    if faults:  # coded when one code covers every refused file (INPUT_NOT_A_FILE, INPUT_TOO_LARGE)
+        code = next(iter(codes)) if len(codes) == 1 else None
+        raise DataError("cannot use the eval indices:\n  " + "\n  ".join(faults), code=code)
     return LoadedEvalIndices(out, digest.hexdigest())

@@ -14,11 +14,13 @@ import os
 import zipfile
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from ..dataset import Collection
 from ..progress import track
+from ..safeopen import InputRefused, open_regular_file
 from .dataroot import DataRoot, check_split, present_collections
 from .groundtruth import (
     Fault,
@@ -32,6 +34,9 @@ from .groundtruth import (
     raise_faults,
 )
 
+MAX_NPZ_BYTES = 16 << 30
+"""Largest ``.npz`` file opened: 16 GiB (the largest real layout graph with its features is well under 1 GB);
+only its ground-truth members are read."""
 MAX_MEMBER_BYTES = 64 << 20
 """Largest declared uncompressed size of a ground-truth member: 64 MiB, 8M int64 runtimes, 80 times the largest
 real graph (about 100k configs). A larger member is refused unread (``NPZ_MEMBER_TOO_LARGE``: a zip bomb)."""
@@ -87,12 +92,25 @@ def _read_graph(path: Path, collection: Collection, with_normalizers: bool,
     if not os.access(path, os.R_OK):
         faults.append(("NPZ_UNREADABLE", f"{path}: cannot be read (permission denied)"))
         return None
-    if not zipfile.is_zipfile(path):
-        faults.append(("NPZ_UNREADABLE", f"{path}: not a readable .npz file (not a zip archive: a corrupt or "
-                       "partial download?)"))
-        return None
     try:
-        with zipfile.ZipFile(path) as archive:
+        handle = open_regular_file(path, MAX_NPZ_BYTES)  # a FIFO or device swapped in after listing: refused
+    except InputRefused as refused:
+        code = "INPUT_NOT_A_FILE" if refused.kind == "not_a_file" else "NPZ_UNREADABLE"
+        faults.append((code, f"{path} {refused.reason}"))
+        return None
+    with handle:
+        if not zipfile.is_zipfile(handle):
+            faults.append(("NPZ_UNREADABLE", f"{path}: not a readable .npz file (not a zip archive: a corrupt or "
+                           "partial download?)"))
+            return None
+        return _read_open_graph(path, handle, keys, with_normalizers, faults)
+
+
+def _read_open_graph(path: Path, handle: BinaryIO, keys: list[str], with_normalizers: bool,
+                     faults: list[Fault]) -> GraphRuntimes | None:
+    """:func:`_read_graph` once ``path`` is open as ``handle`` and known to be a zip archive."""
+    try:
+        with zipfile.ZipFile(handle) as archive:
             names = [n.removesuffix(".npy") for n in archive.namelist()]
             missing = [k for k in keys if k not in names]
             if missing:

@@ -52,11 +52,22 @@ from .groundtruth import (
     raise_faults,
 )
 from .npzread import read_split
-from .solution_checks import RUNTIMES_DIFFER, check_schema, column_data_sha256, manifest_faults, verify_rows
+from ..safeopen import open_input, read_input
+from .solution_checks import (
+    MANIFEST_KEY,
+    MAX_SOLUTION_BYTES,
+    RUNTIMES_DIFFER,
+    check_schema,
+    column_data_sha256,
+    manifest_faults,
+    parquet_manifest,
+    verify_rows,
+)
 
 SOLUTION_FORMAT = 1
-MANIFEST_KEY = "tpugraphs_eval_solution"
 DEFAULT_PUBLIC_FRACTION = 0.25
+MAX_USAGE_FILE_BYTES = 16 << 20
+"""Largest usage file read: 16 MiB (one short line per graph; the full test split's is about 30 KB)."""
 """Share of each collection's graphs on the public leaderboard by default (Kaggle-like: 20-30 %)."""
 USAGES = ("Public", "Private")
 
@@ -94,13 +105,14 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
     """Collection → Public mask from a CSV ``ID,Usage`` naming every graph once; also the file's sha256.
 
     Raises:
-        DataError: unreadable file, wrong header, unknown or repeated ID, a value other than Public or
-            Private, or graphs without a row (named).
+        DataError: ``INPUT_NOT_A_FILE`` (a folder, FIFO or device: refused before any read), ``INPUT_TOO_LARGE``
+            (over :data:`MAX_USAGE_FILE_BYTES`); unreadable file, wrong header, unknown or repeated ID, a value
+            other than Public or Private, or graphs without a row (named).
     """
+    data = read_input(path, MAX_USAGE_FILE_BYTES, "usage file")
     try:
-        data = Path(path).read_bytes()
         rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
-    except (OSError, UnicodeDecodeError, csv.Error) as err:
+    except (UnicodeDecodeError, csv.Error) as err:
         raise DataError(f"cannot read the usage file {path}: {err}") from None
     if not rows or [c.strip() for c in rows[0]] != ["ID", "Usage"]:
         raise DataError(f"the usage file {path} must start with the header `ID,Usage`")
@@ -236,24 +248,24 @@ def _exact_int64(root: DataRoot, split: str, read: GraphsRead) -> GraphsRead:
     return out
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
+def read_manifest(path: Path, data: bytes | None = None) -> dict[str, Any]:
     """The manifest of a solution file, its fields checked (format, split, runtimes sha256, counts).
 
-    Raises:
-        DataError: ``SOLUTION_UNREADABLE`` (no such file, not Parquet, no manifest) or
-            ``SOLUTION_MANIFEST_INVALID`` (another format; a missing or mistyped field).
-    """
-    import polars as pl
+    Args:
+        path: the solution file (named in errors).
+        data: its bytes when already read; else only its footer is read from ``path``.
 
-    try:
-        metadata = pl.read_parquet_metadata(path)
-        manifest = json.loads(metadata[MANIFEST_KEY])
-    except FileNotFoundError:
-        raise DataError(f"solution file {path} does not exist", code="SOLUTION_UNREADABLE") from None
-    except (OSError, KeyError, ValueError, RecursionError, pl.exceptions.PolarsError,
-            pl.exceptions.PanicException) as err:
-        raise DataError(f"{path} is not a tpugraphs-eval solution file ({type(err).__name__})",
-                        code="SOLUTION_UNREADABLE") from None
+    Raises:
+        DataError: ``INPUT_NOT_A_FILE`` / ``INPUT_TOO_LARGE`` (:func:`tpugraphs_eval.safeopen.read_input`);
+            ``SOLUTION_UNREADABLE`` (no such file, or, said in words: too short to be Parquet, not Parquet,
+            cut off, a damaged footer, no manifest) or ``SOLUTION_MANIFEST_INVALID`` (another format; a
+            missing or mistyped field).
+    """
+    if data is None:
+        with open_input(path, MAX_SOLUTION_BYTES, "solution file", missing_code="SOLUTION_UNREADABLE") as handle:
+            manifest = parquet_manifest(path, handle)
+    else:
+        manifest = parquet_manifest(path, io.BytesIO(data))
     if not isinstance(manifest, dict) or manifest.get("format") != SOLUTION_FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}",
@@ -286,7 +298,8 @@ def read_solution(path: Path, *,
     :func:`load_solution` checks on the digest it computes anyway).
 
     Raises:
-        DataError: ``SOLUTION_UNREADABLE`` / ``SOLUTION_MANIFEST_INVALID`` (:func:`read_manifest`);
+        DataError: ``INPUT_NOT_A_FILE`` / ``INPUT_TOO_LARGE`` / ``SOLUTION_UNREADABLE`` /
+            ``SOLUTION_MANIFEST_INVALID`` (:func:`read_manifest`);
             ``SOLUTION_SCHEMA_INVALID`` (a missing column, or one of the wrong type: e.g. a boolean or float
             runtime); ``SOLUTION_ROWS_INVALID`` (no rows, a null, an unknown collection, a usage other than
             Public/Private, a graph with missing or repeated configs or two usages);
@@ -296,11 +309,8 @@ def read_solution(path: Path, *,
     import polars as pl
 
     path = Path(path)
-    manifest = read_manifest(path)
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise DataError(f"cannot read the solution file {path}: {err.strerror}", code="SOLUTION_UNREADABLE") from None
+    data = read_input(path, MAX_SOLUTION_BYTES, "solution file", missing_code="SOLUTION_UNREADABLE")
+    manifest = read_manifest(path, data)
     if column_data_sha256(data) != manifest["data_sha256"]:
         raise DataError(f"{path}: the column data does not match the manifest's data_sha256 (a corrupted or "
                         "edited solution file); it is not decoded", code="SOLUTION_CHECKSUM_MISMATCH")

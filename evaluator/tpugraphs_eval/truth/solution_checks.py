@@ -7,14 +7,66 @@ Each failed check is a :class:`DataError` with a ``SOLUTION_*`` code of :data:`e
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from ..dataset import BY_NAME, SPLITS
 from ..errors import DataError
 from .groundtruth import GraphsRead, runtimes_sha256
+
+MANIFEST_KEY = "tpugraphs_eval_solution"
+MAX_SOLUTION_BYTES = 4 << 30
+"""Largest solution file read (4 GiB; the test split's is about 1 MB, the full train split's some hundred MB)."""
+PARQUET_MAGIC = b"PAR1"
+
+
+def parquet_manifest(path: Path, handle: BinaryIO) -> Any:
+    """The JSON value stored under :data:`MANIFEST_KEY` in the key-value metadata of the Parquet file open as
+    ``handle`` (seekable; only its first 4 bytes and its footer are read). Parquet layout (Apache Parquet
+    format spec, "File format"): ``PAR1``, column chunks, the footer, its 4-byte little-endian length, ``PAR1``.
+
+    Raises:
+        DataError: ``SOLUTION_UNREADABLE``, saying which: too short to be Parquet, no ``PAR1`` at the start (not
+            Parquet) or at the end (cut off), a footer length past the file's start or a footer that does not
+            decode (damaged), no manifest key, a manifest that is not JSON.
+    """
+    import polars as pl
+
+    def refuse(reason: str) -> DataError:
+        return DataError(f"{path} {reason}", code="SOLUTION_UNREADABLE")
+
+    size = handle.seek(0, 2)
+    if size < 12:
+        raise refuse(f"is too short to be a Parquet file ({size} bytes; a Parquet file starts and ends with the magic "
+                     "bytes PAR1 around its footer): not a solution file")
+    handle.seek(0)
+    head = handle.read(4)
+    handle.seek(size - 8)
+    tail = handle.read(8)
+    if head != PARQUET_MAGIC:
+        raise refuse(f"is not a Parquet file (it starts with {head!r}, not the magic bytes PAR1): not a solution file")
+    if tail[4:] != PARQUET_MAGIC:
+        raise refuse("is cut off: it starts as a Parquet file but does not end with the magic bytes PAR1 (a partial "
+                     "copy or download?)")
+    footer = int.from_bytes(tail[:4], "little")
+    if footer > size - 12:
+        raise refuse(f"has a damaged footer: its length field says {footer:,} bytes, more than the file's {size:,}")
+    handle.seek(0)
+    try:
+        metadata = pl.read_parquet_metadata(handle)
+    except (OSError, ValueError, pl.exceptions.PolarsError, pl.exceptions.PanicException) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        raise refuse(f"has a damaged Parquet footer that cannot be decoded ({type(err).__name__}: {first:.120})") from None
+    if MANIFEST_KEY not in metadata:
+        raise refuse(f"is a Parquet file without a tpugraphs-eval manifest (metadata key {MANIFEST_KEY}): not a "
+                     "solution file written by `tpugraphs-eval solution build`")
+    try:
+        return json.loads(metadata[MANIFEST_KEY])
+    except (ValueError, RecursionError) as err:
+        raise refuse(f"holds a manifest that is not valid JSON ({err})") from None
 
 
 def column_data_sha256(data: bytes) -> str | None:

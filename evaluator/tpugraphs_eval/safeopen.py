@@ -1,0 +1,123 @@
+"""Opening an input file so that a hostile path neither hangs nor fills memory.
+
+Every file the evaluator reads from a path (a submission, a usage file, an eval-indices JSON file, a
+solution file, a ``.npz`` file) is opened here: without blocking (``O_NONBLOCK``, so opening a FIFO does
+not wait for a writer), then checked with ``fstat`` on the open descriptor before one byte is read. The
+final target must be a regular file (links are followed: these are paths the user names) no larger than
+the caller's cap, so a folder, a FIFO, a device such as ``/dev/zero`` or an oversized file is refused at
+once. Callers turn :class:`InputRefused` into their own coded error.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from .errors import DataError
+
+Refusal = Literal["missing", "not_a_file", "too_large", "unreadable"]
+
+
+class InputRefused(Exception):
+    """An input path that was not read.
+
+    Attributes:
+        kind: ``missing`` (no such path), ``not_a_file`` (a folder, FIFO, device or socket),
+            ``too_large`` (over the caller's cap, also when it grows while read) or ``unreadable``
+            (permissions, an I/O error).
+        reason: what was found, in words, without the path (the caller names the file).
+    """
+
+    def __init__(self, kind: Refusal, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
+
+
+def _what(mode: int) -> str:
+    """A file type in words (for a mode that is not a regular file's)."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def open_regular_file(path: str | os.PathLike[str], max_bytes: int) -> BinaryIO:
+    """A binary file object (blocking, positioned at 0) for the regular file at ``path``.
+
+    Args:
+        path: the file; symbolic links are followed, the final target is checked.
+        max_bytes: a file larger than this (bytes, from ``fstat``) is refused.
+
+    Raises:
+        InputRefused: missing, not a regular file, larger than ``max_bytes``, or cannot be opened.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputRefused("missing", "does not exist") from None
+    except OSError as err:
+        raise InputRefused("unreadable", f"cannot be opened: {err.strerror or err}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputRefused("not_a_file", f"is {_what(info.st_mode)}, not a regular file; it is not read")
+        if info.st_size > max_bytes:
+            raise InputRefused("too_large", f"holds {info.st_size:,} bytes, more than the limit of {max_bytes:,}; "
+                                            "it is not read")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path`` (:func:`open_regular_file`), at most ``max_bytes`` of them.
+
+    Raises:
+        InputRefused: as :func:`open_regular_file`; ``too_large`` also when the file grows past
+            ``max_bytes`` while it is read; ``unreadable`` on an I/O error or when it grows while read.
+    """
+    with open_regular_file(Path(path), max_bytes) as handle:
+        size = os.fstat(handle.fileno()).st_size  # read what fstat saw, plus one byte to see growth
+        try:
+            data = handle.read(min(size, max_bytes) + 1)
+        except OSError as err:
+            raise InputRefused("unreadable", f"cannot be read: {err.strerror or err}") from None
+    if len(data) > max_bytes:
+        raise InputRefused("too_large", f"grew past the limit of {max_bytes:,} bytes while read; it is not used")
+    if len(data) > size:
+        raise InputRefused("unreadable", "grew while it was read (is it still being written?); it is not used")
+    return data
+
+
+def input_error(path: str | os.PathLike[str], what: str, refused: InputRefused,
+                missing_code: str | None = None) -> DataError:
+    """The :class:`DataError` for an organiser's input (``what``: "usage file", "solution file", ...) that was
+    refused: ``INPUT_NOT_A_FILE``, ``INPUT_TOO_LARGE``, else ``missing_code`` (None: ``DATA_ERROR``)."""
+    code = {"not_a_file": "INPUT_NOT_A_FILE", "too_large": "INPUT_TOO_LARGE"}.get(refused.kind, missing_code)
+    return DataError(f"{what} {path} {refused.reason}", code=code)
+
+
+def open_input(path: str | os.PathLike[str], max_bytes: int, what: str, *,
+               missing_code: str | None = None) -> BinaryIO:
+    """:func:`open_regular_file` for an organiser's input; a refusal is a :class:`DataError` (:func:`input_error`)."""
+    try:
+        return open_regular_file(path, max_bytes)
+    except InputRefused as refused:
+        raise input_error(path, what, refused, missing_code) from None
+
+
+def read_input(path: str | os.PathLike[str], max_bytes: int, what: str, *, missing_code: str | None = None) -> bytes:
+    """:func:`read_regular_file` for an organiser's input; a refusal is a :class:`DataError` (:func:`input_error`)."""
+    try:
+        return read_regular_file(path, max_bytes)
+    except InputRefused as refused:
+        raise input_error(path, what, refused, missing_code) from None
