@@ -46,8 +46,9 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
 
     Raises:
         DataError: missing folder or file, a file that is not a regular file (``INPUT_NOT_A_FILE``: a FIFO or
-            device, refused before any read) or over :data:`MAX_EVAL_INDICES_BYTES` (``INPUT_TOO_LARGE``), invalid JSON, a graph of the split without a list, an
-            empty list, or an index that is not an integer in [0, c).
+            device, refused before any read) or over :data:`MAX_EVAL_INDICES_BYTES` (``INPUT_TOO_LARGE``),
+            invalid JSON, a graph of the split without a list, an empty list, or an index that is not an
+            integer in [0, c).
     """
     directory = Path(directory).expanduser()
     if not directory.is_dir():

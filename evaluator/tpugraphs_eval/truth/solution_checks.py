@@ -59,7 +59,8 @@ def parquet_manifest(path: Path, handle: BinaryIO) -> Any:
         metadata = pl.read_parquet_metadata(handle)
     except (OSError, ValueError, pl.exceptions.PolarsError, pl.exceptions.PanicException) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        raise refuse(f"has a damaged Parquet footer that cannot be decoded ({type(err).__name__}: {first:.120})") from None
+        raise refuse(f"has a damaged Parquet footer that cannot be decoded ({type(err).__name__}: "
+                     f"{first:.120})") from None
     if MANIFEST_KEY not in metadata:
         raise refuse(f"is a Parquet file without a tpugraphs-eval manifest (metadata key {MANIFEST_KEY}): not a "
                      "solution file written by `tpugraphs-eval solution build`")
