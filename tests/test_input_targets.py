@@ -16,17 +16,19 @@ import io
 import os
 import resource
 import subprocess
+import threading
 import zipfile
 from pathlib import Path
 
 import pytest
 from badinput import CONSOLE_SCRIPT, VALID_LAYOUT, VALID_TILE, csv
 
-from tpugraphs_eval.errors import DataError
+from tpugraphs_eval.errors import DataError, UsageError
 from tpugraphs_eval.safeopen import InputRefused, read_regular_file
 from tpugraphs_eval.submission import compressed
 from tpugraphs_eval.submission.problems import ProblemLog
 from tpugraphs_eval.truth.solution import build_solution, load_solution, read_manifest
+from tpugraphs_kit.errors import KitError
 
 VALID_SPLIT_CSV = csv(f"tile:xla:{VALID_TILE},1;3;2;0", f"layout:xla:default:{VALID_LAYOUT},1;3;2;0")
 _ADDRESS_SPACE = 1536 << 20  # 1.5 GiB: enough for the CLI and polars, far short of /dev/zero read to its end
@@ -230,3 +232,54 @@ def test_parquet_without_manifest_and_a_folder_say_so(tmp_path):
     with pytest.raises(DataError, match="is a folder, not a regular file") as raised:
         read_manifest(tmp_path)
     assert raised.value.code == "INPUT_NOT_A_FILE"
+
+
+# --- the kit: graph files and combine inputs -------------------------------------------------------------------
+
+def _in_thread(call, fifo: Path):
+    """``call()`` on a daemon thread; fails if it is still blocked after 30 s (a writer is then opened on ``fifo``
+    so that old code blocked in open() returns and the test process can end)."""
+    outcome: dict[str, object] = {}
+
+    def run():
+        try:
+            outcome["value"] = call()
+        except Exception as err:  # the refusal expected, returned for the test to check
+            outcome["error"] = err
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():
+        with open(fifo, "wb"):
+            pass
+        worker.join(5)
+        pytest.fail(f"blocked on the FIFO {fifo}")
+    return outcome
+
+
+def test_kit_graph_file_swapped_for_a_fifo_is_refused(tiny_root, tmp_path):
+    """A graph listed as a file, then replaced by a FIFO: the kit refuses it (old code: np.load blocked)."""
+    from tpugraphs_kit.data import Graph, collection, data_root
+
+    root = tmp_path / "root"
+    folder = root / "npz/tile/xla/test"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "g.npz")
+    graph = Graph(data_root(root), collection("tile:xla"), "test", "g")
+    outcome = _in_thread(lambda: graph.keys(), graph.path)
+    error = outcome.get("error")
+    assert isinstance(error, KitError) and error.code == "UNREADABLE_GRAPH", outcome
+    assert f"graph file {graph.path} is a FIFO (named pipe), not a regular file" in str(error)
+
+
+def test_kit_combine_refuses_a_fifo_input(tiny_root, tmp_path):
+    from tpugraphs_eval import resolve_data_root, scan_catalog
+    from tpugraphs_kit.combine import combine_submissions
+
+    fifo = _target(tmp_path, "fifo")
+    outcome = _in_thread(lambda: combine_submissions([fifo], tmp_path / "out.csv", scan_catalog(resolve_data_root(tiny_root), "test")),
+                         fifo)
+    error = outcome.get("error")
+    assert isinstance(error, UsageError) and error.code == "SUBMISSION_NOT_A_FILE", outcome
+    assert not (tmp_path / "out.csv").exists()

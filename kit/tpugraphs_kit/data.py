@@ -18,6 +18,7 @@ import os
 import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -30,6 +31,8 @@ from tpugraphs_eval.dataset import (
     submission_id,
 )
 from tpugraphs_eval.progress import track
+from tpugraphs_eval.safeopen import InputRefused, open_regular_file
+from tpugraphs_eval.truth.npzread import MAX_NPZ_BYTES
 
 from .errors import KitError
 
@@ -187,7 +190,7 @@ class Graph:
                 yield start, array[start:start + rows]
             return
         try:
-            with zipfile.ZipFile(self.path) as archive:
+            with self._open_file() as handle, zipfile.ZipFile(handle) as archive:
                 if f"{key}.npy" not in archive.namelist():
                     raise KitError("MISSING_KEY", f"{self.path} has no {key}")
                 with archive.open(f"{key}.npy") as member:
@@ -195,13 +198,25 @@ class Graph:
         except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
             raise KitError("UNREADABLE_GRAPH", f"{self.path}: cannot read {key} ({type(err).__name__}: {err})") from None
 
-    def _open(self):
+    def _open_file(self) -> BinaryIO:
+        """The ``.npz`` file opened by the evaluator's :func:`~tpugraphs_eval.safeopen.open_regular_file`: a FIFO
+        or device put in its place is refused before any read (``UNREADABLE_GRAPH``)."""
         try:
-            return np.load(self.path, allow_pickle=False)
-        except FileNotFoundError:
-            raise KitError("GRAPH_NOT_FOUND", f"no graph file {self.path}") from None
+            return open_regular_file(self.path, MAX_NPZ_BYTES)
+        except InputRefused as refused:
+            if refused.kind == "missing":
+                raise KitError("GRAPH_NOT_FOUND", f"no graph file {self.path}") from None
+            raise KitError("UNREADABLE_GRAPH", f"graph file {self.path} {refused.reason}") from None
+
+    def _open(self):
+        handle = self._open_file()
+        try:
+            npz = np.load(handle, allow_pickle=False)
         except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+            handle.close()
             raise KitError("UNREADABLE_GRAPH", f"{self.path} is not a readable .npz file ({err})") from None
+        npz.fid = handle  # np.load does not own a file object it is given: closing the NpzFile closes it
+        return npz
 
 
 def _member_rows(member, rows: int) -> Iterator[tuple[int, np.ndarray]]:
