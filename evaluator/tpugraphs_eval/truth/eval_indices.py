@@ -57,7 +57,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
                         "xla_default.json, xla_random.json, nlp_default.json, nlp_random.json)")
     out: EvalIndices = {}
     faults: list[str] = []
-    codes: set[str | None] = set()
+    codes: set[str] = set()
     digest = hashlib.sha256()
     for name, graphs in catalog.collections.items():
         stem = graphs.collection.eval_indices_name
@@ -69,7 +69,8 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
         except InputRefused as refused:
             faults.append(f"{path}: missing (needed for {name})" if refused.kind == "missing" else
                           f"{path} {refused.reason}")
-            codes.add({"not_a_file": "INPUT_NOT_A_FILE", "too_large": "INPUT_TOO_LARGE"}.get(refused.kind))
+            if refused.kind in ("not_a_file", "too_large"):
+                codes.add("INPUT_NOT_A_FILE" if refused.kind == "not_a_file" else "INPUT_TOO_LARGE")
             continue
         digest.update(raw)
         try:
@@ -91,7 +92,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
                 faults.append(f"{path}: list of {graph!r} has indices outside 0..{c - 1}")
                 continue
             out[name][position] = np.array(indices, dtype=np.int64)
-    if faults:  # coded when one code covers every refused file (INPUT_NOT_A_FILE, INPUT_TOO_LARGE)
-        code = next(iter(codes)) if len(codes) == 1 else None
+    if faults:  # coded INPUT_NOT_A_FILE (or else INPUT_TOO_LARGE) when such a file is among them
+        code = min(codes) if codes else None
         raise DataError("cannot use the eval indices:\n  " + "\n  ".join(faults), code=code)
     return LoadedEvalIndices(out, digest.hexdigest())
