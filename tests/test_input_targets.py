@@ -44,7 +44,7 @@ def _run(*argv: object) -> subprocess.CompletedProcess[str]:
         pytest.skip(f"console script {CONSOLE_SCRIPT} is not installed")
     try:
         return subprocess.run([str(CONSOLE_SCRIPT), *map(str, argv)], capture_output=True, text=True, timeout=60,
-                              preexec_fn=_limit_memory, stdin=subprocess.DEVNULL)
+                              preexec_fn=_limit_memory, stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:
         pytest.fail(f"blocked for 60 s: {' '.join(map(str, argv))}")
 
@@ -244,7 +244,7 @@ def _in_thread(call, fifo: Path):
     def run():
         try:
             outcome["value"] = call()
-        except Exception as err:  # the refusal expected, returned for the test to check
+        except (KitError, UsageError) as err:  # the refusal expected, returned for the test to check
             outcome["error"] = err
 
     worker = threading.Thread(target=run, daemon=True)

@@ -40,6 +40,7 @@ from .._version import __version__
 from ..atomicfile import write_atomically
 from ..dataset import BY_NAME, COLLECTIONS
 from ..errors import DataError, UsageError
+from ..safeopen import open_input, read_input
 from .dataroot import DataRoot
 from .groundtruth import (
     Fault,
@@ -52,7 +53,6 @@ from .groundtruth import (
     raise_faults,
 )
 from .npzread import read_split
-from ..safeopen import open_input, read_input
 from .solution_checks import (
     MANIFEST_KEY,
     MAX_SOLUTION_BYTES,
