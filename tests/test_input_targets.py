@@ -139,8 +139,9 @@ def _record_reads(monkeypatch, cls) -> list[tuple[int, int]]:
 
 
 def test_gzip_bomb_stops_unpacking_once_past_the_cap(monkeypatch):
-    """64 MiB of zeros (about 64 KB gzipped) against a 4 MiB cap: refused after about 4 MiB came out, asked for
-    1 MiB at a time (the old code asked for the whole cap + 1 in one read, one allocation of up to 1 GiB)."""
+    """64 MiB of zeros (about 64 KB gzipped) against a 4 MiB cap: refused after about 4 MiB came out (by the
+    counting pass; no second pass), asked for 1 MiB at a time (the old code asked for the whole cap + 1 in one
+    read, one allocation of up to 1 GiB)."""
     cap = 4 << 20
     monkeypatch.setattr(compressed, "MAX_UNPACKED_BYTES", cap)
     bomb = gzip.compress(bytes(64 << 20), compresslevel=9)
@@ -181,6 +182,19 @@ def test_zip_member_is_read_in_chunks_and_a_large_one_not_at_all(monkeypatch):
     log = ProblemLog("strict")
     assert compressed.unpack(_zipped(bytes(8 << 20)), log) is None  # declares 8 MiB: refused unread
     assert [p.code for p in log.problems] == ["ARCHIVE_TOO_LARGE"] and calls == []
+
+
+def test_zip_member_lying_about_its_size_yields_no_more_than_it_declares(monkeypatch):
+    """A member of 8 MiB whose headers declare 1 MiB (cap 4 MiB): zipfile stops at the declared size and the CRC
+    fails, so the lie costs at most the declared size."""
+    monkeypatch.setattr(compressed, "MAX_UNPACKED_BYTES", 4 << 20)
+    real, declared = (8 << 20).to_bytes(4, "little"), (1 << 20).to_bytes(4, "little")
+    lying = _zipped(bytes(8 << 20)).replace(real, declared)  # the local header's and the central directory's
+    calls = _record_reads(monkeypatch, zipfile.ZipExtFile)
+    log = ProblemLog("strict")
+    assert compressed.unpack(lying, log) is None
+    assert [p.code for p in log.problems] == ["ARCHIVE_UNREADABLE"] and "Bad CRC-32" in log.problems[0].message
+    assert sum(n for _, n in calls) <= 1 << 20
 
 
 def test_the_cap_is_in_proportion_to_real_submissions():

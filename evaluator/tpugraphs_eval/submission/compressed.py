@@ -4,7 +4,8 @@ A submission is recognised as compressed by its first bytes, whatever its name. 
 one CSV file (folders and macOS metadata, ``__MACOSX/`` and ``._*``, do not count); a gzip is one CSV.
 Either is unpacked in chunks of :data:`_CHUNK_BYTES`, and unpacking stops as soon as more than
 :data:`MAX_UNPACKED_BYTES` came out, so that a small archive that unpacks to gigabytes (a zip bomb) is
-refused with a code after at most that much memory, not filled into memory first.
+refused with a code instead of filling memory: a zip member by the size it declares (zipfile yields no
+more than that), a gzip after a first pass that counts without keeping.
 """
 
 from __future__ import annotations
@@ -90,19 +91,25 @@ def _unzip(data: bytes) -> tuple[str, bytes | None]:
 
 def _gunzip(data: bytes) -> tuple[str, bytes | None]:
     """("" (the header's name is not used), the unpacked bytes or None when more than MAX_UNPACKED_BYTES) of a
-    gzip file (all its members, as ``gunzip`` reads them)."""
+    gzip file (all its members, as ``gunzip`` reads them). A gzip does not say how large it unpacks (its
+    trailer holds the size modulo 2**32), so it is unpacked twice: first counting and discarding, so that a
+    bomb is refused holding one chunk, then keeping."""
+    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+        if _read_capped(stream, keep=False) is None:
+            return "", None
     with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
         return "", _read_capped(stream)
 
 
-def _read_capped(stream: io.BufferedIOBase) -> bytes | None:
-    """All bytes of a decompressing ``stream``, read :data:`_CHUNK_BYTES` at a time; None as soon as more than
-    :data:`MAX_UNPACKED_BYTES` came out (the rest is never decompressed)."""
+def _read_capped(stream: io.BufferedIOBase, keep: bool = True) -> bytes | None:
+    """All bytes of a decompressing ``stream`` (b"" when not ``keep``), read :data:`_CHUNK_BYTES` at a time;
+    None as soon as more than :data:`MAX_UNPACKED_BYTES` came out (the rest is never decompressed)."""
     chunks: list[bytes] = []
     total = 0
     while chunk := stream.read(_CHUNK_BYTES):
         total += len(chunk)
         if total > MAX_UNPACKED_BYTES:
             return None
-        chunks.append(chunk)
+        if keep:
+            chunks.append(chunk)
     return b"".join(chunks)
