@@ -12,6 +12,7 @@ them in a note (:meth:`DataRoot.ignored_files`).
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,15 +69,9 @@ class DataRoot:
 
     def ignored_files(self, split: str) -> list[str]:
         """Dot files (``._*.npz``, ``.DS_Store``, …) in the split's collection folders, ignored when reading:
-        their paths relative to the data root, sorted; [] where a folder is absent or cannot be listed."""
-        found = []
-        for collection in COLLECTIONS:
-            folder = self.path / collection.split_dir(split)
-            try:
-                found += [str(p.relative_to(self.path)) for p in folder.iterdir() if p.name.startswith(".")]
-            except OSError:
-                continue
-        return sorted(found)
+        their paths relative to the data root, sorted; [] where a folder is absent or cannot be listed.
+        Listed once per data root and split (every report of a run names the same files)."""
+        return list(_dot_files(self.path, split))
 
     def graph_names(self, collection: Collection, split: str) -> list[str]:
         """Graph IDs of ``collection`` in ``split`` (file names without ``.npz``); [] if absent or unreadable."""
@@ -156,3 +151,16 @@ def present_collections(root: DataRoot, split: str) -> dict[Collection, list[Pat
         raise DataError(f"{root.label} has no {split} graphs: none of npz/tile/xla/{split}/, "
                         f"npz/layout/{{xla,nlp}}/{{default,random}}/{split}/ exists")
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def _dot_files(root: Path, split: str) -> tuple[str, ...]:
+    """:meth:`DataRoot.ignored_files`, listed once (a report per submission would list the folders again)."""
+    found = []
+    for collection in COLLECTIONS:
+        folder = root / collection.split_dir(split)
+        try:
+            found += [str(p.relative_to(root)) for p in folder.iterdir() if p.name.startswith(".")]
+        except OSError:
+            continue
+    return tuple(sorted(found))
