@@ -2,16 +2,48 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read without changing it)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def special_kind(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (links followed): ``"a folder"``,
+    ``"a character device"``, ``"a block device"``, ``"a FIFO (named pipe)"``, ``"a socket"``; None for a
+    regular file, a missing path (or a dangling link) and a path that cannot be examined."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), None)
+
+
+def refuse_special(path: str | os.PathLike[str]) -> None:
+    """Raise unless ``path`` is missing or a regular file: an output that must be a complete file never
+    replaces (or writes into) a device, a FIFO, a socket or a folder.
+
+    Raises:
+        OSError: ``EEXIST`` with the strerror "exists and is <kind>, not a regular file" and the path as
+            ``filename`` (callers turn it into their coded error, as every other OSError of a write).
+    """
+    kind = special_kind(path)
+    if kind is not None:
+        raise OSError(errno.EEXIST, f"it exists and is {kind}, not a regular file",
+                      os.fspath(path))
 
 
 def write_atomically(path: Path, write: Callable[[str], None]) -> None:
@@ -21,17 +53,23 @@ def write_atomically(path: Path, write: Callable[[str], None]) -> None:
     is flushed to disk before the move; on any error the temporary file is removed and ``path`` is left
     as it was.
 
+    An existing ``path`` that is not a regular file (a device such as /dev/full, a FIFO, a socket, a
+    folder; links followed) is refused before anything is written: it is never replaced (see
+    :func:`refuse_special`).
+
     Raises:
-        OSError: from the file system (callers turn it into their own usage or data error).
+        OSError: from the file system, or from :func:`refuse_special` (callers turn it into their own usage
+            or data error).
     """
     path = Path(path)
+    refuse_special(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         write(tmp)
         with open(tmp, "rb") as written:
             os.fsync(written.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -64,9 +64,17 @@ ERROR_CODES: dict[str, str] = {
     "SOLUTION_CHECKSUM_MISMATCH": "The file disagrees with its manifest: the column data's sha256 (checked before "
                                   "any column is decoded), the runtimes' sha256, or the graph, config or "
                                   "public-graph counts differ (a corrupted or edited file).",
-    "OUTPUT_WRITE_FAILED": "An output file (a solution file, the JSON report) cannot be written: an unwritable "
-                           "folder, a full disk. A file written atomically is left as it was, with no partial "
+    "OUTPUT_WRITE_FAILED": "An output (a solution file, the JSON or HTML report, an exported file or bundle, "
+                           "standard output) cannot be written: an unwritable or missing folder, a full disk or "
+                           "device, an existing target that is not a regular file (a device, a FIFO, a folder: "
+                           "refused, never replaced; only a stream such as `--json` writes into a FIFO or a "
+                           "character device). A file written atomically is left as it was, with no partial "
                            "file beside it.",
+    "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
+                       "submission, the solution file, the usage file): refused before any work, so that the "
+                       "report never overwrites what it reports on.",
+    "IO_ERROR": "A file (named in the message) could not be read or written for a reason no other code covers "
+                "(an I/O error of the disk).",
 }
 """Code → meaning of the coded :class:`DataError` and :class:`UsageError` raised on purpose (a submission's
 content problems have their own codes, :data:`tpugraphs_eval.submission.problems.CODES`). An error without a

@@ -161,13 +161,14 @@ def _show(console, document: dict[str, Any]) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     """The ``compare`` command: score A and B, compare, print the table and write ``--json``."""
-    from .evaluate import _write_json
+    from .outputs import refuse_output_is_input, write_stream
 
+    refuse_output_is_input([("--json", args.json)], [args.a, args.b, args.solution])
     console = display.console(stderr=args.json == "-")
     a, b = _score_both(args, progress=not args.no_progress and console.is_terminal)
     document = compare_reports(a, b, resamples=args.resamples, seed=args.seed)
     if args.json:
-        _write_json(args.json, json.dumps(document, indent=2) + "\n")
+        write_stream(args.json, json.dumps(document, indent=2) + "\n", "the comparison")
     with stop_at_closed_pipe():
         _show(console, document)
     return EXIT_OK

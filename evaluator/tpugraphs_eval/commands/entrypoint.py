@@ -48,18 +48,34 @@ def stop_at_closed_pipe() -> Iterator[None]:
         _stdout_to_devnull()
 
 
+def os_error_message(err: OSError) -> str:
+    """The coded message of an ``OSError`` no command turned into its own error: one without a file name
+    comes from writing the output (stdout: a full device, a closed terminal): ``[OUTPUT_WRITE_FAILED]``;
+    one with a file name is ``[IO_ERROR]`` naming the file. If stdout failed, it is pointed at /dev/null so
+    that the interpreter's exit does not fail on it again."""
+    reason = err.strerror or err
+    if err.filename is None:
+        try:
+            _stdout_to_devnull()
+        except (OSError, ValueError):  # no stdout file descriptor (an embedded interpreter, a test capture)
+            pass
+        return f"[OUTPUT_WRITE_FAILED] cannot write to standard output: {reason}"
+    return f"[IO_ERROR] cannot read or write {safe(str(err.filename))}: {reason}"
+
+
 def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] | None, *,
                  interrupted: str = "interrupted", bugs: tuple[type[BaseException], ...] = ()) -> int:
     """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code.
 
     ``TpuGraphsEvalError`` → ``program: error: [CODE] message`` and its ``exit_code`` (2); argparse's exits → their code; Ctrl-C → 130; a
-    broken pipe not caught by the command's :func:`stop_at_closed_pipe` → 0 (the reader went away); other ``OSError`` (the terminal or disk refused the output)
-    → 2; ``bugs`` and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
+    broken pipe not caught by the command's :func:`stop_at_closed_pipe` → 0 (the reader went away); other
+    ``OSError`` (the terminal or disk refused the output) → 2 with a code (:func:`os_error_message`); ``bugs``
+    and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
     re-raises it). With ``argv`` None (the console script) the process exits with the code.
     """
     try:
         code = run(sys.argv[1:] if argv is None else argv)
-        sys.stdout.flush()
+        sys.stdout.flush()  # a full or closed stdout fails here, not in the interpreter's exit (exit code 120)
     except BrokenPipeError:
         _stdout_to_devnull()
         code = EXIT_OK
@@ -77,7 +93,7 @@ def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] 
         print(f"{program}: internal error: {safe(str(err))}. This is a bug; please report it.", file=sys.stderr)
         code = EXIT_INTERNAL
     except OSError as err:
-        print(f"{program}: error: cannot read or write: {err.strerror or err}", file=sys.stderr)
+        print(f"{program}: error: {os_error_message(err)}", file=sys.stderr)
         code = EXIT_USAGE_OR_DATA
     except Exception as err:  # a bug: say so briefly
         if os.environ.get("TPUGRAPHS_EVAL_DEBUG"):

@@ -14,7 +14,6 @@ from pathlib import Path
 from .. import display, kernels
 from .._version import __version__
 from ..api import Evaluator
-from ..atomicfile import write_atomically
 from ..dataset import SPLITS
 from ..display import safe
 from ..errors import (
@@ -35,6 +34,7 @@ from . import export
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
 from .entrypoint import error_code, guarded_main, int_at_least, stop_at_closed_pipe
+from .outputs import refuse_output_is_input, write_stream
 
 COMMANDS = ("score", "validate", "codes", "solution", "compare", "export")
 
@@ -151,27 +151,9 @@ def _print_error_codes() -> None:
     display.console().print(table)
 
 
-def _write_json(target: str, text: str) -> None:
-    """Write the JSON report: ``-`` is stdout; a regular file (or a new path) is replaced atomically; any
-    other existing target (a link, a pipe, a device) is written to in place, never replaced."""
-    if target == "-":
-        with stop_at_closed_pipe():  # `--json - | head`: the exit code stands
-            sys.stdout.write(text)
-        return
-    path = Path(target)
-    try:
-        if path.is_symlink() or (path.exists() and not path.is_file()):
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return
-        write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
-    except OSError as err:
-        raise UsageError(f"cannot write the JSON report to {path}: {err.strerror or err}",
-                         code="OUTPUT_WRITE_FAILED") from None
-
-
 def _build_solution(args: argparse.Namespace) -> int:
     console = display.console()
+    refuse_output_is_input([("-o", args.output)], [args.usage_file])
     root = resolve_data_root(args.data_root)
     manifest = build_solution(root, args.split, args.output, public_fraction=args.public_fraction, seed=args.seed,
                               usage_file=args.usage_file, progress=not args.no_progress and console.is_terminal)
@@ -189,12 +171,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     """``score`` / ``validate``: options → :class:`Evaluator` (ground truth read once) → one report per file →
     JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
+    outputs = [("--json", args.json)]
     if getattr(args, "html", None):
         if validate_only:
             raise UsageError("--html writes the page of a scored submission: not with --validate-only")
         from ..report.html import page_paths
 
-        page_paths(args.html, args.submissions)  # refuses two submissions with the same file name now
+        # refuses two submissions with the same file name now
+        outputs += [("--html", page) for page in page_paths(args.html, args.submissions)]
+    refuse_output_is_input(outputs, [*args.submissions, args.solution])
     options = Options(mode="lenient" if args.lenient else "strict",
                       tile_runtime=getattr(args, "tile_runtime", "normalized"),
                       configs=getattr(args, "configs", "all"))
@@ -216,13 +201,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.json:
         dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
                  for i, (p, r) in enumerate(zip(args.submissions, reports))]
-        _write_json(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n")
+        write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n",
+                     "the JSON report")
     if getattr(args, "html", None):
-        from ..report.html import page_paths, write_html
+        from ..report.html import is_page_folder, page_paths, write_html
 
+        folder = is_page_folder(args.html, len(reports))
         for page, report in zip(page_paths(args.html, args.submissions), reports):
             if report is not None:  # an unreadable file has no page (its error is shown)
-                write_html(page, report, make_folder=len(reports) > 1)
+                write_html(page, report, make_folder=folder)
     code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
     with stop_at_closed_pipe():  # the reader went away (`| head`): the exit code stands
         _show(console, args, reports, failures, validate_only)

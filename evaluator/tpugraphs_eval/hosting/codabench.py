@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
 import tempfile
 import zipfile
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..atomicfile import umask, write_atomically
 from ..dataset import COLLECTIONS, TILE_TOP_K
 from ..errors import UsageError
 from ..truth.dataroot import resolve_data_root
@@ -137,7 +139,10 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         The competition.yaml content.
 
     Raises:
-        UsageError: ``out`` is a non-empty folder or a file. DataError: not a solution file.
+        UsageError: ``out`` is a non-empty folder or a file; ``OUTPUT_WRITE_FAILED``: a write failed (a full
+            disk, a zip path that is a device or a FIFO). The files are written into a staging folder
+            beside ``out`` and renamed to ``out`` at the end, so a failure leaves no partial bundle.
+        DataError: not a solution file.
     """
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -153,7 +158,29 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         part = frame[frame.ID.str.startswith(name + ":")]
         counts[name] = (len(part), int((part.Usage == "Public").sum()),
                         int(part.runtimes.str.count(";").sum()) + len(part))
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
+    except OSError as err:
+        raise UsageError(f"cannot write the bundle {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
+    try:
+        _write_files(staging, config, frame, title, counts, mode, tile_runtime)
+        if zip_path is not None:
+            write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
+        os.chmod(staging, 0o777 & ~umask())
+        os.replace(staging, out)  # a rename: onto a missing path or an empty folder
+    except OSError as err:
+        raise UsageError(f"cannot write the bundle {out}"
+                         + (f" or {zip_path}" if zip_path is not None else "")
+                         + f": {err.strerror or err} (nothing was left behind)", code="OUTPUT_WRITE_FAILED") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return config
+
+
+def _write_files(out: Path, config: dict[str, Any], frame, title: str, counts: dict[str, tuple[int, int, int]],
+                 mode: str, tile_runtime: str) -> None:
+    """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write)."""
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
@@ -173,11 +200,13 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         (ref / "settings.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     (out / "sample_submission").mkdir()
     (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
-    if zip_path is not None:
-        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(out.rglob("*")):
-                archive.write(path, path.relative_to(out).as_posix())
-    return config
+
+
+def _zip(folder: Path, target: str) -> None:
+    """Write every file under ``folder`` into the zip ``target`` (paths relative to ``folder``)."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            archive.write(path, path.relative_to(folder).as_posix())
 
 
 def write_bundle_from_data_root(out: Path, data_root: str | None, split: str, **options: Any) -> dict[str, Any]:

@@ -28,10 +28,11 @@ def write_metric_file(path: Path) -> None:
     """Write :func:`metric_source` to ``path`` (replaced atomically).
 
     Raises:
-        UsageError: the file cannot be written.
+        UsageError: ``OUTPUT_WRITE_FAILED``: the file cannot be written (an existing target that is not a
+            regular file, a device or a FIFO, is refused, never replaced).
     """
     text = metric_source()
     try:
         write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     except OSError as err:
-        raise UsageError(f"cannot write {path}: {err.strerror or err}") from None
+        raise UsageError(f"cannot write {path}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None

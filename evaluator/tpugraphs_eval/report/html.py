@@ -206,14 +206,20 @@ def render_html(report: Report) -> str:
             f'<p class="muted id">{provenance}</p></body></html>\n')
 
 
+def is_page_folder(target: str | os.PathLike[str], n_submissions: int) -> bool:
+    """Whether ``--html target`` names a folder of pages: several submissions, or a ``target`` ending in a
+    slash (``--html out/``: a trailing slash means a folder, even for one submission)."""
+    return n_submissions > 1 or os.fspath(target).endswith(("/", os.sep))
+
+
 def page_paths(target: str | os.PathLike[str], submissions: list[Path]) -> list[Path]:
     """Where ``--html target`` puts each submission's page: ``target`` itself for one submission; for
-    several, ``target/<file name without its suffix>.html``.
+    several, or a ``target`` ending in a slash, ``target/<file name without its suffix>.html``.
 
     Raises:
         UsageError: two submissions would share a page (same file name in different folders).
     """
-    if len(submissions) == 1:
+    if not is_page_folder(target, len(submissions)):
         return [Path(target)]
     pages = [Path(target) / f"{Path(s).stem}.html" for s in submissions]
     twice = sorted({p.name for p in pages if pages.count(p) > 1})
@@ -225,10 +231,11 @@ def page_paths(target: str | os.PathLike[str], submissions: list[Path]) -> list[
 
 def write_html(path: str | os.PathLike[str], report: Report, *, make_folder: bool = False) -> None:
     """Write :func:`render_html` of ``report`` to ``path`` atomically (``make_folder``: make its folder
-    first when missing; its own parent must exist).
+    first when missing; its own parent must exist). An existing ``path`` that is not a regular file (a
+    device, a FIFO, a folder) is refused, never replaced.
 
     Raises:
-        UsageError: the file cannot be written (exit code 2).
+        UsageError: ``OUTPUT_WRITE_FAILED``: the file cannot be written (exit code 2).
     """
     text = render_html(report)
     try:
@@ -236,4 +243,5 @@ def write_html(path: str | os.PathLike[str], report: Report, *, make_folder: boo
             Path(path).parent.mkdir(exist_ok=True)
         write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     except OSError as err:
-        raise UsageError(f"cannot write the HTML report to {path}: {err.strerror or err}") from None
+        raise UsageError(f"cannot write the HTML report to {path}: {err.strerror or err}",
+                         code="OUTPUT_WRITE_FAILED") from None
