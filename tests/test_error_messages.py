@@ -116,6 +116,12 @@ def _unwritable_json(tmp_path, tiny, solution):
     return [csv, "--data-root", tiny, "--split", "test", "--json", target], target
 
 
+def _report_onto_submission(tmp_path, tiny, solution):
+    csv = tmp_path / "s.csv"
+    csv.write_text(f"{HEADER}\n")
+    return [csv, "--data-root", tiny, "--split", "test", "--html", csv], csv
+
+
 CASES = {
     "SUBMISSION_NOT_FOUND": _submission(lambda t: t / "missing.csv"),
     "SUBMISSION_NOT_A_FILE": _submission(lambda t: t),
@@ -142,6 +148,7 @@ CASES = {
     "SOLUTION_ROWS_INVALID": _solution_case(lambda f, m: (f.with_columns(usage=pl.lit("Maybe")), m, True)),
     "SOLUTION_CHECKSUM_MISMATCH": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") * 2), m, True)),
     "OUTPUT_WRITE_FAILED": _unwritable_json,
+    "OUTPUT_IS_INPUT": _report_onto_submission,
 }
 
 

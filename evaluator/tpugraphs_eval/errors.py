@@ -73,8 +73,6 @@ ERROR_CODES: dict[str, str] = {
     "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
                        "submission, the solution file, the usage file): refused before any work, so that the "
                        "report never overwrites what it reports on.",
-    "IO_ERROR": "A file (named in the message) could not be read or written for a reason no other code covers "
-                "(an I/O error of the disk).",
 }
 """Code → meaning of the coded :class:`DataError` and :class:`UsageError` raised on purpose (a submission's
 content problems have their own codes, :data:`tpugraphs_eval.submission.problems.CODES`). An error without a

@@ -51,7 +51,7 @@ def stop_at_closed_pipe() -> Iterator[None]:
 def os_error_message(err: OSError) -> str:
     """The coded message of an ``OSError`` no command turned into its own error: one without a file name
     comes from writing the output (stdout: a full device, a closed terminal): ``[OUTPUT_WRITE_FAILED]``;
-    one with a file name is ``[IO_ERROR]`` naming the file. If stdout failed, it is pointed at /dev/null so
+    one with a file name is ``[DATA_ERROR]`` (the generic code) naming the file. If stdout failed, it is pointed at /dev/null so
     that the interpreter's exit does not fail on it again."""
     reason = err.strerror or err
     if err.filename is None:
@@ -60,7 +60,7 @@ def os_error_message(err: OSError) -> str:
         except (OSError, ValueError):  # no stdout file descriptor (an embedded interpreter, a test capture)
             pass
         return f"[OUTPUT_WRITE_FAILED] cannot write to standard output: {reason}"
-    return f"[IO_ERROR] cannot read or write {safe(str(err.filename))}: {reason}"
+    return f"[DATA_ERROR] cannot read or write {safe(str(err.filename))}: {reason}"
 
 
 def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] | None, *,
