@@ -72,3 +72,17 @@ def kernel(request):
         patch.setenv(kernels.ENV_VAR, request.param)
         yield kernels.active()
     kernels.use(previous)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for the browser tests; skipped, with the reason, when no binary is found."""
+    from chromium import Browser, chromium_binary
+
+    binary = chromium_binary()
+    if binary is None:
+        pytest.skip("no Chromium binary (/usr/bin/chromium, chromium on PATH or $CHROMIUM): `apt-get install "
+                    "chromium` to run the browser test (.ci/run installs it)")
+    instance = Browser(binary)
+    yield instance
+    instance.close()

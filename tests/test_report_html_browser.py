@@ -8,24 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_leaderboard_browser import Browser, chromium_binary
+from chromium import Browser
 from test_report_html import HOSTILE, SAMPLES, hostile_submission
 
 from tpugraphs_eval import evaluate
 from tpugraphs_eval.report.html import write_html
 
 SECTIONS = ("collections", "tau-histograms", "worst-graphs", "tile-programs")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    binary = chromium_binary()
-    if binary is None:
-        pytest.skip("no Chromium binary (/usr/bin/chromium, chromium on PATH or $CHROMIUM): `apt-get install "
-                    "chromium` to run the browser test (.ci/run installs it)")
-    instance = Browser(binary)
-    yield instance
-    instance.close()
 
 
 @pytest.fixture(scope="module")
