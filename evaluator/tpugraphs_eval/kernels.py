@@ -26,6 +26,8 @@ except ImportError:  # not built: no C compiler at install (the build of the opt
 ENV_VAR = "TPUGRAPHS_KERNEL"
 CHOICES = {"auto": "auto", "": "auto", "c": "c", "numpy": "numpy", "python": "numpy"}
 """Accepted values of :data:`ENV_VAR` → the kernel chosen."""
+FLAG_BAD_TOKEN = kernels_numpy.FLAG_BAD_TOKEN
+"""The bit of :attr:`Scanned.flags` both kernels set for an empty, non-digit or over-long token."""
 
 
 class Scanned(NamedTuple):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..dataset import TILE_TOP_K, Kind
-from ..kernels import Scanned
+from ..kernels import FLAG_BAD_TOKEN, Scanned
 from .problems import preview
 
 _INTEGER = re.compile(r"[0-9]+")
@@ -23,8 +23,6 @@ TILE_MAX_LISTED = 10
 Kaggle score uses the first 5, the paper's top-K error the first K (K = 1, 5, 10)."""
 _MAX_DIGITS = 18
 """Longer digit runs are not converted (Python refuses int() of > 4300 digits); they are out of range anyway."""
-BAD_TOKEN_FLAG = 1
-"""The flag ``scan_indices`` (:mod:`kernels`) sets for an empty, non-digit or over-long token."""
 _FLOAT_LIKE = re.compile(r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9.]+[eE][+-]?[0-9]+)")
 
 
@@ -109,7 +107,7 @@ def diagnose(configs: bytes | memoryview, kind: Kind, n_configs: int | None,
     NO_USABLE_CONFIGS.
     """
     out = Diagnosis()
-    if scanned is not None and not scanned.flags & BAD_TOKEN_FLAG:
+    if scanned is not None and not scanned.flags & FLAG_BAD_TOKEN:
         values, n_tokens = np.frombuffer(scanned.values, dtype=np.int32).astype(np.int64), scanned.n_tokens
         texts = None
     elif not bytes(configs).strip():

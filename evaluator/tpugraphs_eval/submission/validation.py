@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from .. import kernels
 from ..dataset import split_submission_id
 from ..display import shorten
-from ..kernels import Scanned
+from ..kernels import FLAG_BAD_TOKEN, Scanned
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import FieldHints, IdHints, code_of
 from .problems import Mode, Problem, ProblemLog, errors_in, preview
 from .rankings import INDEX_DTYPE, Rankings
-from .topconfigs import BAD_TOKEN_FLAG, TILE_MAX_LISTED, diagnose
+from .topconfigs import TILE_MAX_LISTED, diagnose
 
 _MISSING_NAMED = 5
 MAX_FIELD_BYTES = 8 << 20
@@ -133,7 +133,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             rankings_of[collection][position] = values
             continue
         scanned = Scanned(values, n_tokens, flags)
-        if flags & BAD_TOKEN_FLAG and (rewritten := field_hints.rewrite(configs, line)) is not None:
+        if flags & FLAG_BAD_TOKEN and (rewritten := field_hints.rewrite(configs, line)) is not None:
             configs, scanned = rewritten, Scanned(*scan_indices(rewritten, n_configs))
         diagnosis = diagnose(configs, kind, n_configs, scanned)
         for code, message in diagnosis.problems:
