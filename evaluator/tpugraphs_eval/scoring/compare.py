@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .metrics import defined_mean
+
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 0
 LEVEL = 0.95
@@ -61,12 +63,6 @@ def resampled_means(values: np.ndarray, positions: np.ndarray) -> np.ndarray:
     defined = ~np.isnan(drawn)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(defined, drawn, 0.0).sum(axis=1) / defined.sum(axis=1)
-
-
-def defined_mean(values: np.ndarray) -> float | None:
-    """``math.fsum`` mean of the defined (non-NaN) values of a (G,) array; None when none is defined."""
-    defined = values[~np.isnan(values)]
-    return math.fsum(defined.tolist()) / defined.size if defined.size else None
 
 
 @dataclass(frozen=True)

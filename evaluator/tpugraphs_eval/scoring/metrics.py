@@ -29,6 +29,7 @@ Python that CI finds).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -46,6 +47,13 @@ def _check_no_nan(name: str, *arrays) -> None:
         array = np.asarray(array)
         if array.dtype.kind in "fc" and np.isnan(array).any():
             raise UndefinedMetricError(f"{name}: the input holds NaN")
+
+
+def defined_mean(values: np.ndarray) -> float | None:
+    """The mean of the defined (non-NaN) entries of a (G,) float64 array, ``math.fsum`` / n (Means, above);
+    None when none is defined (an undefined collection value or metric mean)."""
+    defined = values[~np.isnan(values)]
+    return math.fsum(defined.tolist()) / defined.size if defined.size else None
 
 
 def tied_pairs(counts: np.ndarray) -> int:

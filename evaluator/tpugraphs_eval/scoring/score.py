@@ -22,7 +22,7 @@ from ..submission.validation import ParsedSubmission
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
 from .layout import GraphMetrics, score_all_configs, score_official
-from .metrics import first_k_minima, tile_score, top_k_error
+from .metrics import defined_mean, first_k_minima, tile_score, top_k_error
 
 PRIMARY_METRIC = {"tile": "score", "layout": "kendall_tau"}
 
@@ -61,7 +61,7 @@ class CollectionResult:
 
     @cached_property
     def _means(self) -> dict[str, float | None]:  # results are not changed once made: computed once
-        return {name: _mean(values) for name, values in self.per_graph.items()}
+        return {name: defined_mean(values) for name, values in self.per_graph.items()}
 
     def counts(self) -> dict[str, int]:
         """Metric → the number of graphs its mean is over (those where it is defined)."""
@@ -84,7 +84,7 @@ class CollectionResult:
         names = [i.rpartition(":")[2] for i in self.ids]
         labels, group = np.unique([n.rsplit("_", 1)[0] if "_" in n else n for n in names], return_inverse=True)
         members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
-        return {label: {**{m: _mean(v[at]) for m, v in self.per_graph.items()}, "n_graphs": int(at.size)}
+        return {label: {**{m: defined_mean(v[at]) for m, v in self.per_graph.items()}, "n_graphs": int(at.size)}
                 for label, at in zip(labels.tolist(), members)}
 
     @property
@@ -92,12 +92,6 @@ class CollectionResult:
         """IDs whose primary metric is undefined and so left out of the mean (SPEC §3.2 Decision)."""
         values = self.per_graph[self.metric]
         return [i for i, v in zip(self.ids, values) if math.isnan(v)]
-
-
-def _mean(values: np.ndarray) -> float | None:
-    """The mean of the defined (non-NaN) values, None if there is none (``math.fsum``: the same bits everywhere)."""
-    defined = values[~np.isnan(values)]
-    return math.fsum(defined.tolist()) / defined.size if defined.size else None  # metrics: Means
 
 
 def _tile(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
