@@ -233,13 +233,20 @@ UNDEFINED = {  # public function → calls where the old code returned NaN
     "top_k_error": [(np.nan,), (np.array([np.nan]),)],
     "first_k_minima": [(np.array([1.0, np.nan, 3.0]), np.array([2, 1]), 1)],
 }
-NO_NAN_BY_TYPE = {"tied_pairs", "dense_ranks", "discordant_pairs", "tau_b_from_counts"}
-"""Functions that return integers, or (for tau_b_from_counts) a ``defined`` mask beside the values."""
+NO_NAN_BY_TYPE = {"tied_pairs", "dense_ranks", "discordant_pairs", "tau_b_from_counts", "defined_mean"}
+"""Functions that return integers, or (for tau_b_from_counts) a ``defined`` mask beside the values, or (for
+defined_mean) None when nothing is defined (test_defined_mean_skips_undefined_values_and_never_gives_nan)."""
 
 
 def _public_functions() -> set[str]:
     return {name for name, f in inspect.getmembers(metrics, inspect.isfunction)
             if not name.startswith("_") and f.__module__ == metrics.__name__}
+
+
+def test_defined_mean_skips_undefined_values_and_never_gives_nan():
+    assert metrics.defined_mean(np.array([1.0, np.nan, 2.0])) == 1.5  # (1 + 2) / 2, by hand
+    assert metrics.defined_mean(np.array([np.nan, np.nan])) is None
+    assert metrics.defined_mean(np.array([], dtype=np.float64)) is None
 
 
 def test_every_public_metric_function_is_covered():
