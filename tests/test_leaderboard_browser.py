@@ -104,3 +104,17 @@ def test_demo_page_fits_the_window(browser, width):
             assert len(rights) == 15 and max(rights) <= browser.js("document.documentElement.clientWidth")
     finally:
         browser.call("Emulation.clearDeviceMetricsOverride", session=True)
+
+
+def test_a_long_title_wraps_at_800_px(browser, demo_solution, tmp_path):
+    """The title (``--name``, else the output folder's name) has no space to break at: it wraps inside the
+    window instead of widening the page (the report page's title, a deep path, did widen it on CI)."""
+    subs = build_folder(tmp_path / "subs", demo_solution, {"team": [("s", 0.5, True)]})
+    build_leaderboard(subs, demo_solution, tmp_path / "out", name="x" * 300, workers=1, resamples=50)
+    browser.set_width(800)
+    try:
+        browser.open((tmp_path / "out" / "leaderboard.html").resolve().as_uri())
+        assert browser.overflow() == 0
+        assert browser.js("document.querySelector('h1').getBoundingClientRect().height") > 60  # wrapped
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)

@@ -20,8 +20,13 @@ SECTIONS = ("collections", "tau-histograms", "worst-graphs", "tile-programs")
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("html-report")
+    # the title holds the submission's path: a deep one (CI clones live anywhere) must wrap, not widen the page
+    deep = folder.joinpath(*["a_rather_long_folder_name_without_spaces"] * 6)
+    deep.mkdir(parents=True)
+    scored = deep / "demo_random_test.csv"
+    scored.write_bytes((SAMPLES / "demo_random_test.csv").read_bytes())
     out = {}
-    for name, source in (("scored", SAMPLES / "demo_random_test.csv"), ("hostile", hostile_submission())):
+    for name, source in (("scored", scored), ("hostile", hostile_submission())):
         out[name] = folder / f"{name}.html"
         write_html(out[name], evaluate(source, split="test", data_root="demo"))
     return out

@@ -20,7 +20,7 @@ from .render_text import COLLECTION_NAMES, MAX_SHOWN_PROBLEMS, interval_text, pr
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem;color:#1b1f24;max-width:90rem}
-h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}h1,h2,p{overflow-wrap:anywhere}
 p.summary{margin:.2rem 0;color:#444}p.synthetic{color:#a40000;font-weight:bold}
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
 table.sortable{display:block;max-width:100%;overflow-x:auto}

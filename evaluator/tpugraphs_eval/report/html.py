@@ -39,7 +39,7 @@ _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem auto;padding:0 1rem;
 color:#1b1f24;max-width:72rem;line-height:1.4}
 h1{font-size:1.45rem;margin-bottom:.4rem}h2{font-size:1.15rem;margin-top:2rem}h3{font-size:1rem;margin:1.2rem 0 .3rem}
-p{margin:.25rem 0}.muted{color:#666}.synthetic{color:#a40000;font-weight:bold}
+h1,h2,h3,p{overflow-wrap:anywhere}p{margin:.25rem 0}.muted{color:#666}.synthetic{color:#a40000;font-weight:bold}
 .valid{color:#2f8f4e;font-weight:bold}.invalid{color:#a40000;font-weight:bold}
 table{border-collapse:collapse;font-size:.85rem;margin:.4rem 0;max-width:100%}
 th,td{border-bottom:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}
