@@ -86,3 +86,22 @@ def browser():
     instance = Browser(binary)
     yield instance
     instance.close()
+
+
+@pytest.fixture()
+def server():
+    """The download tests' loopback HTTP server (``download_helpers.serve``: ``.base_url``, ``.files``,
+    ``.modes``, ``.requests``), stopped after the test."""
+    from download_helpers import serve
+
+    with serve() as httpd:
+        yield httpd
+
+
+@pytest.fixture()
+def sandbox(tmp_path):
+    """``tmp/root`` (the data root, not yet created) and ``tmp/outside`` holding a file and a folder
+    (``download_helpers.make_sandbox``)."""
+    from download_helpers import make_sandbox
+
+    return make_sandbox(tmp_path)

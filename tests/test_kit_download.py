@@ -13,19 +13,13 @@ import tarfile
 
 import numpy as np
 import pytest
-from download_helpers import LAYOUT, official, serve, tar_bytes
+from download_helpers import LAYOUT, official, tar_bytes
 
 from tpugraphs_eval import load_ground_truth, resolve_data_root
 from tpugraphs_kit.cli_data import main as data_main
 from tpugraphs_kit.download import archive_name, archives, fetch
 from tpugraphs_kit.errors import DownloadError
 from tpugraphs_kit.extract import safe_extract
-
-
-@pytest.fixture()
-def server():
-    with serve() as httpd:
-        yield httpd
 
 
 def test_archive_names_follow_the_official_script():

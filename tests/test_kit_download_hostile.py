@@ -24,11 +24,9 @@ from download_helpers import (
     TILE_TAR,
     assert_nothing_installed,
     listing,
-    make_sandbox,
     npz_bytes,
     official,
     run_download,
-    serve,
     tar_bytes,
 )
 
@@ -37,18 +35,6 @@ import tpugraphs_kit.extract as extract_module
 from tpugraphs_kit.download import download
 from tpugraphs_kit.errors import DownloadError
 from tpugraphs_kit.extract import MAX_BYTES, MAX_MEMBERS, safe_extract
-
-
-@pytest.fixture()
-def server():
-    with serve() as httpd:
-        yield httpd
-
-
-@pytest.fixture()
-def sandbox(tmp_path):
-    """``tmp/root`` (the data root, not yet created) and ``tmp/outside`` holding a file and a folder."""
-    return make_sandbox(tmp_path)
 
 
 GOOD = ("npz/tile/xla/valid/g1.npz", b"data", {})

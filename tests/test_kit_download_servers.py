@@ -14,24 +14,12 @@ import threading
 import urllib.error
 
 import pytest
-from download_helpers import TILE_TAR, assert_nothing_installed, make_sandbox, official, run_download, serve
+from download_helpers import TILE_TAR, assert_nothing_installed, official, run_download
 
 from tpugraphs_kit.cli_data import main as data_main
 from tpugraphs_kit.download import fetch
 from tpugraphs_kit.errors import DownloadError
 from tpugraphs_kit.watchdog import Watchdog
-
-
-@pytest.fixture()
-def server():
-    with serve() as httpd:
-        yield httpd
-
-
-@pytest.fixture()
-def sandbox(tmp_path):
-    """``tmp/root`` (the data root, not yet created) and ``tmp/outside`` holding a file and a folder."""
-    return make_sandbox(tmp_path)
 
 
 def test_short_body_with_content_length_installs_nothing(sandbox, server, capsys):
