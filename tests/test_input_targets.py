@@ -64,7 +64,7 @@ def _target(tmp_path: Path, kind: str) -> Path:
     return path
 
 
-WHAT = {"fifo": "is a FIFO (named pipe)", "device": "is a device", "folder": "is a folder"}
+WHAT = {"fifo": "is a FIFO (named pipe)", "device": "is a character device", "folder": "is a folder"}
 KINDS = list(WHAT)
 
 

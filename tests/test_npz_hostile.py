@@ -140,7 +140,7 @@ def test_a_fifo_submission_is_refused_at_once(tmp_path, capsys):
     assert f"[SUBMISSION_NOT_A_FILE] submission file {fifo} is a FIFO" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("path, what", [("/dev/zero", "a device"), (".", "a folder")])
+@pytest.mark.parametrize("path, what", [("/dev/zero", "a character device"), (".", "a folder")])
 def test_devices_and_folders_are_refused_without_reading(path, what, tmp_path, capsys):
     """/dev/zero never ends: the old code read it until memory ran out."""
     if not Path(path).exists():

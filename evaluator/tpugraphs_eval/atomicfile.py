@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from .safeopen import file_type_in_words
 
 
 def umask() -> int:
@@ -17,19 +18,15 @@ def umask() -> int:
     return mask
 
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
-
-
 def special_kind(path: str | os.PathLike[str]) -> str | None:
-    """What ``path`` is when it exists and is not a regular file (links followed): ``"a folder"``,
-    ``"a character device"``, ``"a block device"``, ``"a FIFO (named pipe)"``, ``"a socket"``; None for a
-    regular file, a missing path (or a dangling link) and a path that cannot be examined."""
+    """What ``path`` is when it exists and is not a regular file (links followed), in the words of
+    :func:`tpugraphs_eval.safeopen.file_type_in_words` (``"a folder"``, ``"a character device"``, ...); None for
+    a regular file, a missing path (or a dangling link) and a path that cannot be examined."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return None
-    return next((kind for test, kind in _KINDS if test(mode)), None)
+    return file_type_in_words(mode)
 
 
 def refuse_special(path: str | os.PathLike[str]) -> None:

@@ -35,17 +35,23 @@ class InputRefused(Exception):
         self.kind, self.reason = kind, reason
 
 
-def _what(mode: int) -> str:
-    """A file type in words (for a mode that is not a regular file's)."""
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+_FILE_TYPES = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"))
+
+
+def file_type_in_words(mode: int) -> str | None:
+    """The file type of an ``st_mode`` (from ``os.stat``, ``os.fstat`` or ``os.lstat``) in words, for messages.
+
+    Returns:
+        None for a regular file; else ``"a folder"``, ``"a character device"`` (``/dev/zero``, ``/dev/null``),
+        ``"a block device"``, ``"a FIFO (named pipe)"``, ``"a socket"``, ``"a symbolic link"`` (only from
+        ``lstat``), or ``"a special file"`` for any other type (a Solaris door, ...). The one wording of file
+        types in input refusals (:func:`open_regular_file`) and output refusals
+        (:func:`tpugraphs_eval.atomicfile.special_kind`).
+    """
+    if stat.S_ISREG(mode):
+        return None
+    return next((words for test, words in _FILE_TYPES if test(mode)), "a special file")
 
 
 def open_regular_file(path: str | os.PathLike[str], max_bytes: int) -> BinaryIO:
@@ -67,7 +73,8 @@ def open_regular_file(path: str | os.PathLike[str], max_bytes: int) -> BinaryIO:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise InputRefused("not_a_file", f"is {_what(info.st_mode)}, not a regular file; it is not read")
+            raise InputRefused("not_a_file", f"is {file_type_in_words(info.st_mode)}, not a regular file; "
+                                             "it is not read")
         if info.st_size > max_bytes:
             raise InputRefused("too_large", f"holds {info.st_size:,} bytes, more than the limit of {max_bytes:,}; "
                                             "it is not read")

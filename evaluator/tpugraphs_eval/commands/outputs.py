@@ -10,16 +10,18 @@ character device (``/dev/stdout``, a pipe), written in place; a full device then
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..atomicfile import special_kind, write_atomically
 from ..errors import UsageError
+from ..safeopen import file_type_in_words
 from .entrypoint import stop_at_closed_pipe
 
-STREAM_KINDS = ("a character device", "a FIFO (named pipe)")
-"""What :func:`write_stream` writes into in place (see :func:`..atomicfile.special_kind`)."""
+STREAM_KINDS = (file_type_in_words(stat.S_IFCHR), file_type_in_words(stat.S_IFIFO))
+"""What :func:`write_stream` writes into in place: a character device, a FIFO (see :func:`..atomicfile.special_kind`)."""
 
 
 def write_stream(target: str, text: str, what: str) -> None:
