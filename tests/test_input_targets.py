@@ -24,7 +24,7 @@ import pytest
 from badinput import CONSOLE_SCRIPT, VALID_LAYOUT, VALID_TILE, csv
 
 from tpugraphs_eval.errors import DataError, UsageError
-from tpugraphs_eval.safeopen import InputRefused, read_regular_file
+from tpugraphs_eval.safeopen import CHUNK_BYTES, InputRefused, read_regular_file
 from tpugraphs_eval.submission import compressed
 from tpugraphs_eval.submission.problems import ProblemLog
 from tpugraphs_eval.truth.solution import build_solution, load_solution, read_manifest
@@ -151,8 +151,8 @@ def test_gzip_bomb_stops_unpacking_once_past_the_cap(monkeypatch):
     assert [p.code for p in log.problems] == ["ARCHIVE_TOO_LARGE"]
     assert "4,194,304 bytes" in log.problems[0].message
     produced = sum(n for _, n in calls)
-    assert cap < produced <= cap + compressed._CHUNK_BYTES  # stopped at the first chunk past the cap, not 64 MiB
-    assert max(size for size, _ in calls) == compressed._CHUNK_BYTES
+    assert cap < produced <= cap + CHUNK_BYTES  # stopped at the first chunk past the cap, not 64 MiB
+    assert max(size for size, _ in calls) == CHUNK_BYTES
 
 
 def test_gzip_under_the_cap_is_read_whole_in_chunks(monkeypatch):
@@ -162,7 +162,7 @@ def test_gzip_under_the_cap_is_read_whole_in_chunks(monkeypatch):
     log = ProblemLog("strict")
     assert compressed.unpack(gzip.compress(body), log) == body
     assert [p.code for p in log.problems] == ["COMPRESSED"]
-    assert len(calls) >= 4 and max(size for size, _ in calls) == compressed._CHUNK_BYTES
+    assert len(calls) >= 4 and max(size for size, _ in calls) == CHUNK_BYTES
 
 
 def _zipped(body: bytes) -> bytes:
@@ -177,7 +177,7 @@ def test_zip_member_is_read_in_chunks_and_a_large_one_not_at_all(monkeypatch):
     calls = _record_reads(monkeypatch, zipfile.ZipExtFile)
     body = b"ID,TopConfigs\n" + b"tile:xla:g,0;1;2\n" * 200_000
     assert compressed.unpack(_zipped(body), ProblemLog("strict")) == body
-    assert max(size for size, _ in calls) == compressed._CHUNK_BYTES  # not the cap + 1 at once
+    assert max(size for size, _ in calls) == CHUNK_BYTES  # not the cap + 1 at once
     calls.clear()
     log = ProblemLog("strict")
     assert compressed.unpack(_zipped(bytes(8 << 20)), log) is None  # declares 8 MiB: refused unread

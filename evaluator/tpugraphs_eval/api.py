@@ -52,7 +52,8 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     """Validate, then score when valid.
 
     Args:
-        source: path, bytes or binary file object of the CSV.
+        source: path, bytes or binary file object of the CSV, at most 256 MiB (``MAX_SUBMISSION_BYTES``, bytes)
+            whatever the source (a file object is read in 1 MiB chunks, never past the cap + 1 byte).
         truth: the split's ground truth (:func:`npzread.load_ground_truth`); its ``tile_runtime``
             must match ``options.tile_runtime``.
         options: mode, tile runtime, config protocol.
@@ -65,8 +66,9 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
         problems only.
 
     Raises:
-        UsageError: inconsistent options (official configs outside the valid split, no indices folder,
-            tile runtime differing from the ground truth's).
+        UsageError: ``source`` cannot be read or holds more than 256 MiB (``SUBMISSION_TOO_LARGE``; see
+            :func:`tpugraphs_eval.submission.csvfile.read_submission_bytes`); inconsistent options (official
+            configs outside the valid split, no indices folder, tile runtime differing from the ground truth's).
         DataError: unusable eval-indices files.
     """
     catalog = truth.catalog
@@ -223,8 +225,15 @@ class Evaluator:
     def evaluate(self, source: SubmissionSource) -> Report:
         """Validate ``source`` (and score it when there is ground truth and it is valid): its one report.
 
+        Args:
+            source: the submission: a path, bytes or a binary file object, at most 256 MiB
+                (``MAX_SUBMISSION_BYTES``, bytes) whatever the source; a file object is read in 1 MiB chunks
+                and never past the cap + 1 byte.
+
         Raises:
-            UsageError: ``source`` cannot be read.
+            UsageError: ``source`` cannot be read (``SUBMISSION_NOT_FOUND``, ``SUBMISSION_NOT_A_FILE``,
+                ``SUBMISSION_UNREADABLE``, a text-mode file object) or holds more than 256 MiB
+                (``SUBMISSION_TOO_LARGE``, for a path, bytes and a file object alike).
         """
         if self.truth is None:
             return validation_report(source, self.catalog, self.options)
@@ -239,7 +248,8 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
     """The whole pipeline from a data root for one submission: ``Evaluator.load(...).evaluate(source)``.
 
     Args:
-        source: the submission (path, bytes or binary file object).
+        source: the submission (path, bytes or binary file object; at most 256 MiB whatever the source, see
+            :meth:`Evaluator.evaluate`).
         split: ``train``, ``valid`` or ``test``.
         data_root: a path, ``"demo"``, a :class:`DataRoot`, or None for ``$TPUGRAPHS_DATA`` /
             ``~/data/tpugraphs``.
@@ -251,7 +261,8 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
 
     Raises:
         DataError: data root or ground truth unusable (including public test files when scoring).
-        UsageError: bad options or unreadable submission path.
+        UsageError: bad options, or a submission that cannot be read or holds more than 256 MiB
+            (``SUBMISSION_TOO_LARGE``; see :meth:`Evaluator.evaluate`).
     """
     return Evaluator.load(split=split, data_root=data_root, options=options, eval_indices_dir=eval_indices_dir,
                           validate_only=validate_only, collections=collections, progress=progress).evaluate(source)

@@ -22,8 +22,9 @@ ERROR_CODES: dict[str, str] = {
     "SUBMISSION_NOT_FOUND": "The submission path does not exist.",
     "SUBMISSION_NOT_A_FILE": "The submission path is not a regular file (a folder, a FIFO, a device such as "
                              "/dev/zero): refused at once, without reading it.",
-    "SUBMISSION_TOO_LARGE": "The submission file is larger than 256 MiB (as much CSV as a zip or gzip submission "
-                            "may unpack to; a real test submission is about 10 MB): not read.",
+    "SUBMISSION_TOO_LARGE": "The submission (a file, or bytes or a file object given to the API) is larger than "
+                            "256 MiB (as much CSV as a zip or gzip submission may unpack to; a real test "
+                            "submission is about 10 MB): not read (a file object is read no further).",
     "SUBMISSION_UNREADABLE": "The submission file cannot be read (permissions, an I/O error).",
     # an organiser's input: a usage file, an eval-indices JSON file, a solution file, a .npz (DataError)
     "INPUT_NOT_A_FILE": "A usage file, eval-indices JSON file, solution file or `.npz` file is not a regular file "

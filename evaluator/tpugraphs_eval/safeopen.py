@@ -18,6 +18,8 @@ from typing import BinaryIO, Literal
 from .errors import DataError
 
 Refusal = Literal["missing", "not_a_file", "too_large", "unreadable"]
+CHUNK_BYTES = 1 << 20
+"""Bytes asked of a stream at a time by :func:`read_stream` (1 MiB)."""
 
 
 class InputRefused(Exception):
@@ -54,6 +56,49 @@ def file_type_in_words(mode: int) -> str | None:
     return next((words for test, words in _FILE_TYPES if test(mode)), "a special file")
 
 
+def too_large(max_bytes: int, size: int | None = None) -> InputRefused:
+    """The ``too_large`` refusal of an input over ``max_bytes`` bytes: its ``size`` in bytes when known (``fstat``,
+    the length of bytes given), else (a stream read up to one byte past the cap) "more than" the limit."""
+    held = (f"{size:,} bytes, more than the limit of {max_bytes:,}" if size is not None
+            else f"more than the limit of {max_bytes:,} bytes")
+    return InputRefused("too_large", f"holds {held}; it is not read")
+
+
+def read_stream(stream: BinaryIO, max_bytes: int, *, keep: bool = True) -> bytes | None:
+    """The bytes of a binary ``stream`` (a file object, a decompressing reader), read :data:`CHUNK_BYTES` at a
+    time and never more than ``max_bytes + 1`` bytes in all, so that an endless stream cannot fill memory.
+
+    Args:
+        stream: read from its current position with ``read(n)`` until it returns ``b""``.
+        max_bytes: the most bytes it may hold.
+        keep: False to count without keeping (returns ``b""`` when under the cap): a first pass over a stream
+            that does not say its size, holding one chunk at a time.
+
+    Returns:
+        The bytes (``b""`` when not ``keep``), or None when the stream holds more than ``max_bytes`` bytes (it
+        is read no further).
+
+    Raises:
+        TypeError: ``read`` returned something other than bytes (a text-mode file object gives str).
+        InputRefused: ``unreadable`` when ``read`` returned None (a non-blocking stream with no data ready).
+        OSError: from ``read``.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    while total <= max_bytes:
+        chunk = stream.read(min(CHUNK_BYTES, max_bytes + 1 - total))
+        if chunk is None:
+            raise InputRefused("unreadable", "had no data ready (a non-blocking stream); it is not read")
+        if not isinstance(chunk, (bytes, bytearray)):
+            raise TypeError(f"read() returned {type(chunk).__name__}, not bytes")
+        if not chunk:
+            break
+        total += len(chunk)
+        if keep and total <= max_bytes:
+            chunks.append(chunk)
+    return None if total > max_bytes else b"".join(chunks)
+
+
 def open_regular_file(path: str | os.PathLike[str], max_bytes: int) -> BinaryIO:
     """A binary file object (blocking, positioned at 0) for the regular file at ``path``.
 
@@ -76,8 +121,7 @@ def open_regular_file(path: str | os.PathLike[str], max_bytes: int) -> BinaryIO:
             raise InputRefused("not_a_file", f"is {file_type_in_words(info.st_mode)}, not a regular file; "
                                              "it is not read")
         if info.st_size > max_bytes:
-            raise InputRefused("too_large", f"holds {info.st_size:,} bytes, more than the limit of {max_bytes:,}; "
-                                            "it is not read")
+            raise too_large(max_bytes, info.st_size)
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:

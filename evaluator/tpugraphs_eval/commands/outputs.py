@@ -21,7 +21,7 @@ from ..safeopen import file_type_in_words
 from .entrypoint import stop_at_closed_pipe
 
 STREAM_KINDS = (file_type_in_words(stat.S_IFCHR), file_type_in_words(stat.S_IFIFO))
-"""What :func:`write_stream` writes into in place: a character device, a FIFO (see :func:`..atomicfile.special_kind`)."""
+"""What :func:`write_stream` writes into in place: a character device, a FIFO (:func:`..atomicfile.special_kind`)."""
 
 
 def write_stream(target: str, text: str, what: str) -> None:

@@ -2,7 +2,7 @@
 
 A submission is recognised as compressed by its first bytes, whatever its name. A zip must hold exactly
 one CSV file (folders and macOS metadata, ``__MACOSX/`` and ``._*``, do not count); a gzip is one CSV.
-Either is unpacked in chunks of :data:`_CHUNK_BYTES`, and unpacking stops as soon as more than
+Either is unpacked in chunks of 1 MiB (:func:`..safeopen.read_stream`), and unpacking stops as soon as more than
 :data:`MAX_UNPACKED_BYTES` came out, so that a small archive that unpacks to gigabytes (a zip bomb) is
 refused with a code instead of filling memory: a zip member by the size it declares (zipfile yields no
 more than that), a gzip after a first pass that counts without keeping.
@@ -15,6 +15,7 @@ import io
 import zipfile
 import zlib
 
+from ..safeopen import read_stream
 from .problems import ProblemLog
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -24,8 +25,6 @@ MAX_UNPACKED_BYTES = 256 << 20
 """256 MiB: about 6 times the largest real test submission can be (70 layout rows of at most ~590,000
 characters each, SPEC §2: about 41 MB; a real Kaggle test submission is about 10 MB), 4 times the
 leaderboard's 64 MiB file cap."""
-_CHUNK_BYTES = 1 << 20
-"""Unpacked bytes asked of the decompressor at a time (1 MiB)."""
 _CORRUPT = (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError,
             NotImplementedError, RuntimeError)
 
@@ -86,7 +85,7 @@ def _unzip(data: bytes) -> tuple[str, bytes | None]:
         if member.file_size > MAX_UNPACKED_BYTES:
             return member.filename, None
         with archive.open(member) as stream:
-            return member.filename, _read_capped(stream)
+            return member.filename, read_stream(stream, MAX_UNPACKED_BYTES)
 
 
 def _gunzip(data: bytes) -> tuple[str, bytes | None]:
@@ -95,21 +94,7 @@ def _gunzip(data: bytes) -> tuple[str, bytes | None]:
     trailer holds the size modulo 2**32), so it is unpacked twice: first counting and discarding, so that a
     bomb is refused holding one chunk, then keeping."""
     with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-        if _read_capped(stream, keep=False) is None:
+        if read_stream(stream, MAX_UNPACKED_BYTES, keep=False) is None:
             return "", None
     with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-        return "", _read_capped(stream)
-
-
-def _read_capped(stream: io.BufferedIOBase, keep: bool = True) -> bytes | None:
-    """All bytes of a decompressing ``stream`` (b"" when not ``keep``), read :data:`_CHUNK_BYTES` at a time;
-    None as soon as more than :data:`MAX_UNPACKED_BYTES` came out (the rest is never decompressed)."""
-    chunks: list[bytes] = []
-    total = 0
-    while chunk := stream.read(_CHUNK_BYTES):
-        total += len(chunk)
-        if total > MAX_UNPACKED_BYTES:
-            return None
-        if keep:
-            chunks.append(chunk)
-    return b"".join(chunks)
+        return "", read_stream(stream, MAX_UNPACKED_BYTES)

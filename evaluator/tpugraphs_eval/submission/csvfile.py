@@ -21,11 +21,11 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple, Union
+from typing import BinaryIO, NamedTuple, NoReturn, Union
 
 from ..dataset import BY_NAME
 from ..errors import UsageError
-from ..safeopen import InputRefused, read_regular_file
+from ..safeopen import InputRefused, read_regular_file, read_stream, too_large
 from .compressed import MAX_UNPACKED_BYTES, unpack
 from .hints import index_column, looks_like_list, sep_line
 from .problems import ProblemLog, preview
@@ -42,7 +42,8 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
 _STOP = object()
 
 MAX_SUBMISSION_BYTES = MAX_UNPACKED_BYTES
-"""Largest submission file read from a path (bytes): as much CSV as an archive may unpack to."""
+"""Largest submission read (bytes), from a path, as bytes or from a file object: as much CSV as an archive may
+unpack to."""
 
 SubmissionSource = Union[str, os.PathLike, bytes, BinaryIO]
 """A submission: a path, the file's bytes, or a binary file object."""
@@ -63,40 +64,55 @@ class Row(NamedTuple):
 
 
 def read_submission_bytes(source: SubmissionSource) -> bytes:
-    """The submission's bytes from a path, bytes-like object or binary file object.
+    """The submission's bytes from a path, bytes-like object or binary file object, at most
+    :data:`MAX_SUBMISSION_BYTES` (256 MiB) of them whatever the source.
+
+    A path is checked with ``fstat`` before it is read (:func:`tpugraphs_eval.safeopen.read_regular_file`);
+    bytes by their length; a file object is read from its current position in chunks of 1 MiB
+    (:func:`tpugraphs_eval.safeopen.read_stream`) and reading stops one byte past the cap, so an endless stream
+    never fills memory.
 
     Raises:
         UsageError: the path does not exist (``SUBMISSION_NOT_FOUND``), is not a regular file
-            (``SUBMISSION_NOT_A_FILE``: a folder, a FIFO, a device), is larger than :data:`MAX_SUBMISSION_BYTES`
-            (``SUBMISSION_TOO_LARGE``) or cannot be read (``SUBMISSION_UNREADABLE``);
+            (``SUBMISSION_NOT_A_FILE``: a folder, a FIFO, a device); the path, the bytes or the file object hold
+            more than :data:`MAX_SUBMISSION_BYTES` bytes (``SUBMISSION_TOO_LARGE``); the path or the file object
+            cannot be read (``SUBMISSION_UNREADABLE``: an I/O error, a non-blocking stream with no data ready);
             the file object is in text mode, or ``source`` is none of these.
     """
-    if isinstance(source, bytes):
-        return source
-    if isinstance(source, (bytearray, memoryview)):
-        return bytes(source)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        size = memoryview(source).nbytes
+        if size > MAX_SUBMISSION_BYTES:
+            _refuse("the submission given as bytes", too_large(MAX_SUBMISSION_BYTES, size))
+        return source if isinstance(source, bytes) else bytes(source)
     if isinstance(source, (str, os.PathLike)):
-        return _read_regular_file(Path(source))
-    read = getattr(source, "read", None)
-    if read is None:
+        path = Path(source)
+        try:
+            return read_regular_file(path, MAX_SUBMISSION_BYTES)
+        except InputRefused as refused:
+            _refuse(f"submission file {path}", refused)
+    if getattr(source, "read", None) is None:
         raise UsageError(f"a submission is a path, bytes or a binary file object, not {type(source).__name__}")
-    data = read()
-    if not isinstance(data, (bytes, bytearray)):
-        raise UsageError("the submission file object is in text mode: open it in binary mode ('rb')")
-    return bytes(data)
+    what = "the submission file object"
+    try:
+        data = read_stream(source, MAX_SUBMISSION_BYTES)
+    except TypeError as err:
+        raise UsageError(f"{what} is in text mode ({err}): open it in binary mode ('rb')") from None
+    except InputRefused as refused:
+        _refuse(what, refused)
+    except OSError as err:
+        _refuse(what, InputRefused("unreadable", f"cannot be read: {err.strerror or err}"))
+    if data is None:
+        _refuse(what, too_large(MAX_SUBMISSION_BYTES))
+    return data
 
 
 _SUBMISSION_CODES = {"missing": "SUBMISSION_NOT_FOUND", "not_a_file": "SUBMISSION_NOT_A_FILE",
                      "too_large": "SUBMISSION_TOO_LARGE", "unreadable": "SUBMISSION_UNREADABLE"}
 
 
-def _read_regular_file(path: Path) -> bytes:
-    """The bytes of the regular file at ``path`` (:func:`tpugraphs_eval.safeopen.read_regular_file`: a FIFO
-    or ``/dev/zero`` is refused before any read), at most :data:`MAX_SUBMISSION_BYTES`."""
-    try:
-        return read_regular_file(path, MAX_SUBMISSION_BYTES)
-    except InputRefused as refused:
-        raise UsageError(f"submission file {path} {refused.reason}", code=_SUBMISSION_CODES[refused.kind]) from None
+def _refuse(what: str, refused: InputRefused) -> NoReturn:
+    """Raise the coded :class:`UsageError` of a submission (``what``: "submission file PATH", ...) not read."""
+    raise UsageError(f"{what} {refused.reason}", code=_SUBMISSION_CODES[refused.kind]) from None
 
 
 def _looks_binary(head: bytes) -> str | None:

@@ -88,7 +88,8 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     spaces or written as a list (one problem for the file, not one per row).
 
     Args:
-        source: path, bytes or binary file object of the CSV.
+        source: path, bytes or binary file object of the CSV, at most 256 MiB whatever the source
+            (:func:`.csvfile.read_submission_bytes`).
         catalog: the split's graphs and config counts (:func:`npzread.scan_catalog`, or
             ``GroundTruth.catalog``).
         mode: ``strict`` (every problem an error) or ``lenient`` (Kaggle-compatible, SPEC §2).
@@ -97,7 +98,8 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
         A :class:`Validation`; never raises for bad content.
 
     Raises:
-        UsageError: ``source`` cannot be read (a missing path, a folder, a text-mode file object).
+        UsageError: ``source`` cannot be read (a missing path, a folder, a text-mode file object) or holds more
+            than 256 MiB (``SUBMISSION_TOO_LARGE``).
     """
     scan_indices = kernels.active().scan_indices
     log = ProblemLog(mode)
