@@ -15,6 +15,10 @@ archive is refused and nothing is written:
   (``ARCHIVE_TOO_LARGE``; defaults :data:`MAX_MEMBERS` and :data:`MAX_BYTES`, far above the real
   archives). The limits are checked as each header is read, so a tar bomb stops at its first header
   over the limit, before any data is read or written;
+- a pax extended header or a GNU long-name (or long-link) header declaring more than
+  :data:`MAX_HEADER_BYTES` (``ARCHIVE_TOO_LARGE``): ``tarfile`` reads such a header whole, in one read,
+  before the member it describes is returned (Python 3.11 to 3.13), so its declared size is checked
+  on the header block first (:class:`_BoundedTarInfo`) and an oversized one is never read;
 - a compressed or unreadable file (``BAD_ARCHIVE``), an archive with no file, and a truncated archive:
   the headers must be read up to the end-of-archive marker (two zero blocks of 512 bytes) and every
   member's data must be there (``TRUNCATED_ARCHIVE``). This is what makes a download without
@@ -53,10 +57,47 @@ MAX_MEMBERS = 200_000
 """Default cap on an archive's members: the official tile train tar, the largest, holds a few thousand."""
 TOP = "npz"
 """The one top-level folder of the official archives; members elsewhere are refused."""
+MAX_HEADER_BYTES = 1 << 20
+"""Cap on one pax extended header or GNU long-name / long-link header (1 MiB): ``tarfile`` would read it whole
+into memory; such a header in the official archives, where there is one, holds a few hundred bytes."""
 
 _CHUNK = 1 << 20
 _END_OF_ARCHIVE = 2 * tarfile.BLOCKSIZE
 _SHOWN = 10
+
+
+_LONG_HEADERS = {tarfile.XHDTYPE: "pax extended header", tarfile.XGLTYPE: "pax global header",
+                 tarfile.SOLARIS_XHDTYPE: "pax extended header", tarfile.GNUTYPE_LONGNAME: "GNU long-name header",
+                 tarfile.GNUTYPE_LONGLINK: "GNU long-link header"}
+"""Header types whose data ``tarfile`` reads whole into memory to describe the next member, and their names."""
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """``tarfile``'s member reader, with a look at each 512-byte header block first: a pax or GNU long-name
+    header that declares more than :data:`MAX_HEADER_BYTES` is refused before ``tarfile`` reads it.
+
+    Pass it as ``tarfile.open(..., tarinfo=_BoundedTarInfo)`` on a seekable file; headers chained before one
+    member (pax, then GNU long name, ...) each pass through here, as ``tarfile`` reads each with
+    :meth:`fromtarfile`.
+    """
+
+    @classmethod
+    def fromtarfile(cls, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        """The next member (:meth:`tarfile.TarInfo.fromtarfile`), after checking its header block's declared size.
+
+        Raises:
+            DownloadError: ``ARCHIVE_TOO_LARGE`` naming the archive, the header, its offset and its size.
+        """
+        start = tar.fileobj.tell()
+        header = cls.frombuf(tar.fileobj.read(tarfile.BLOCKSIZE), tar.encoding, tar.errors)
+        kind = _LONG_HEADERS.get(header.type)
+        if kind is not None and header.size > MAX_HEADER_BYTES:
+            raise DownloadError("ARCHIVE_TOO_LARGE", f"{tar.name}: refused, nothing extracted: the {kind} "
+                                                     f"{header.name!r} at byte {start} declares {header.size:,} "
+                                                     f"bytes, more than the limit of {MAX_HEADER_BYTES:,} (such a "
+                                                     "header names one member: a few hundred bytes)")
+        tar.fileobj.seek(start)
+        return super().fromtarfile(tar)
 
 
 def _member_problem(member: tarfile.TarInfo) -> str | None:
@@ -94,7 +135,8 @@ def _name_problem(name: str) -> tuple[PurePosixPath | None, str | None]:
 
 def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_BYTES,
                   max_members: int = MAX_MEMBERS) -> list[tuple[tarfile.TarInfo, PurePosixPath]]:
-    """Read every header of ``tar`` (opened ``r:`` from ``archive``) and return its members with clean names.
+    """Read every header of ``tar`` (opened ``r:`` from ``archive``, with ``tarinfo=_BoundedTarInfo`` so that no
+    pax or GNU long-name header over :data:`MAX_HEADER_BYTES` is read) and return its members with clean names.
 
     Members come in archive order; folders may be implied (a file ``npz/a/b.npz`` needs no ``npz/a``
     member); a leading ``./`` is dropped from names, and a ``./`` folder member (the destination itself)
@@ -251,7 +293,8 @@ def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], 
     ``dest`` (the data root) is created if missing; the files land at ``dest/npz/...``.
 
     Raises:
-        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_TOO_LARGE``, ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE`` (see the
+        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_TOO_LARGE`` (also a pax or GNU long-name header over
+            :data:`MAX_HEADER_BYTES`, refused unread), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE`` (see the
             module docstring), ``UNSAFE_TARGET`` (a folder under ``dest`` is a link or a file, or a file would
             land on a folder), ``UNSUPPORTED_PLATFORM`` (no ``dir_fd`` support). In every case nothing is
             installed and no staging folder is left.
@@ -261,7 +304,7 @@ def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], 
         raise DownloadError("UNSUPPORTED_PLATFORM", "safe extraction needs descriptor-relative file operations "
                                                     "(Linux, macOS); extract the archives with a tar tool instead")
     try:
-        with tarfile.open(archive, "r:") as tar:
+        with tarfile.open(archive, "r:", tarinfo=_BoundedTarInfo) as tar:
             checked = check_archive(tar, archive, max_bytes=max_bytes, max_members=max_members)
             dest.mkdir(parents=True, exist_ok=True)
             staging_path = tempfile.mkdtemp(prefix=".extract-", dir=dest)
