@@ -100,6 +100,19 @@ def test_a_header_chained_after_a_good_one_is_checked_too(tmp_path):
     assert f"GNU long-name header '././@LongLink' at byte 1024 declares {3 << 20:,} bytes" in str(err.value)
 
 
+def test_a_gnu_sparse_member_is_refused_before_its_extension_blocks_are_read(tmp_path):
+    """A GNU sparse header whose "extended" flag (byte 482) promises another block, at the end of the file: the
+    old code's tarfile read on past the end and raised IndexError (exit 3, a traceback)."""
+    block = bytearray(_header_block("npz/tile/xla/valid/g1.npz", tarfile.GNUTYPE_SPARSE, 0))
+    block[482] = 1
+    block[148:156] = b" " * 8  # the checksum counts its own field as spaces (POSIX ustar)
+    block[148:156] = b"%06o\0 " % sum(block)
+    with pytest.raises(DownloadError) as err:
+        _extract(tmp_path, bytes(block))
+    assert err.value.code == "UNSAFE_ARCHIVE"
+    assert "'npz/tile/xla/valid/g1.npz' at byte 0 is a sparse file" in str(err.value)
+
+
 @pytest.mark.parametrize("fmt", [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
 def test_long_names_in_either_format_still_extract(tmp_path, fmt):
     """A 200-character name needs a GNU long-name header or a pax header: both are small and read as before."""

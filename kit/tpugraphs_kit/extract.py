@@ -18,7 +18,8 @@ archive is refused and nothing is written:
 - a pax extended header or a GNU long-name (or long-link) header declaring more than
   :data:`MAX_HEADER_BYTES` (``ARCHIVE_TOO_LARGE``): ``tarfile`` reads such a header whole, in one read,
   before the member it describes is returned (Python 3.11 to 3.13), so its declared size is checked
-  on the header block first (:class:`_BoundedTarInfo`) and an oversized one is never read;
+  on the header block first (:class:`_BoundedTarInfo`) and an oversized one is never read; a GNU sparse
+  member is refused there too (``UNSAFE_ARCHIVE``), before ``tarfile`` follows its extension blocks;
 - a compressed or unreadable file (``BAD_ARCHIVE``), an archive with no file, and a truncated archive:
   the headers must be read up to the end-of-archive marker (two zero blocks of 512 bytes) and every
   member's data must be there (``TRUNCATED_ARCHIVE``). This is what makes a download without
@@ -74,7 +75,9 @@ _LONG_HEADERS = {tarfile.XHDTYPE: "pax extended header", tarfile.XGLTYPE: "pax g
 
 class _BoundedTarInfo(tarfile.TarInfo):
     """``tarfile``'s member reader, with a look at each 512-byte header block first: a pax or GNU long-name
-    header that declares more than :data:`MAX_HEADER_BYTES` is refused before ``tarfile`` reads it.
+    header that declares more than :data:`MAX_HEADER_BYTES` is refused before ``tarfile`` reads it, and so is a
+    GNU sparse file, whose chain of extension blocks ``tarfile`` would read to its end (and, cut short, fail with
+    an ``IndexError``).
 
     Pass it as ``tarfile.open(..., tarinfo=_BoundedTarInfo)`` on a seekable file; headers chained before one
     member (pax, then GNU long name, ...) each pass through here, as ``tarfile`` reads each with
@@ -86,10 +89,15 @@ class _BoundedTarInfo(tarfile.TarInfo):
         """The next member (:meth:`tarfile.TarInfo.fromtarfile`), after checking its header block's declared size.
 
         Raises:
-            DownloadError: ``ARCHIVE_TOO_LARGE`` naming the archive, the header, its offset and its size.
+            DownloadError: ``ARCHIVE_TOO_LARGE`` naming the archive, the header, its offset and its size;
+                ``UNSAFE_ARCHIVE`` for a GNU sparse file, naming it and its offset.
         """
         start = tar.fileobj.tell()
         header = cls.frombuf(tar.fileobj.read(tarfile.BLOCKSIZE), tar.encoding, tar.errors)
+        if header.type == tarfile.GNUTYPE_SPARSE:  # tarfile would read its extension blocks, as many as it chains
+            raise DownloadError("UNSAFE_ARCHIVE", f"{tar.name}: refused, nothing extracted: {header.name!r} at byte "
+                                                  f"{start} is a sparse file (the official archives hold only folders "
+                                                  f"and regular files under {TOP}/)")
         kind = _LONG_HEADERS.get(header.type)
         if kind is not None and header.size > MAX_HEADER_BYTES:
             raise DownloadError("ARCHIVE_TOO_LARGE", f"{tar.name}: refused, nothing extracted: the {kind} "
