@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from tpugraphs_eval.scoring.compare import DEFAULT_RESAMPLES, draw_positions, paired_bootstrap
+from tpugraphs_eval.scoring.bootstrap import draw_positions
+from tpugraphs_eval.scoring.compare import DEFAULT_RESAMPLES, paired_bootstrap
 
 SHAPES = {"tile:xla": 844, "layout:xla:default": 8, "layout:xla:random": 8, "layout:nlp:default": 50,
           "layout:nlp:random": 50}

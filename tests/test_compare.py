@@ -12,7 +12,8 @@ import pytest
 
 from tpugraphs_eval import evaluate
 from tpugraphs_eval.commands import evaluate as cli
-from tpugraphs_eval.scoring.compare import Tally, draw_positions, paired_bootstrap, resampled_means, tally
+from tpugraphs_eval.scoring.bootstrap import draw_positions, resampled_means
+from tpugraphs_eval.scoring.compare import LEVEL, Tally, paired_bootstrap, tally
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_submissions"
 RANDOM, IDENTITY, KAGGLE = (str(SAMPLES / n) for n in ("demo_random_test.csv", "demo_identity_test.csv",
@@ -108,9 +109,10 @@ def test_bootstrap_matches_a_naive_loop_on_the_same_draws():
 
 
 def test_resampled_means_leave_undefined_graphs_out():
-    values = np.array([1.0, np.nan, 3.0])
+    values = np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]])  # a second submission without holes
     means = resampled_means(values, np.array([[0, 1, 2], [1, 1, 1], [2, 2, 0]]))
-    assert means[0] == 2.0 and np.isnan(means[1]) and means[2] == pytest.approx(7 / 3)
+    assert means[0, 0] == 2.0 and np.isnan(means[0, 1]) and means[0, 2] == pytest.approx(7 / 3)
+    assert means[1].tolist() == [2.0, 2.0, pytest.approx(7 / 3)]
 
 
 def test_a_collection_undefined_everywhere():
@@ -180,3 +182,30 @@ def test_invalid_submission_exits_1_with_a_code(capsys):
 def test_usage_errors_exit_2(capsys, argv, fragment):
     code, _, err = run(capsys, *argv)
     assert code == 2 and fragment in err
+
+
+def test_compare_and_the_leaderboard_share_one_bootstrap(monkeypatch):
+    """One implementation of the resampled means (scoring/bootstrap.py) serves both; the same file's
+    resampled overall is the same bytes in each: with A = 0 on every graph, compare's overall interval
+    is the percentile interval of the leaderboard's resampled overall of B."""
+    from tpugraphs_eval.leaderboard import uncertainty
+    from tpugraphs_eval.scoring import bootstrap
+
+    calls = []
+    real = bootstrap.resampled_means
+    monkeypatch.setattr(bootstrap, "resampled_means", lambda *args: calls.append(1) or real(*args))
+    import tpugraphs_eval.scoring.compare as compare_module
+
+    monkeypatch.setattr(compare_module, "resampled_means", bootstrap.resampled_means)
+    monkeypatch.setattr(uncertainty, "resampled_means", bootstrap.resampled_means)
+    rng = np.random.default_rng(8)
+    b = {"tile": rng.uniform(0.5, 1.0, 12), "layout": rng.uniform(-1, 1, 5)}
+    b["layout"][1] = np.nan
+    a = {name: np.zeros(v.size) for name, v in b.items()}
+    positions = draw_positions({name: v.size for name, v in b.items()}, 300, 2)
+    _, overall = paired_bootstrap(a, b, positions)
+    assert len(calls) == 2  # one call per collection (A and B stacked)
+    leaderboard = uncertainty.resampled_overall(b, positions)
+    assert len(calls) == 4
+    tails = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)  # compare's percentiles (2.500000000000002, 97.5)
+    assert (overall.low, overall.high) == tuple(float(v) for v in np.percentile(leaderboard, tails))

@@ -21,13 +21,13 @@ from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
 from ..options import CONFIG_PROTOCOLS, Options
 from ..report.report import Report
+from ..scoring.bootstrap import draw_positions
 from ..scoring.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     HIGHER_IS_BETTER,
     LEVEL,
     Difference,
-    draw_positions,
     paired_bootstrap,
 )
 from ..truth.groundtruth import TILE_RUNTIMES

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring.compare import draw_positions as draw
+from ..scoring.bootstrap import draw_positions as draw
+from ..scoring.bootstrap import resampled_means, resampled_overall_means
 from ..scoring.metrics import UndefinedMetricError, kendall_tau_b
 
 DEFAULT_RESAMPLES = 1000
@@ -45,39 +46,22 @@ def resampled_overalls(per_graph: dict[str, np.ndarray], draws: dict[str, np.nda
             (NaN: undefined); every collection of ``draws`` is present.
         draws: collection → (B, G) drawn positions (:func:`draw`).
 
-    Each submission's values are gathered as a C-ordered (B, G) block and summed along the graphs (numpy's
-    pairwise sum over the contiguous axis, see metrics, "Means"); submissions are processed in chunks of
-    about :data:`CHUNK_VALUES` values, so row s is the same bytes whether it is resampled alone or with
-    others. (A fancy-indexed ``per_graph[:, positions]`` would put the submissions innermost and change
-    the order of the additions, hence :func:`numpy.take`.)
+    The resampled means are :mod:`..scoring.bootstrap`'s (the same as ``compare``'s); submissions are
+    processed in chunks of about :data:`CHUNK_VALUES` drawn values, and row s is the same bytes whether it
+    is resampled alone or with others.
     """
     n = next(iter(per_graph.values())).shape[0] if per_graph else 0
     if not draws:
         return np.full((n, 0), np.nan)
     resamples = next(iter(draws.values())).shape[0]
     total = np.empty((n, resamples))
-    count = np.empty((n, resamples), dtype=np.int64)
     widest = max(positions.size for positions in draws.values())
     step = max(1, CHUNK_VALUES // max(1, widest))
     for start in range(0, n, step):
         rows = slice(start, start + step)
-        for k, (name, positions) in enumerate(draws.items()):
-            block = per_graph[name][rows]
-            values = np.take(block, positions, axis=1)  # (s, B, G), C order: graphs innermost
-            mean = values.sum(axis=2) / positions.shape[1]
-            holes = np.isnan(block).any(axis=1)  # submissions with undefined graphs: mean of the defined ones
-            if holes.any():
-                defined = ~np.isnan(values[holes])
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    mean[holes] = np.where(defined, values[holes], 0.0).sum(axis=2) / defined.sum(axis=2)
-            ok = ~np.isnan(mean)
-            if k == 0:  # the first collection's value itself (not 0.0 + it: a -0.0 stays -0.0)
-                total[rows], count[rows] = np.where(ok, mean, 0.0), ok
-            else:
-                total[rows] += np.where(ok, mean, 0.0)
-                count[rows] += ok
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return total / count
+        total[rows] = resampled_overall_means(resampled_means(per_graph[name][rows], positions)
+                                              for name, positions in draws.items())
+    return total
 
 
 def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndarray]) -> np.ndarray:

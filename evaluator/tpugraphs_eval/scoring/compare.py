@@ -13,15 +13,16 @@ Definitions (pure computation on per-graph metric arrays; no I/O):
   for resampling the units, ch. 13 for the percentile interval; paired over the same test items as
   Koehn's "Statistical significance tests for machine translation evaluation", EMNLP 2004): each resample
   draws, collection by collection (stratified), as many graph positions as the collection has, with
-  replacement (:func:`draw_positions`); A and B are evaluated on the *same* draws, so the difference
+  replacement (:func:`.bootstrap.draw_positions`); A and B are evaluated on the *same* draws, so the difference
   is not blurred by different draws. The 95% interval is the 2.5th and 97.5th percentiles of the
   resampled differences (numpy's linear interpolation); ``b_better`` is the share of resamples where
   the difference is > 0, ``tied`` the share where it is exactly 0, and ``b_wins`` = b_better + tied/2
   (a coin flip, 0.5, when A and B are the same). Resamples where the difference is undefined (every
   drawn graph undefined) are counted in ``undefined_resamples`` and left out of the shares.
 
-Means over the resamples' axis are numpy's pairwise sums (see :mod:`.metrics`, "Means"); the point
-difference uses the reported collection values (``math.fsum``), so it equals ``value_B - value_A``.
+The resampled collection and overall means are :mod:`.bootstrap`'s, the leaderboard's too (one
+implementation: a file's resampled values are the same bytes in ``compare`` and on a leaderboard); the
+point difference uses the reported collection values (``math.fsum``), so it equals ``value_B - value_A``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .bootstrap import resampled_means, resampled_overall_means
 from .metrics import defined_mean
 
 DEFAULT_RESAMPLES = 10_000
@@ -41,28 +43,6 @@ _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
 HIGHER_IS_BETTER = {"score": True, "kendall_tau": True, "top1_error": False, "top5_error": False,
                     "top10_error": False, "slowdown1": False, "slowdown10": False, "slowdown100": False}
 """Metric → True when a larger value is better (SPEC §3: tile score and tau-b; errors and slowdowns are not)."""
-
-
-def draw_positions(graph_counts: dict[str, int], resamples: int, seed: int) -> dict[str, np.ndarray]:
-    """Collection → (resamples, G) int64 graph positions drawn with replacement.
-
-    Collections are drawn in the order given, each with ``rng.integers(0, G, size=(resamples, G))``
-    from one ``numpy.random.default_rng(seed)`` (the scheme of the leaderboard bootstrap).
-    Collections without graphs are left out.
-    """
-    rng = np.random.default_rng(seed)
-    return {name: rng.integers(0, n, size=(resamples, n)) for name, n in graph_counts.items() if n > 0}
-
-
-def resampled_means(values: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """(R,) mean of ``values`` ((G,) float64, NaN: undefined) over each row of ``positions`` ((R, G)),
-    leaving undefined values out; NaN for a row whose drawn values are all undefined."""
-    drawn = values[positions]
-    if not np.isnan(values).any():
-        return drawn.mean(axis=1)
-    defined = ~np.isnan(drawn)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(defined, drawn, 0.0).sum(axis=1) / defined.sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -142,7 +122,7 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
     Args:
         a, b: collection → (G,) float64 per-graph values of the metric (NaN: undefined), the same
             graphs in the same order in both.
-        positions: collection → (R, G) drawn graph positions (:func:`draw_positions`), one entry per
+        positions: collection → (R, G) drawn graph positions (:func:`.bootstrap.draw_positions`), one entry per
             collection of ``a`` with graphs.
         higher_is_better: the metric's direction (:data:`HIGHER_IS_BETTER`); False flips the sign so
             that a positive difference still means B is better. The overall mixes the collections'
@@ -162,16 +142,15 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
     for name in a:
         graphs = tally(a[name], b[name], higher_is_better)
         if name in positions:
-            resampled_a[name] = resampled_means(a[name], positions[name])
-            resampled_b[name] = resampled_means(b[name], positions[name])
+            resampled_a[name], resampled_b[name] = resampled_means(np.stack([a[name], b[name]]), positions[name])
             resampled = sign * (resampled_b[name] - resampled_a[name])
         else:
             resampled = np.empty(0)
         out[name] = _summary(defined_mean(a[name]), defined_mean(b[name]), sign, resampled, graphs)
     overall_a = _overall([d.a for d in out.values()])
     overall_b = _overall([d.b for d in out.values()])
-    resampled = sign * (_resampled_overall(resampled_b) - _resampled_overall(resampled_a)) if resampled_a \
-        else np.empty(0)
+    resampled = (sign * (resampled_overall_means(resampled_b.values()) - resampled_overall_means(resampled_a.values()))
+                 if resampled_a else np.empty(0))
     total = sum((d.graphs for d in out.values()), Tally(0, 0, 0, 0))
     return out, _summary(overall_a, overall_b, sign, resampled, total)
 
@@ -179,11 +158,3 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
 def _overall(values: list[float | None]) -> float | None:
     defined = [v for v in values if v is not None]
     return math.fsum(defined) / len(defined) if defined else None
-
-
-def _resampled_overall(means: dict[str, np.ndarray]) -> np.ndarray:
-    """(R,) mean of the defined collection means of each resample (NaN where none is defined)."""
-    stacked = np.stack(list(means.values()))
-    defined = ~np.isnan(stacked)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(defined, stacked, 0.0).sum(axis=0) / defined.sum(axis=0)
