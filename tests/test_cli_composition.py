@@ -66,11 +66,15 @@ def test_public_only_view_is_made_from_the_one_report(monkeypatch, capsys, demo_
 
 
 def test_the_cli_composes_nothing_itself():
-    """The CLI module reaches the pipeline only through the API's Evaluator."""
-    names = vars(cli)
-    for stage in ("score_submission", "validation_report", "load_ground_truth", "scan_catalog", "load_solution"):
-        assert stage not in names, stage
-    assert names["Evaluator"] is api.Evaluator
+    """The CLI modules reach the pipeline only through the API's Evaluator (made from the shared scoring options)."""
+    from tpugraphs_eval.commands import compare, scoring_options
+
+    for module in (cli, compare, scoring_options):
+        names = vars(module)
+        for stage in ("score_submission", "validation_report", "load_ground_truth", "scan_catalog", "load_solution"):
+            assert stage not in names, (module.__name__, stage)
+    assert vars(scoring_options)["Evaluator"] is api.Evaluator
+    assert cli.load_evaluator is compare.load_evaluator is scoring_options.load_evaluator
 
 
 def test_cli_json_equals_the_api_report(capsys, tmp_path):

@@ -14,12 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..api import Evaluator
-from ..dataset import SPLITS
 from .. import display
 from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
-from ..options import CONFIG_PROTOCOLS, Options
 from ..report.report import Report
 from ..scoring.bootstrap import draw_positions
 from ..scoring.compare import (
@@ -30,8 +27,8 @@ from ..scoring.compare import (
     Difference,
     paired_bootstrap,
 )
-from ..truth.groundtruth import TILE_RUNTIMES
 from .entrypoint import int_at_least, stop_at_closed_pipe
+from .scoring_options import add_scoring_options, load_evaluator
 
 COMPARE_FORMAT = 1
 """Version of the JSON layout of ``compare --json``."""
@@ -51,28 +48,17 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                               description=text + ". Positive differences mean B is better.")
     sub.add_argument("a", type=Path, metavar="A", help="the reference submission CSV")
     sub.add_argument("b", type=Path, metavar="B", help="the submission compared with A")
-    sub.add_argument("--split", choices=SPLITS, help="split both submissions rank (required, but with --solution)")
-    source = sub.add_mutually_exclusive_group()
-    source.add_argument("--data-root", metavar="DIR", help="as for scoring (or `demo`)")
-    source.add_argument("--solution", metavar="FILE", type=Path, help="a solution file instead of a data root")
-    sub.add_argument("--lenient", action="store_true", help="Kaggle-compatible validation of both files")
-    sub.add_argument("--tile-runtime", choices=TILE_RUNTIMES, default="normalized", help="as for scoring")
-    sub.add_argument("--configs", choices=CONFIG_PROTOCOLS, default="all", help="as for scoring")
-    sub.add_argument("--eval-indices", metavar="DIR", help="as for scoring (with --configs official)")
+    add_scoring_options(sub)
     sub.add_argument("--resamples", type=int_at_least(1), default=DEFAULT_RESAMPLES, metavar="N",
                      help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
     sub.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED,
                      help=f"seed of the resampling (default {DEFAULT_SEED})")
     sub.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH (`-`: stdout, the "
                                                     "table then goes to stderr)")
-    sub.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
 
 
 def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Report]:
-    options = Options(mode="lenient" if args.lenient else "strict", tile_runtime=args.tile_runtime,
-                      configs=args.configs)
-    evaluator = Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
-                               eval_indices_dir=args.eval_indices, progress=progress)
+    evaluator = load_evaluator(args, progress=progress)
     reports = [evaluator.evaluate(path) for path in (args.a, args.b)]
     invalid = [f"{label} ({path}): {r.n_errors} error(s)"
                for label, path, r in zip("AB", (args.a, args.b), reports) if not r.valid]

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from .. import display, kernels
 from .._version import __version__
-from ..api import Evaluator
 from ..dataset import SPLITS
 from ..display import safe
 from ..errors import (
@@ -24,17 +23,16 @@ from ..errors import (
     UsageError,
     error_codes_markdown,
 )
-from ..options import CONFIG_PROTOCOLS, Options
 from ..report.report import Report
 from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
-from ..truth.groundtruth import TILE_RUNTIMES
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from . import export
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
 from .entrypoint import error_code, guarded_main, int_at_least, stop_at_closed_pipe
 from .outputs import refuse_output_is_input, write_stream
+from .scoring_options import add_scoring_options, load_evaluator
 
 COMMANDS = ("score", "validate", "codes", "solution", "compare", "export")
 
@@ -53,40 +51,15 @@ def _parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("submissions", type=Path, nargs="+", metavar="SUBMISSION",
                          help="submission CSV file(s) (header ID,TopConfigs); the ground truth is read once")
-        sub.add_argument("--split", choices=SPLITS, help="split the submission ranks (required, but with --solution)")
-        source = sub.add_mutually_exclusive_group()
-        source.add_argument("--data-root", metavar="DIR",
-                            help="folder holding npz/ (official layout), or `demo` for the bundled synthetic data "
-                                 "(default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)")
-        source.add_argument("--solution", metavar="FILE", type=Path,
-                            help="a solution file (`tpugraphs-eval solution build`) instead of a data root: also "
-                                 "scores the public and private leaderboards")
-        sub.add_argument("--public-only", action="store_true",
-                         help="with --solution: show only the public leaderboard's graphs and numbers (what a "
-                              "participant may see)")
-        sub.add_argument("--collections", type=_collection_list, metavar="C1,C2",
-                         help="validate and score only these collections (e.g. tile:xla or a per-collection file's); "
-                              "rows of the others are counted, not scored; overall = mean over these")
-        sub.add_argument("--lenient", action="store_true",
-                         help="Kaggle-compatible validation: duplicates, out-of-range indices, extra tile indices "
-                              "and partial layout rows become warnings; what remains is scored")
+        add_scoring_options(sub, scored=name == "score")
         sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the "
                                                         "tables then go to stderr); a list of reports when "
                                                         "several submissions are given")
         sub.add_argument("--max-problems", type=int_at_least(0), default=5, metavar="N",
                          help="problems shown per code in the terminal (all are in the JSON report; default 5)")
-        sub.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
         sub.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
         if name == "score":
             sub.add_argument("--validate-only", action="store_true", help="same as the `validate` command")
-            sub.add_argument("--tile-runtime", choices=TILE_RUNTIMES, default="normalized",
-                             help="tile runtimes divided by config_runtime_normalizers (default) or raw")
-            sub.add_argument("--configs", choices=CONFIG_PROTOCOLS, default="all",
-                             help="layout configs scored: all (Kaggle, default) or the official 1000 sampled "
-                                  "validation configs (paper protocol, --split valid)")
-            sub.add_argument("--eval-indices", metavar="DIR",
-                             help="folder of the official {xla,nlp}_{default,random}.json index lists "
-                                  "(for --configs official; the demo brings its own)")
             sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
                                                             "(charts, worst graphs, tile programs); with several "
                                                             "submissions PATH is a folder of NAME.html pages")
@@ -115,11 +88,6 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
     export.add_parser(commands)
     return parser
-
-
-def _collection_list(text: str) -> list[str]:
-    """``--collections``: comma-separated collection names (checked against the split by :class:`Evaluator`)."""
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def _argv(argv: list[str]) -> list[str]:
@@ -180,13 +148,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         # refuses two submissions with the same file name now
         outputs += [("--html", page) for page in page_paths(args.html, args.submissions)]
     refuse_output_is_input(outputs, [*args.submissions, args.solution])
-    options = Options(mode="lenient" if args.lenient else "strict",
-                      tile_runtime=getattr(args, "tile_runtime", "normalized"),
-                      configs=getattr(args, "configs", "all"))
     console = display.console(stderr=args.json == "-")
-    evaluator = Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
-                               eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
-                               public_only=args.public_only, collections=args.collections,
+    evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)
     reports: list[Report | None] = []
     failures: dict[int, str] = {}

@@ -1,0 +1,72 @@
+"""The scoring options, defined once: what submissions are checked against and how (``score``, ``validate``,
+``compare``).
+
+Every command that scores submissions adds these options with :func:`add_scoring_options` and turns them
+into an :class:`api.Evaluator` with :func:`load_evaluator`, so their help texts, choices and defaults
+cannot drift apart (``tests/test_cli.py`` compares the parsers).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..api import Evaluator
+from ..dataset import SPLITS
+from ..options import CONFIG_PROTOCOLS, Options
+from ..truth.groundtruth import TILE_RUNTIMES
+
+SCORING_OPTIONS = ("--split", "--data-root", "--solution", "--public-only", "--collections", "--lenient",
+                   "--tile-runtime", "--configs", "--eval-indices", "--no-progress")
+"""The options :func:`add_scoring_options` adds (``validate``: all but ``--tile-runtime``, ``--configs``,
+``--eval-indices``, which only change scores)."""
+
+
+def collection_list(text: str) -> list[str]:
+    """``--collections``: comma-separated collection names (checked against the split by :class:`Evaluator`)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def add_scoring_options(parser: argparse.ArgumentParser, *, scored: bool = True) -> None:
+    """Add :data:`SCORING_OPTIONS` to a command's parser (``scored`` False: without the score-only three)."""
+    parser.add_argument("--split", choices=SPLITS,
+                        help="split the submissions rank (required, but with --solution)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--data-root", metavar="DIR",
+                        help="folder holding npz/ (official layout), or `demo` for the bundled synthetic data "
+                             "(default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)")
+    source.add_argument("--solution", metavar="FILE", type=Path,
+                        help="a solution file (`tpugraphs-eval solution build`) instead of a data root: also "
+                             "scores the public and private leaderboards")
+    parser.add_argument("--public-only", action="store_true",
+                        help="with --solution: only the public leaderboard's graphs count and nothing private is "
+                             "shown (what a participant may see)")
+    parser.add_argument("--collections", type=collection_list, metavar="C1,C2",
+                        help="validate and score only these collections (e.g. tile:xla or a per-collection file's); "
+                             "rows of the others are counted, not scored; overall = mean over these")
+    parser.add_argument("--lenient", action="store_true",
+                        help="Kaggle-compatible validation: duplicates, out-of-range indices, extra tile indices "
+                             "and partial layout rows become warnings; what remains is scored")
+    if scored:
+        parser.add_argument("--tile-runtime", choices=TILE_RUNTIMES, default="normalized",
+                            help="tile runtimes divided by config_runtime_normalizers (default) or raw")
+        parser.add_argument("--configs", choices=CONFIG_PROTOCOLS, default="all",
+                            help="layout configs scored: all (Kaggle, default) or the official 1000 sampled "
+                                 "validation configs (paper protocol, --split valid)")
+        parser.add_argument("--eval-indices", metavar="DIR",
+                            help="folder of the official {xla,nlp}_{default,random}.json index lists "
+                                 "(for --configs official; the demo brings its own)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
+
+
+def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: bool = False) -> Evaluator:
+    """The :class:`Evaluator` the scoring options of ``args`` ask for (the ground truth read once).
+
+    Raises:
+        UsageError, DataError: as :meth:`Evaluator.load`.
+    """
+    options = Options(mode="lenient" if args.lenient else "strict",
+                      tile_runtime=getattr(args, "tile_runtime", "normalized"), configs=getattr(args, "configs", "all"))
+    return Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
+                          eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
+                          public_only=args.public_only, collections=args.collections, progress=progress)
