@@ -3,6 +3,26 @@
 Both files are scored by :class:`api.Evaluator` against one ground truth read once; the
 comparison is :func:`scoring.compare.paired_bootstrap` on their per-graph primary metrics. Exit codes:
 0 compared, 1 a submission is invalid (``INVALID_SUBMISSION``, nothing compared), 2 usage or data problem.
+
+``--public-only`` (with a solution file): both files are scored on the public leaderboard's graphs only
+(:meth:`Report.public_view`), so every number is computed from public graphs, and the output shows what a
+participant may see (:func:`public_comparison`): no graph ID and no per-graph number. **Decision**, per
+row of the table:
+
+- A collection's values (A, B, B − A) are shown only when it has at least
+  :data:`~..leaderboard.assemble.MIN_PUBLIC_GRAPHS` (2) public graphs, the public leaderboard's rule: with
+  one, its value is that graph's metric. And when the collections left out hold exactly one public graph
+  between them, no collection is shown: the overall less the shown collections would give that graph's value.
+- A row's interval, B-wins share, undefined resamples and per-graph tally (+/-/=) are shown only when
+  every collection the row is drawn from has at least :data:`FEW_GRAPHS` (10) public graphs (a collection
+  row: its own; the overall: every collection). The per-collection intervals leak: with n graphs every
+  draw of a resample is one same graph with probability n^(1-n) (50% at 2, 11% at 3, 1.6% at 4), so for
+  n <= 3 the ends of a 95% percentile interval are exactly the smallest and largest per-graph differences,
+  and for small n they stay close to them; a tally of 2 or 3 graphs tells each graph's direction. The
+  overall inherits this from its smallest collection (with ``--collections`` it can be one collection).
+  At 10 graphs a resample repeats one graph throughout with probability 1e-9.
+- Left out as well: the data root's label and the ground truth's sha256 (a digest of every private runtime),
+  as in the public leaderboard.
 """
 
 from __future__ import annotations
@@ -27,6 +47,7 @@ from ..scoring.compare import (
     Difference,
     paired_bootstrap,
 )
+from ..leaderboard.assemble import MIN_PUBLIC_GRAPHS
 from .entrypoint import int_at_least, stop_at_closed_pipe
 from .scoring_options import add_scoring_options, load_evaluator
 
@@ -38,6 +59,13 @@ FEW_GRAPHS = 10
 undercover with small samples: Efron & Tibshirani 1993, ch. 13-14)."""
 
 SIGN = "difference = B - A in the collection's metric; positive means B is better"
+
+RESAMPLED_FIELDS = ("low", "high", "b_better", "tied", "b_wins", "undefined_resamples", "graphs")
+"""The fields of a row that come from the per-graph values one by one: the bootstrap's and the per-graph tally."""
+PUBLIC_FIELDS = ("compare_format", "a", "b", "split", "synthetic", "graphs_compared", "sign", "resamples", "seed",
+                 "level", "selected_collections", "collections", "collections_not_shown", "overall", "options",
+                 "provenance")
+"""The keys of a ``--public-only`` comparison (no ``data_root``; ``provenance`` without ``ground_truth_sha256``)."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -74,9 +102,10 @@ def compare_reports(a: Report, b: Report, *, resamples: int = DEFAULT_RESAMPLES,
     """The comparison document of two scored reports of the same split (the ``--json`` output).
 
     Returns:
-        ``{compare_format, a, b, split, sign, metric per collection, resamples, seed, level,
-        collections: {name: Difference.to_dict() + metric + n_graphs}, overall: Difference.to_dict(),
-        provenance}``.
+        ``{compare_format, a, b, split, data_root, synthetic, graphs_compared, sign, resamples, seed, level,
+        selected_collections, collections: {name: Difference.to_dict() + metric + n_graphs},
+        overall: Difference.to_dict(), options, provenance}``; for public-only reports
+        :func:`public_comparison` of it.
 
     Raises:
         UsageError: the reports are not over the same graphs.
@@ -91,10 +120,12 @@ def compare_reports(a: Report, b: Report, *, resamples: int = DEFAULT_RESAMPLES,
     # the primary metrics (tile score, tau-b) are all higher-is-better: B - A needs no flip
     collections, overall = paired_bootstrap(per_graph_a, per_graph_b, positions,
                                             higher_is_better=all(HIGHER_IS_BETTER[m] for m in metrics.values()))
-    return {
+    document = {
         "compare_format": COMPARE_FORMAT,
         "a": a.submission, "b": b.submission, "split": a.split, "data_root": a.data_root, "synthetic": a.synthetic,
+        "graphs_compared": "public leaderboard only" if a.public_only else "all",
         "sign": SIGN, "resamples": resamples, "seed": seed, "level": LEVEL,
+        "selected_collections": a.selected_collections,
         "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict()}
                         for name, d in collections.items()},
         "overall": overall.to_dict(),
@@ -103,6 +134,44 @@ def compare_reports(a: Report, b: Report, *, resamples: int = DEFAULT_RESAMPLES,
                        "ground_truth_sha256": a.provenance["ground_truth_sha256"],
                        "evaluator_version": a.provenance["evaluator_version"]},
     }
+    return public_comparison(document) if a.public_only else document
+
+
+def public_rows(n_graphs: dict[str, int]) -> tuple[list[str], list[str], bool]:
+    """Which rows of a ``--public-only`` comparison are shown, and which with their resampled fields.
+
+    Args:
+        n_graphs: collection → its number of public graphs, in table order.
+
+    Returns:
+        (collections shown, collections shown with :data:`RESAMPLED_FIELDS`, True when the overall row has
+        them): the module docstring's decision.
+    """
+    shown = [name for name, n in n_graphs.items() if n >= MIN_PUBLIC_GRAPHS]
+    if 0 < sum(n for name, n in n_graphs.items() if name not in shown) < MIN_PUBLIC_GRAPHS:
+        shown = []  # the overall less the shown collections would give the one left-out graph's value
+    resampled = [name for name in shown if n_graphs[name] >= FEW_GRAPHS]
+    return shown, resampled, all(n >= FEW_GRAPHS for n in n_graphs.values() if n > 0)
+
+
+def public_comparison(document: dict[str, Any]) -> dict[str, Any]:
+    """What a participant may see of a comparison over the public graphs (keys :data:`PUBLIC_FIELDS`).
+
+    Rows and fields follow :func:`public_rows`; the overall keeps ``a``, ``b`` and ``difference`` when at
+    least :data:`MIN_PUBLIC_GRAPHS` public graphs are compared. No graph ID is in a comparison at all.
+    """
+    n_graphs = {name: d["n_graphs"] for name, d in document["collections"].items()}
+    shown, resampled, overall_resampled = public_rows(n_graphs)
+
+    def row(d: dict[str, Any], full: bool) -> dict[str, Any]:
+        return {key: value for key, value in d.items() if full or key not in RESAMPLED_FIELDS}
+
+    overall = row(document["overall"], overall_resampled) if sum(n_graphs.values()) >= MIN_PUBLIC_GRAPHS else {}
+    provenance = {key: value for key, value in document["provenance"].items() if key != "ground_truth_sha256"}
+    public = {**document, "collections": {name: row(document["collections"][name], name in resampled) for name in shown},
+              "collections_not_shown": [name for name in n_graphs if name not in shown], "overall": overall,
+              "provenance": provenance}
+    return {key: public[key] for key in PUBLIC_FIELDS}
 
 
 def _fmt(value: float | None, digits: int = 4, sign: bool = False) -> str:
@@ -115,31 +184,42 @@ def _show(console, document: dict[str, Any]) -> None:
     from rich.text import Text
 
     console.print(Text(f"A: {safe(str(document['a']))}\nB: {safe(str(document['b']))}", style="bold"))
+    if document["selected_collections"] is not None:
+        console.print(f"[bold]collections {', '.join(document['selected_collections'])} only (--collections): "
+                      "the overall is their mean[/]")
     if document["synthetic"]:
         console.print("[bold magenta]SYNTHETIC demo data: these numbers say nothing about real TpuGraphs "
                       "performance.[/]")
-    table = Table(title=f"B - A, split {document['split']}: tile score, layout tau-b (positive: B better)",
+    public = " (public graphs only)" if document["graphs_compared"] != "all" else ""
+    table = Table(title=f"B - A, split {document['split']}{public}: tile score, layout tau-b (positive: B better)",
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
     for column in ("collection", "A", "B", "B - A", "95% interval", "B wins", "+/-/="):
         table.add_column(column, justify="left" if column == "collection" else "right", no_wrap=True)
     rows = list(document["collections"].items())
     for i, (name, d) in enumerate([*rows, ("overall", document["overall"])]):
-        graphs = d["graphs"]
-        counts = f"{graphs['wins']}/{graphs['losses']}/{graphs['ties']}"
-        if graphs["undefined"]:
+        graphs = d.get("graphs")  # a public comparison may leave the resampled fields out (public_rows)
+        counts = "—" if graphs is None else f"{graphs['wins']}/{graphs['losses']}/{graphs['ties']}"
+        if graphs is not None and graphs["undefined"]:
             counts += f" ({graphs['undefined']} undef.)"
-        interval = "—" if d["low"] is None else f"{_fmt(d['low'], sign=True)} {_fmt(d['high'], sign=True)}"
+        interval = "—" if d.get("low") is None else f"{_fmt(d['low'], sign=True)} {_fmt(d['high'], sign=True)}"
         short = name.removeprefix("layout:").replace("default", "def").replace("random", "rnd")
-        table.add_row(Text(short, style="bold" if name == "overall" else ""), _fmt(d["a"]), _fmt(d["b"]),
-                      _fmt(d["difference"], sign=True), interval,
-                      "—" if d["b_wins"] is None else f"{100 * d['b_wins']:.1f}%", counts,
+        table.add_row(Text(short, style="bold" if name == "overall" else ""), _fmt(d.get("a")), _fmt(d.get("b")),
+                      _fmt(d.get("difference"), sign=True), interval,
+                      "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%", counts,
                       end_section=i == len(rows) - 1)
     console.print(table)
     console.print(f"[dim]Paired bootstrap over graphs, stratified by collection: {document['resamples']} "
                   f"resamples, seed {document['seed']}; {round(100 * document['level'])}% percentile interval. "
                   "B wins: share of resamples where B - A > 0 (ties count half). Graphs: B better (+), worse (-), "
                   "equal (=).[/]")
-    few = [name for name, d in document["collections"].items() if d["n_graphs"] < FEW_GRAPHS]
+    if document["graphs_compared"] != "all":
+        console.print(f"[bold]Public leaderboard only: every number is over the public graphs.[/] Shown: a "
+                      f"collection with at least {MIN_PUBLIC_GRAPHS} public graphs; an interval, B wins and "
+                      f"+/-/= where every collection drawn has at least {FEW_GRAPHS} (with fewer they come close "
+                      "to single graphs' values).")
+        if document["collections_not_shown"]:
+            console.print(f"Not shown: {', '.join(document['collections_not_shown'])}.")
+    few = [name for name, d in document["collections"].items() if d["n_graphs"] < FEW_GRAPHS and "low" in d]
     if few:
         console.print(f"[yellow]Fewer than {FEW_GRAPHS} graphs in {', '.join(few)}: a bootstrap over so few graphs "
                       "gives intervals that are too narrow; read them as rough.[/]")
