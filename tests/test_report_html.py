@@ -157,3 +157,17 @@ def test_public_only_page_names_no_private_graph(tmp_path, demo_solution, capsys
     assert len(public_tiles) == 10 and all(g in page for g in public_tiles)  # test names: a program each
     assert "Public leaderboard only" in page
     capsys.readouterr()
+
+
+def test_problem_counts_are_exact_beyond_the_listed_problems():
+    """3,000 rows with an unknown ID: the JSON lists the first MAX_LISTED_PER_CODE (1,000) of the code, the page
+    counts all 3,000 (the verdict's count; it said ×1001, the listed ones plus the summary), and one
+    MISSING_IDS error for each of the 5 collections without a row makes 3,005 errors in all."""
+    rows = "".join(f"tile:xla:{i:032x},0;1;2;3;4\n" for i in range(3000))
+    report = evaluate(f"ID,TopConfigs\n{rows}".encode(), split="test", data_root="demo")
+    assert report.validation.counts["UNKNOWN_ID"] == 3000 and report.n_errors == 3000 + report.validation.counts[
+        "MISSING_IDS"]
+    section = _section(render_html(report), "problems")
+    assert f"<p>{report.n_errors} error(s) · 0 warning(s) · 0 note(s);" in section
+    assert "<h3>UNKNOWN_ID ×3000 error</h3>" in section
+    assert "… and 2995 more." in section and "lists the first 1,000 of each code" in section

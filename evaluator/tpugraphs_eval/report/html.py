@@ -14,7 +14,6 @@ import base64
 import hashlib
 import html
 import os
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +22,7 @@ from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
 from ..scoring.score import CollectionResult
-from ..submission.problems import CODES
+from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
 from .charts import finite, reference_bar, tau_histogram
 from .report import Report
 
@@ -101,14 +100,15 @@ def _problems(report: Report) -> str:
     by_code: dict[str, list] = {}
     for p in report.problems:
         by_code.setdefault(p.code, []).append(p)
-    counts = Counter(str(p.severity) for p in report.problems)
-    out = [f'<section id="problems"><h2>Problems</h2><p>{counts["error"]} error(s) · {counts["warning"]} '
-           f'warning(s) · {counts["info"]} note(s); every one is in the JSON report (--json).</p>']
+    tally, counts = report.validation.by_severity(), report.validation.counts
+    out = [f'<section id="problems"><h2>Problems</h2><p>{tally[Severity.ERROR]} error(s) · '
+           f'{tally[Severity.WARNING]} warning(s) · {tally[Severity.INFO]} note(s); the JSON report (--json) counts '
+           f'every one and lists the first {MAX_LISTED_PER_CODE:,} of each code.</p>']
     for code, items in by_code.items():
         rows = [f'<tr><td class="num">{"file" if p.line is None else p.line}</td><td class="id">{_e(p.id or "")}</td>'
                 f'<td class="id">{_e(p.message)}</td></tr>' for p in items[:PROBLEMS_SHOWN]]
-        more = len(items) - PROBLEMS_SHOWN
-        out.append(f"<h3>{_e(code)} ×{len(items)} {_e(items[0].severity)}</h3>"
+        more = counts[code] - len(items[:PROBLEMS_SHOWN])
+        out.append(f"<h3>{_e(code)} ×{counts[code]} {_e(items[0].severity)}</h3>"
                    f'<p class="muted">{_e(CODES[code].meaning)}</p>'
                    + _table(["line", "ID", "message"], rows, numeric_from=3)
                    + (f'<p class="muted">… and {more} more.</p>' if more > 0 else ""))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from rich import box
 from rich.console import Console
@@ -13,6 +13,7 @@ from .._version import __version__
 from ..display import safe
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
+from ..submission.validation import Validation
 from .report import Report
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -59,18 +60,16 @@ def _leaderboards(console: Console, report: Report) -> None:
     console.print(table)
 
 
-def _problems(console: Console, problems: list[Problem], counts: Counter[str], per_code: int) -> None:
+def _problems(console: Console, problems: list[Problem], validation: Validation, per_code: int) -> None:
     """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest.
 
-    The numbers are the exact ``counts`` (the verdict's), not the listed problems: beyond
+    The numbers are the validation's exact counts (the verdict's), not the listed problems: beyond
     :data:`problems.MAX_LISTED_PER_CODE` of one code, one summary problem stands for the rest.
     """
     groups: dict[str, list[Problem]] = defaultdict(list)
     for p in problems:
         groups[p.code].append(p)
-    tally = Counter({s: 0 for s in Severity})
-    for code, items in groups.items():
-        tally[items[0].severity] += counts[code]
+    counts, tally = validation.counts, validation.by_severity()
     console.print(Text(f"Problems: {tally[Severity.ERROR]} error(s) · {tally[Severity.WARNING]} warning(s) · "
                        f"{tally[Severity.INFO]} note(s)", style="bold"))
     for code, items in groups.items():
@@ -174,7 +173,7 @@ def verdict(console: Console, report: Report, validate_only: bool, label: str | 
     """One line: VALID (with the overall score when scored) or INVALID with the counts; ``label`` names the file."""
     counts = report.validation.counts
     errors = report.n_errors
-    warnings = sum(n for code, n in counts.items() if CODES[code].severity(report.options.mode) == Severity.WARNING)
+    warnings = report.validation.by_severity()[Severity.WARNING]
     head = f"{safe(label)}: " if label else ""
     if errors:
         console.print(f"{head}[bold red]INVALID[/]: {errors} error(s), {warnings} warning(s) in {report.n_rows} "
@@ -193,7 +192,7 @@ def render(report: Report, console: Console, *, per_graph: bool = False, per_cod
     """Print ``report``: header, problems (``per_code`` shown per code), scores, per-graph detail, verdict."""
     console.print(_header(report))
     if report.problems:
-        _problems(console, report.problems, report.validation.counts, per_code)
+        _problems(console, report.problems, report.validation, per_code)
     if report.scored:
         _scores(console, report)
         if report.leaderboards:

@@ -16,7 +16,7 @@ from ..kernels import FLAG_BAD_TOKEN, Scanned
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import FieldHints, IdHints, code_of
-from .problems import Mode, Problem, ProblemLog, errors_in, preview
+from .problems import CODES, Mode, Problem, ProblemLog, Severity, errors_in, preview
 from .rankings import INDEX_DTYPE, Rankings
 from .topconfigs import TILE_MAX_LISTED, diagnose
 
@@ -77,6 +77,14 @@ class Validation:
     def valid(self) -> bool:
         """True when no problem is an error under the mode in force."""
         return self.n_errors == 0
+
+    def by_severity(self) -> dict[Severity, int]:
+        """Severity → exact number of problems of that severity under the mode in force (from :attr:`counts`,
+        so beyond :data:`problems.MAX_LISTED_PER_CODE` listed problems of one code every one is still counted)."""
+        tally = dict.fromkeys(Severity, 0)
+        for code, n in self.counts.items():
+            tally[CODES[code].severity(self.mode)] += n
+        return tally
 
 
 def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode: Mode = "strict") -> Validation:
