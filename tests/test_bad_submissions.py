@@ -99,7 +99,7 @@ STRICT_CASES = [
     case("id-of-other-split", csv(f"tile:xla:{VALID_TILE},0;1;2", ROW_B, ROW_L),
          [("UNKNOWN_ID", 2), ("MISSING_IDS", None)], 1, "a graph of the valid split, not of test"),
     case("id-cut-off", csv(f"tile:xla:{TILE3[:12]},0;1;2", ROW_B, ROW_L), [("UNKNOWN_ID", 2), ("MISSING_IDS", None)],
-         1, "cut off"),
+         1, "is not a graph of the test split; `tile:xla:"),
     case("id-of-other-collection", csv(ROW_A, ROW_B, f"layout:xla:default:{TILE3},0;1;2;3;4;5"),
          [("UNKNOWN_ID", 4), ("MISSING_IDS", None)], 1, "one of tile:xla"),
     case("id-collection-absent-from-root", csv(ROW_A, ROW_B, ROW_L, f"layout:nlp:random:{LAYOUT6},0;1"),

@@ -12,6 +12,7 @@ from tpugraphs_eval.commands import leaderboard as leaderboard_cli
 from tpugraphs_eval.errors import ERROR_CODES, error_codes_markdown
 from tpugraphs_eval.leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
 from tpugraphs_eval.submission.problems import CODES, codes_markdown
+from tpugraphs_eval.truth.solution import USAGE_WARNINGS
 
 REPO = Path(__file__).resolve().parent.parent
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -43,7 +44,7 @@ def test_docs_codes_holds_exactly_the_generated_tables():
     assert CODES_MD.count(submission_table) == 1
     assert CODES_MD.count(leaderboard_table) == 1
     assert CODES_MD.count(error_codes_markdown()) == 1
-    assert CODE_ROW.findall(CODES_MD) == [*CODES, *ERROR_CODES, *LEADERBOARD_CODES]
+    assert CODE_ROW.findall(CODES_MD) == [*CODES, *ERROR_CODES, *USAGE_WARNINGS, *LEADERBOARD_CODES]
 
 
 @pytest.mark.parametrize(("main", "args", "expected"), [(eval_cli.main, [], codes_markdown),
@@ -89,3 +90,9 @@ def test_no_references_to_files_outside_the_repository():
         allowed = "tests that need the real files in `../shared/realdata`"
         assert not outside or allowed in text, document.name
         assert all(text.find(allowed) <= start < text.find(allowed) + len(allowed) for start in outside), document.name
+
+
+def test_solution_build_warnings_are_in_codes_md():
+    """Each warning code `solution build` can print has its row in docs/codes.md, with the code's own words."""
+    for code, meaning in USAGE_WARNINGS.items():
+        assert CODES_MD.count(f"| `{code}` | {meaning} |") == 1, code

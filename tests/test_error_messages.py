@@ -116,6 +116,13 @@ def _unwritable_json(tmp_path, tiny, solution):
     return [csv, "--data-root", tiny, "--split", "test", "--json", target], target
 
 
+def _compare_invalid(tmp_path, tiny, solution):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text(f"{HEADER}\n")
+    bad.write_text("ID;TopConfigs\n")
+    return ["compare", good, bad, "--data-root", tiny, "--split", "test"], bad
+
+
 def _report_onto_submission(tmp_path, tiny, solution):
     csv = tmp_path / "s.csv"
     csv.write_text(f"{HEADER}\n")
@@ -149,6 +156,7 @@ CASES = {
     "SOLUTION_CHECKSUM_MISMATCH": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") * 2), m, True)),
     "OUTPUT_WRITE_FAILED": _unwritable_json,
     "OUTPUT_IS_INPUT": _report_onto_submission,
+    "INVALID_SUBMISSION": _compare_invalid,
 }
 
 
@@ -170,7 +178,7 @@ def test_each_error_prints_its_code_and_the_path(code, tmp_path, tiny_root, tiny
     argv, path = CASES[code](tmp_path, tiny_root, tiny_solution)
     exit_code, text = run_cli(capsys, *argv)  # (fails on a traceback or an internal error)
     flat = " ".join(text.split())  # lists of faults wrap onto indented lines
-    assert exit_code == 2, text
+    assert exit_code == (1 if code == "INVALID_SUBMISSION" else 2), text
     assert f"[{code}]" in flat and str(path) in flat, text
 
 

@@ -154,7 +154,9 @@ def test_a_real_submission_zipped_scores_the_same(realdata, tmp_path, capsys):
     (zipped({}), "holds nothing"),
     (gzip.compress(VALID)[:-12], "cut off or corrupt"),
     (zipped({"submission.csv": VALID})[:40], "cut off or corrupt"),
-], ids=["two-csv", "no-csv", "empty-zip", "cut-gzip", "cut-zip"])
+    (gzip.compress(gzip.compress(VALID)), "a gzip file holding another compressed file (a gzip file)"),
+    (zipped({"submission.csv": gzip.compress(VALID)}), "holding another compressed file (a gzip file)"),
+], ids=["two-csv", "no-csv", "empty-zip", "cut-gzip", "cut-zip", "gzip-in-gzip", "gzip-in-zip"])
 def test_unreadable_archives_are_one_error(data, phrase, catalog):
     for mode in ("strict", "lenient"):
         validation = validate_submission(data, catalog, mode=mode)

@@ -157,3 +157,42 @@ def test_entries_written_by_workers_are_found_by_the_next_build(demo_solution, t
     assert len(list((out / ".cache").glob("*.json"))) == 3
     second = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
     assert (second.counts["scored"], second.counts["cached"]) == (0, 3) and second.files == first.files
+
+
+def test_a_code_change_under_the_same_version_reuses_nothing(demo_solution, tmp_path, monkeypatch):
+    """The key holds the digest of the package's source: a build after a code change (an editable install
+    between releases) rescored nothing before and showed the old code's problem messages from the cache."""
+    from tpugraphs_eval import source_digest
+
+    truth, manifest = load_solution(demo_solution), read_manifest(demo_solution)
+    digest = solution_digest(truth, manifest)
+    base = cache_key("a" * 64, digest, Options().to_dict())
+    monkeypatch.setattr(cache, "source_digest", lambda: "0" * 64)
+    assert cache_key("a" * 64, digest, Options().to_dict()) != base
+    # the digest itself: every source file, by path and bytes, computed once per process
+    package = source_digest.PACKAGE
+    copy = tmp_path / "pkg"
+    for path in package.rglob("*.py"):
+        (copy / path.relative_to(package)).parent.mkdir(parents=True, exist_ok=True)
+        (copy / path.relative_to(package)).write_bytes(path.read_bytes())
+    for path in package.rglob("*.c"):
+        (copy / path.relative_to(package)).write_bytes(path.read_bytes())
+    monkeypatch.setattr(source_digest, "PACKAGE", copy)
+    source_digest.source_digest.cache_clear()
+    try:
+        same = source_digest.source_digest()
+        source_digest.source_digest.cache_clear()
+        (copy / "report" / "html.py").write_bytes((copy / "report" / "html.py").read_bytes() + b"\n")
+        changed = source_digest.source_digest()
+    finally:
+        source_digest.source_digest.cache_clear()
+    assert same == source_digest_of(package) and changed != same
+
+
+def source_digest_of(package: Path) -> str:
+    """An independent digest of the same files: sha256 over (relative path, size, bytes) in path order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".c") and p.is_file()):
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(package).as_posix()}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()

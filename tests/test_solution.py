@@ -224,3 +224,22 @@ def test_a_collection_without_public_or_private_graphs_is_warned_about(tiny_root
 
 def test_the_default_draw_warns_about_nothing(solution):
     assert read_manifest(solution)["warnings"] == []
+
+
+def test_usage_file_faults_each_say_what_is_wrong(demo_root, tmp_path):
+    """One line per fault in one error: a repeated ID names its first line (it said "expected ... once per
+    graph, got ['tile:…', 'Public']", a Python list), an unknown ID, a bad usage, a wrong field count."""
+    ids = [i for t in load_ground_truth(demo_root, "test").collections.values() for i in t.graphs.ids]
+    rows = [f"{i},Public" for i in ids] + [f"{ids[0]},Private", "tile:xla:nope,Public", "x,y,z"]
+    rows[1] = f"{ids[1]},public"
+    usage = tmp_path / "usage.csv"
+    usage.write_text("ID,Usage\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError) as err:
+        build_solution(demo_root, "test", tmp_path / "s.parquet", usage_file=usage)
+    n = len(ids)
+    assert str(err.value).splitlines()[1:] == [
+        f"  line 3: `{ids[1]}`: usage `public` is neither Public nor Private",
+        f"  line {n + 2}: `{ids[0]}` again (first on line 2)",
+        f"  line {n + 3}: `tile:xla:nope` is not a graph of the split",
+        f"  line {n + 4}: 3 field(s), expected 2 (`ID,Usage`)",
+        f"  1 graph(s) have no Usage row, e.g. {ids[1]}"]

@@ -74,6 +74,10 @@ ERROR_CODES: dict[str, str] = {
     "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
                        "submission, the solution file, the usage file): refused before any work, so that the "
                        "report never overwrites what it reports on.",
+    # a submission a command must score (InvalidSubmissionError, exit 1)
+    "INVALID_SUBMISSION": "Exit code 1, not 2: a submission that `compare` must score has an error-severity "
+                          "problem under the mode in force; nothing is compared, and the message names the "
+                          "file(s) and the command that lists the problems.",
 }
 """Code → meaning of the coded :class:`DataError` and :class:`UsageError` raised on purpose (a submission's
 content problems have their own codes, :data:`tpugraphs_eval.submission.problems.CODES`). An error without a

@@ -69,7 +69,7 @@ def _truth(solution: pd.DataFrame, row_id_column_name: str, tile_runtime: str) -
         read.setdefault(collection, []).append((name, GraphRuntimes(runtime, normalizer)))
     read = {c: sorted(read[c], key=lambda graph: graph[0]) for c in COLLECTIONS if c in read}  # catalog order
     try:
-        return build_ground_truth(DataRoot(Path("<solution table>")), "test", read, tile_runtime=tile_runtime)
+        return build_ground_truth(DataRoot(Path("<solution table>"), noun="solution"), "test", read, tile_runtime=tile_runtime)
     except TpuGraphsEvalError as err:
         raise ValueError(f"the solution cannot be scored: {err}") from None
 

@@ -4,7 +4,8 @@ One JSON file per scored submission in the cache folder (default ``OUT/.cache/``
 of its key (:func:`cache_key`): the cache format, the submission's sha256, the solution's digest
 (:func:`solution_digest`: every runtime and normalizer, every graph's Public/Private usage and the whole
 manifest, so a solution rebuilt with another seed or public fraction shares no entry with the old one),
-the package version and every scoring option. The file holds ``{"key": ..., "record": ...}``, the
+the package version and its source code (:func:`tpugraphs_eval.source_digest.source_digest`: a code change
+under the same version reuses nothing) and every scoring option. The file holds ``{"key": ..., "record": ...}``, the
 record of :func:`scorer.record_of`. An entry that cannot be used (unreadable, truncated JSON, another
 key, a record of the wrong shape or types: :func:`record_fault`) is a miss: the submission is scored
 again, the entry rewritten, and a ``CACHE_ENTRY_CORRUPT`` note kept (:attr:`ScoreCache.notes`). After a
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
+from ..source_digest import source_digest
 from ..truth.groundtruth import GroundTruth
 from .codes import note
 
@@ -55,9 +57,10 @@ def solution_digest(truth: GroundTruth, manifest: dict[str, Any]) -> str:
 
 def cache_key(submission_sha256: str, solution: str, options: dict[str, Any]) -> str:
     """The hex sha256 naming a record: the cache format, the submission's sha256, the solution's
-    :func:`solution_digest`, the package version and the options (``Options.to_dict()``)."""
+    :func:`solution_digest`, the package version, the digest of its source code and the options
+    (``Options.to_dict()``)."""
     key = {"format": CACHE_FORMAT, "submission": submission_sha256, "solution": solution,
-           "version": __version__, "options": options}
+           "version": __version__, "code": source_digest(), "options": options}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 

@@ -131,7 +131,8 @@ def _collections(report: Report) -> str:
                 f'{_num(report.overall, 6)}<td></td><td></td><td></td></tr>')
     notes = []
     if report.missing_collections:
-        notes.append(f"Not in the data root, so not in the overall: {_e(', '.join(report.missing_collections))}.")
+        notes.append("Not in the ground truth (data root or solution), so not in the overall: "
+                     f"{_e(', '.join(report.missing_collections))}.")
     if report.undefined_collections:
         notes.append(f"Undefined everywhere, left out of the overall: {_e(', '.join(report.undefined_collections))}.")
     return ('<section id="collections"><h2>Collections</h2>'

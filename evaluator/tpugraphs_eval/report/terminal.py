@@ -131,7 +131,8 @@ def _scores(console: Console, report: Report) -> None:
             console.print(f"[dim]{name}: {', '.join(fewer)} (rows listing fewer than min(K, c) indices have no "
                           "top-K error)[/]")
     if report.missing_collections:
-        console.print(f"[yellow]Not in the data root, so not in the overall:[/] {', '.join(report.missing_collections)}")
+        console.print("[yellow]Not in the ground truth (data root or solution), so not in the overall:[/] "
+                      + ", ".join(report.missing_collections))
     for name, result in report.collections.items():
         if result.undefined:
             console.print(f"[yellow]{name}: tau undefined (all scored runtimes equal, or < 2 configs), left out "

@@ -33,7 +33,7 @@ def unpack(data: bytes, log: ProblemLog) -> bytes | None:
     """The CSV bytes of a submission: ``data`` itself, or the CSV inside a zip or gzip file.
 
     Logs COMPRESSED (a note) for an archive read, or ARCHIVE_UNREADABLE / ARCHIVE_TOO_LARGE (errors)
-    and returns None for one that cannot be read.
+    and returns None for one that cannot be read, or that holds another archive (compressed twice).
     """
     if data.startswith(ZIP_MAGIC):
         kind, read = "zip", _unzip
@@ -53,6 +53,10 @@ def unpack(data: bytes, log: ProblemLog) -> bytes | None:
     if inner is None:
         log.add("ARCHIVE_TOO_LARGE", f"the {kind} file of {len(data):,} bytes unpacks to more than "
                 f"{MAX_UNPACKED_BYTES:,} bytes (a zip bomb?); it is not read.")
+        return None
+    if inner.startswith((*ZIP_MAGIC, GZIP_MAGIC)):
+        log.add("ARCHIVE_UNREADABLE", f"the submission is a {kind} file holding another compressed file (a "
+                f"{'zip' if inner.startswith(ZIP_MAGIC) else 'gzip'} file), not CSV text: compress the CSV once.")
         return None
     held = f" holding `{name}`" if name else ""
     log.add("COMPRESSED", f"a {kind} file{held}: its {len(inner):,} bytes of CSV are read (Kaggle accepts zip and "

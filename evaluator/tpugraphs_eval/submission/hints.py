@@ -104,18 +104,20 @@ class IdHints:
             return (f"`{shown}` is a graph of the {self._elsewhere[raw.strip()]} split, not of {split}: is this "
                     "submission for another split?")
         if collection.name not in self.catalog.collections:
-            return f"`{shown}`: the data root has no {collection.name} {split} graphs at all."
+            return f"`{shown}`: the {self.catalog.root.noun} has no {collection.name} {split} graphs at all."
         others = [c.name for c in COLLECTIONS if submission_id(c, graph) in self.catalog.index]
         if others:
             return f"`{shorten(graph)}` is not a {collection.name} {split} graph, but it is one of {preview(others)}."
         names = self.catalog.collections[collection.name].names
         extended = [n for n in names if n.startswith(graph)] if graph else []
         if len(extended) == 1:
-            return (f"`{shown}` is not a {split} graph; `{submission_id(collection, extended[0])}` starts with it "
-                    "(is the ID cut off?).")
+            return (f"`{shown}` is not a graph of the {split} split; `{submission_id(collection, extended[0])}` "
+                    "starts with it (is the ID cut off?).")
         real = REAL_GRAPH_COUNTS[collection.name][split]
-        partial = (f" This data root holds {len(names)} of the {real} {collection.name} {split} graphs of the real "
-                   "dataset: is it a partial copy?" if len(names) < real else "")
+        root = self.catalog.root  # the synthetic demo is small by design: not a partial copy
+        partial = (f" This {root.noun} holds {len(names)} of the {real} {collection.name} {split} graphs of the real "
+                   f"dataset: {'is it' if root.noun == 'data root' else 'was it built from'} a partial copy?"
+                   if len(names) < real and not root.synthetic else "")
         return f"`{shown}` is not a graph of {collection.name} in the {split} split.{partial}"
 
 

@@ -87,7 +87,7 @@ _TABLE: tuple[Code, ...] = (
     Code("LAYOUT_NOT_PERMUTATION", E, W, "A layout row does not list every configuration 0..c-1; lenient mode ranks the listed ones first, the others tied last."),
     Code("NO_USABLE_CONFIGS", E, E, "Nothing in the row is a valid index of the graph: there is nothing to score."),
     Code("FIELD_TOO_LONG", E, E, "TopConfigs is longer than 8 MiB (over 10 times the longest real field); it is not read."),
-    Code("COLLECTION_ABSENT", W, W, "Rows of a collection the data root lacks for this split: counted, not scored."),
+    Code("COLLECTION_ABSENT", W, W, "Rows of a collection the ground truth (data root or solution) lacks for this split: counted, not scored."),
     Code("COLLECTION_NOT_SELECTED", I, I, "Rows of a collection that `--collections` leaves out: counted, not scored."),
 )
 

@@ -158,7 +158,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
                     f"scored: --collections leaves {name} out.")
         else:
             log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not scored: "
-                    f"the data root has no {name} {catalog.split} graphs.")
+                    f"the {catalog.root.noun} has no {name} {catalog.split} graphs.")
     if csv_file.last_line and not csv_file.ends_with_newline:
         last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
         if last:

@@ -32,10 +32,13 @@ class DataRoot:
     Attributes:
         path: the folder holding ``npz/``.
         synthetic: True for the bundled demo dataset (its numbers are not TpuGraphs measurements).
+        noun: what messages call it: ``"data root"``, or ``"solution"`` when ``path`` is a solution file
+            (:func:`tpugraphs_eval.truth.solution.load_solution`).
     """
 
     path: Path
     synthetic: bool = False
+    noun: str = "data root"
 
     @property
     def label(self) -> str:

@@ -39,6 +39,7 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..dataset import BY_NAME, COLLECTIONS
+from ..display import shorten
 from ..errors import DataError, UsageError
 from ..safeopen import open_input, read_input
 from .dataroot import DataRoot
@@ -118,21 +119,39 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
         raise DataError(f"the usage file {path} must start with the header `ID,Usage`")
     ids = {f"{c.name}:{name}": (c.name, i) for c, graphs in read.items() for i, (name, _) in enumerate(graphs)}
     masks = {c.name: np.zeros(len(graphs), dtype=bool) for c, graphs in read.items()}
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     faults = []
     for line, row in enumerate(rows[1:], start=2):
-        if len(row) != 2 or row[0] not in ids or row[0] in seen or row[1] not in USAGES:
-            faults.append(f"line {line}: expected `<ID of the split>,Public|Private` once per graph, got {row!r:.80}")
+        fault = _usage_row_fault(row, ids, seen)
+        if fault:
+            faults.append(f"line {line}: {fault}")
             continue
-        seen.add(row[0])
+        seen[row[0]] = line
         collection, position = ids[row[0]]
         masks[collection][position] = row[1] == "Public"
     missing = [i for i in ids if i not in seen]
     if missing:
         faults.append(f"{len(missing)} graph(s) have no Usage row, e.g. {', '.join(missing[:3])}")
     if faults:
-        raise DataError(f"the usage file {path} cannot be used:\n  " + "\n  ".join(faults[:10]))
+        more = f"\n  … and {len(faults) - 10} more" if len(faults) > 10 else ""
+        raise DataError(f"the usage file {path} cannot be used (each graph of the split once, as "
+                        "`<ID>,Public` or `<ID>,Private`):\n  " + "\n  ".join(faults[:10]) + more)
     return masks, hashlib.sha256(data).hexdigest()
+
+
+def _usage_row_fault(row: list[str], ids: dict[str, tuple[str, int]], seen: dict[str, int]) -> str | None:
+    """Why one row of a usage file cannot be used (``seen``: ID → line of its first row), or None."""
+    if len(row) != 2:
+        return f"{len(row)} field(s), expected 2 (`ID,Usage`)"
+    graph_id, usage = row
+    shown = shorten(graph_id)
+    if graph_id in seen:
+        return f"`{shown}` again (first on line {seen[graph_id]})"
+    if graph_id not in ids:
+        return f"`{shown}` is not a graph of the split"
+    if usage not in USAGES:
+        return f"`{shown}`: usage `{shorten(usage)}` is neither Public nor Private"
+    return None
 
 
 def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
@@ -284,7 +303,7 @@ def load_solution(path: Path, *, tile_runtime: TileRuntime = "normalized") -> Gr
             (``SOLUTION_*`` codes, see :func:`read_solution`); non-positive runtimes.
     """
     manifest, read, public = read_solution(path, check_runtimes=False)
-    root = DataRoot(Path(path), synthetic=bool(manifest.get("synthetic")))
+    root = DataRoot(Path(path), synthetic=bool(manifest.get("synthetic")), noun="solution")
     truth = build_ground_truth(root, manifest["split"], read, tile_runtime=tile_runtime, public=public)
     if truth.sha256 != manifest["ground_truth_sha256"]:  # (the digest build_ground_truth computed anyway)
         raise DataError(RUNTIMES_DIFFER.format(path=path), code="SOLUTION_CHECKSUM_MISMATCH")
