@@ -13,7 +13,6 @@ import pytest
 from tpugraphs_eval import evaluate
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.report.html import WORST_SHOWN, render_html
-from tpugraphs_eval.truth.solution import load_solution
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_submissions"
 HOSTILE = "layout:xla:default:<img src=x onerror=console.error(1)><script>console.error(2)</script>"
