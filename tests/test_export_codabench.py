@@ -19,6 +19,7 @@ from tpugraphs_eval import score_submission
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.dataset import COLLECTIONS
 from tpugraphs_eval.options import Options
+from tpugraphs_eval.scoring import public_rule
 from tpugraphs_eval.truth.solution import load_solution
 
 yaml = pytest.importorskip("yaml")  # the test extra (Codabench reads competition.yaml with PyYAML)
@@ -97,11 +98,12 @@ def test_competition_yaml_is_codabench_v2_and_names_files_that_exist(bundle):
 
 def test_scoring_program_needs_only_numpy_pandas_scipy(bundle):
     program = bundle / "scoring_program"
-    for name in ("score.py", "tpugraphs_metric.py"):
+    for name in ("score.py", "tpugraphs_metric.py", "public_rule.py"):
         tree = ast.parse((program / name).read_text(), feature_version=(3, 9))
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
-        assert imported - sys.stdlib_module_names <= {"numpy", "pandas", "scipy", "tpugraphs_metric"}, name
+        assert imported - sys.stdlib_module_names <= {"numpy", "pandas", "scipy", "tpugraphs_metric", "public_rule"}, name
+    assert (program / "public_rule.py").read_bytes() == Path(public_rule.__file__).read_bytes()
 
 
 def test_worker_scores_equal_tpugraphs_eval_on_both_phases(bundle, demo_solution, tmp_path):
@@ -115,9 +117,15 @@ def test_worker_scores_equal_tpugraphs_eval_on_both_phases(bundle, demo_solution
         scores = json.loads(scores_path.read_text())
         expected = report.leaderboards[board]
         assert scores["overall"] == expected.overall
-        assert scores == {"overall": expected.overall,
-                          **{_key(name): r.value for name, r in expected.collections.items()}}
+        # demo: public 10 tile graphs and 1 per layout collection (left out: 4 graphs, so tile is shown);
+        # private 30 and 2 each (all shown). A layout column of the public phase would be one graph's tau-b.
+        shown = ["tile:xla"] if board == "public" else [c.name for c in COLLECTIONS]
+        assert [n for n, t in truth.collections.items() if int((t.public if board == "public" else ~t.public).sum())
+                >= public_rule.MIN_PUBLIC_GRAPHS] == shown
+        assert scores == {"overall": expected.overall, **{_key(name): expected.collections[name].value for name in shown}}
         assert board.capitalize() in done.stdout
+        printed = {v for v in done.stdout.replace(",", " ").split() if "." in v}
+        assert printed == {f"{v:.5f}" for v in scores.values()}
 
 
 def test_worker_on_the_images_python_39(bundle, demo_solution, tmp_path):
@@ -140,7 +148,7 @@ def test_the_bundled_sample_submission_scores(bundle, tmp_path):
     data = (bundle / "sample_submission" / "submission.csv").read_bytes()
     done, scores_path = run_worker(bundle, 0, _zip(tmp_path / "s.zip", {"submission.csv": data}), tmp_path / "w")
     assert done.returncode == 0, done.stderr
-    assert set(json.loads(scores_path.read_text())) == {"overall", *(_key(c.name) for c in COLLECTIONS)}
+    assert set(json.loads(scores_path.read_text())) == {"overall", "tile_xla"}  # the demo's public phase: see above
 
 
 def test_a_bad_submission_fails_with_a_readable_error(bundle, demo_solution, tmp_path):

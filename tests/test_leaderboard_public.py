@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from leaderboard_helpers import OUTPUTS, build_folder
+from public_scan import graph_names, numbers, scored_values
 
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard
-from tpugraphs_eval.leaderboard.assemble import MIN_PUBLIC_GRAPHS, PUBLIC_FIELDS, PUBLIC_TEAM_FIELDS
-from tpugraphs_eval.leaderboard.scorer import decode_array, record_of
-from tpugraphs_eval.options import Options
+from tpugraphs_eval.leaderboard.assemble import PUBLIC_FIELDS, PUBLIC_TEAM_FIELDS
+from tpugraphs_eval.scoring.public_rule import MIN_PUBLIC_GRAPHS
 from tpugraphs_eval.truth.solution import build_solution, load_solution
 
 SPEC = {"north": [("n1", 0.2, False), ("n2", 0.1, True, 4)],
@@ -32,10 +32,6 @@ SECRETS = ("secret-description-31337", "hidden-plan-file", "UNKNOWN_ID", "MISSIN
            "NO_VALID_SUBMISSION", "IGNORED_ENTRY", "stray-top-level", "selected", "final", "interval", "private",
            "ground_truth", "Description", "Problems")
 """Text that only the organiser view may hold: a description, file names, codes, private words."""
-NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?(?![\d.])")
-"""A decimal number as written by repr or a format (not part of a version like 0.1.0 or a name)."""
-
-
 def _folder(root: Path, solution: Path) -> Path:
     """SPEC plus: a described submission, an invalid file naming a graph, a team with no valid submission,
     bad metadata and a stray top-level file."""
@@ -49,29 +45,6 @@ def _folder(root: Path, solution: Path) -> Path:
     (subs / "west" / "w.csv").write_text("ID,TopConfigs\n")
     (subs / "stray-top-level.txt").write_text("x")
     return subs
-
-
-def _values(subs: Path, solution: Path) -> tuple[set[float], set[float], dict[str, dict]]:
-    """Every private value (overall, collections, 'all'), every per-graph value (both boards) and each
-    submission's public board, from each file scored alone."""
-    truth = load_solution(solution)
-    private, per_graph, public = set(), set(), {}
-    for path in sorted(subs.glob("*/*.csv")):
-        record = record_of(path.read_bytes(), truth, Options())
-        if record["status"] != "scored":
-            continue
-        public[f"{path.parent.name}/{path.name}"] = record["boards"]["public"]
-        for board in ("private", "all"):
-            scores = record["boards"][board]
-            private |= {scores["overall"], *scores["collections"].values()} - {None}
-        for arrays in record["per_graph"].values():
-            for text in arrays.values():
-                per_graph |= {float(v) for v in decode_array(text) if v == v}
-    return private, per_graph, public
-
-
-def _numbers(text: str) -> set[str]:
-    return set(NUMBER.findall(text))
 
 
 @pytest.mark.parametrize("fraction", [None, 0.7], ids=["demo-split", "two-public-graphs-each"])
@@ -102,11 +75,10 @@ def test_public_outputs_hold_only_the_public_board(demo_root, demo_solution, tmp
     best = sorted(((t["public_overall"], t["team"]) for t in organiser["teams"] if t["public_rank"]), reverse=True)
     assert [(t["overall"], t["team"]) for t in document["teams"]] == best  # west (no valid submission) not listed
     assert [t["rank"] for t in document["teams"]] == [1, 2, 3]
-    private, per_graph, public = _values(subs, solution)
+    private, per_graph, public = scored_values(sorted(subs.glob("*/*.csv")), solution)
     for team in document["teams"]:
         assert set(team) == set(PUBLIC_TEAM_FIELDS) and sorted(team["collections"]) == sorted(shown)
-        chosen = [b for sub, b in public.items()
-                  if sub.startswith(team["team"] + "/") and b["overall"] == team["overall"]]
+        chosen = [b for sub, b in public.items() if sub.parent.name == team["team"] and b["overall"] == team["overall"]]
         assert team["collections"] == {n: chosen[0]["collections"][n] for n in shown}
     assert {t["team"]: (t["entries"], t["last_submission"]) for t in document["teams"]} == {
         "north": (2, "2023-10-05T09:00:00Z"), "south": (3, "2023-10-09T10:00:00Z"), "east": (1, "2023-10-01T09:00:00Z")}
@@ -119,15 +91,15 @@ def test_public_outputs_hold_only_the_public_board(demo_root, demo_solution, tmp
     allowed = {f"{v:.{d}f}" for t in document["teams"] for v in (t["overall"], *t["collections"].values())
                if v is not None for d in (4, 5)} | {repr(v) for t in document["teams"]
                                                     for v in (t["overall"], *t["collections"].values())}
-    graphs = [name for t in truth.collections.values() for name in t.graphs.names]
+    graphs = graph_names(solution)
     hidden = {repr(v) for v in private | per_graph} - allowed
     assert hidden and graphs
     for name, text in files.items():
         assert not [g for g in graphs if g in text], name
         assert not [s for s in SECRETS if s in text], name
         body = re.sub(r"<(style|script)>.*?</\1>", "", text, flags=re.S)  # CSS and JS hold no data
-        assert not _numbers(body) & hidden, name
-        assert _numbers(body) <= allowed, (name, _numbers(body) - allowed)
+        assert not numbers(body) & hidden, name
+        assert numbers(body) <= allowed, (name, numbers(body) - allowed)
     for team in document["teams"]:
         assert all(team["team"] in text for text in files.values())
 

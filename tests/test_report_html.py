@@ -13,7 +13,6 @@ import pytest
 from tpugraphs_eval import evaluate
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.report.html import WORST_SHOWN, render_html
-from tpugraphs_eval.truth.solution import load_solution
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_submissions"
 HOSTILE = "layout:xla:default:<img src=x onerror=console.error(1)><script>console.error(2)</script>"
@@ -136,27 +135,6 @@ def test_html_with_several_submissions_writes_a_folder_of_pages(tmp_path, capsys
 def test_html_usage_errors_exit_2(capsys, extra, fragment):
     code = cli.main([str(SAMPLES / "demo_random_test.csv"), *extra, "--data-root", "demo", "--split", "test", "-q"])
     assert code == 2 and fragment in capsys.readouterr().err
-
-
-def test_public_only_page_names_no_private_graph(tmp_path, demo_solution, capsys):
-    target = tmp_path / "public.html"
-    code = cli.main([str(SAMPLES / "demo_random_test.csv"), "--solution", str(demo_solution), "--public-only", "-q",
-                     "--html", str(target)])
-    assert code == 0
-    page = target.read_text(encoding="utf-8")
-    full = evaluate(SAMPLES / "demo_random_test.csv", split="test", data_root="demo")
-    public = load_solution(demo_solution)
-    shown, hidden = set(), set()  # graph names (layout collections share names: public in any is shown)
-    for name, result in full.collections.items():
-        for graph_id, keep in zip(result.ids, public.collections[name].public.tolist()):
-            (shown if keep else hidden).add(graph_id.rpartition(":")[2])
-    hidden -= shown
-    assert len(hidden) >= 30 and not any(h in page for h in hidden)
-    tile = full.collections["tile:xla"]
-    public_tiles = [i.rpartition(":")[2] for i, k in zip(tile.ids, public.collections["tile:xla"].public.tolist()) if k]
-    assert len(public_tiles) == 10 and all(g in page for g in public_tiles)  # test names: a program each
-    assert "Public leaderboard only" in page
-    capsys.readouterr()
 
 
 def test_problem_counts_are_exact_beyond_the_listed_problems():

@@ -117,8 +117,7 @@ def test_public_only_view_shows_nothing_private(solution, capsys):
     truth = load_solution(solution)
     report = score_submission(csv_bytes(demo_rows(truth, "random", seed=6)), truth)
     public = report.public_view().to_dict()
-    private_ids = {i for t in truth.collections.values() for i, k in zip(t.graphs.ids, t.public.tolist()) if not k}
-    assert not private_ids & set(public["graphs"]) and public["leaderboards"] == {}
+    assert "graphs" not in public and "leaderboards" not in public  # test_score_public.py scans every output
     assert public["overall"] == report.leaderboards["public"].overall
     text = json.dumps(public)
     assert repr(report.leaderboards["private"].overall) not in text and repr(report.overall) not in text

@@ -141,7 +141,8 @@ class Evaluator:
         truth: the runtimes, or None when only validating.
         options: mode, tile runtime, config protocol.
         eval_indices: the official index lists, read once (``--configs official`` when scoring), else None.
-        public_only: report the public leaderboard only (a solution file's truth).
+        public_only: :meth:`evaluate` gives the participant-facing :meth:`Report.public_view` (a solution
+            file's truth): the public leaderboard's collection-level values only, no graph ID, no per-graph value.
     """
 
     catalog: SplitCatalog
@@ -235,10 +236,20 @@ class Evaluator:
                 ``SUBMISSION_UNREADABLE``, a text-mode file object) or holds more than 256 MiB
                 (``SUBMISSION_TOO_LARGE``, for a path, bytes and a file object alike).
         """
+        report = self.score(source)
+        return report.public_view() if self.public_only else report
+
+    def score(self, source: SubmissionSource) -> Report:
+        """The organiser's report of ``source`` (every graph, both leaderboards), whatever :attr:`public_only`
+        says: for a caller that computes over the public graphs' per-graph values and shows only what
+        :mod:`.scoring.public_rule` allows (``compare --public-only``). Never show it to a participant.
+
+        Raises:
+            UsageError: as :meth:`evaluate`.
+        """
         if self.truth is None:
             return validation_report(source, self.catalog, self.options)
-        report = score_submission(source, self.truth, self.options, eval_indices=self.eval_indices)
-        return report.public_view() if self.public_only else report
+        return score_submission(source, self.truth, self.options, eval_indices=self.eval_indices)
 
 
 def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLike[str] | DataRoot | None = None,

@@ -4,15 +4,15 @@ Both files are scored by :class:`api.Evaluator` against one ground truth read on
 comparison is :func:`scoring.compare.paired_bootstrap` on their per-graph primary metrics. Exit codes:
 0 compared, 1 a submission is invalid (``INVALID_SUBMISSION``, nothing compared), 2 usage or data problem.
 
-``--public-only`` (with a solution file): both files are scored on the public leaderboard's graphs only
-(:meth:`Report.public_view`), so every number is computed from public graphs, and the output shows what a
+``--public-only`` (with a solution file): both files are compared on the public leaderboard's graphs only
+(each report's ``leaderboards["public"]``), so every number is computed from public graphs, and the output shows what a
 participant may see (:func:`public_comparison`): no graph ID and no per-graph number. **Decision**, per
 row of the table:
 
-- A collection's values (A, B, B − A) are shown only when it has at least
-  :data:`~..leaderboard.assemble.MIN_PUBLIC_GRAPHS` (2) public graphs, the public leaderboard's rule: with
-  one, its value is that graph's metric. And when the collections left out hold exactly one public graph
-  between them, no collection is shown: the overall less the shown collections would give that graph's value.
+- A collection's values (A, B, B − A) are shown as every public view shows them
+  (:func:`..scoring.public_rule.shown_collections`): only with at least ``MIN_PUBLIC_GRAPHS`` (2) public
+  graphs (with one, its value is that graph's metric), and none when the collections left out hold exactly
+  one public graph between them (the overall less the shown collections would give that graph's value).
 - A row's interval, B-wins share, undefined resamples and per-graph tally (+/-/=) are shown only when
   every collection the row is drawn from has at least :data:`FEW_GRAPHS` (10) public graphs (a collection
   row: its own; the overall: every collection). The per-collection intervals leak: with n graphs every
@@ -47,7 +47,7 @@ from ..scoring.compare import (
     Difference,
     paired_bootstrap,
 )
-from ..leaderboard.assemble import MIN_PUBLIC_GRAPHS
+from ..scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from .entrypoint import int_at_least, stop_at_closed_pipe
 from .scoring_options import add_scoring_options, load_evaluator
 
@@ -86,8 +86,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Report]:
+    """The organiser reports of A and B (:meth:`Evaluator.score`): ``--public-only`` compares their public
+    boards, and only :func:`public_comparison` of that is shown."""
     evaluator = load_evaluator(args, progress=progress)
-    reports = [evaluator.evaluate(path) for path in (args.a, args.b)]
+    reports = [evaluator.score(path) for path in (args.a, args.b)]
     invalid = [f"{label} ({path}): {r.n_errors} error(s)"
                for label, path, r in zip("AB", (args.a, args.b), reports) if not r.valid]
     if invalid:
@@ -97,25 +99,33 @@ def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Repor
     return reports[0], reports[1]
 
 
-def compare_reports(a: Report, b: Report, *, resamples: int = DEFAULT_RESAMPLES,
+def compare_reports(a: Report, b: Report, *, public_only: bool = False, resamples: int = DEFAULT_RESAMPLES,
                     seed: int = DEFAULT_SEED) -> dict[str, Any]:
     """The comparison document of two scored reports of the same split (the ``--json`` output).
+
+    Args:
+        a, b: organiser reports (not :meth:`Report.public_view`, which holds no per-graph value).
+        public_only: compare the public leaderboard's graphs (the reports' ``leaderboards["public"]``) and
+            return :func:`public_comparison` of the document.
+        resamples, seed: the bootstrap's.
 
     Returns:
         ``{compare_format, a, b, split, data_root, synthetic, graphs_compared, sign, resamples, seed, level,
         selected_collections, collections: {name: Difference.to_dict() + metric + n_graphs},
-        overall: Difference.to_dict(), options, provenance}``; for public-only reports
-        :func:`public_comparison` of it.
+        overall: Difference.to_dict(), options, provenance}``; with ``public_only`` :func:`public_comparison` of it.
 
     Raises:
-        UsageError: the reports are not over the same graphs.
+        UsageError: the reports are not over the same graphs; ``public_only`` without a public leaderboard.
     """
-    if list(a.collections) != list(b.collections) or any(a.collections[n].ids != b.collections[n].ids
-                                                          for n in a.collections):
+    if public_only and not all("public" in r.leaderboards for r in (a, b)):
+        raise UsageError("--public-only compares the public leaderboard: score against a solution file")
+    scores_a, scores_b = (r.leaderboards["public"] if public_only else r.scores for r in (a, b))
+    if list(scores_a.collections) != list(scores_b.collections) or any(
+            scores_a.collections[n].ids != scores_b.collections[n].ids for n in scores_a.collections):
         raise UsageError("A and B were not scored over the same graphs")
-    metrics = {name: r.metric for name, r in a.collections.items()}
-    per_graph_a = {name: r.per_graph[r.metric] for name, r in a.collections.items()}
-    per_graph_b = {name: r.per_graph[r.metric] for name, r in b.collections.items()}
+    metrics = {name: r.metric for name, r in scores_a.collections.items()}
+    per_graph_a = {name: r.per_graph[r.metric] for name, r in scores_a.collections.items()}
+    per_graph_b = {name: r.per_graph[r.metric] for name, r in scores_b.collections.items()}
     positions = draw_positions({name: v.size for name, v in per_graph_a.items()}, resamples, seed)
     # the primary metrics (tile score, tau-b) are all higher-is-better: B - A needs no flip
     collections, overall = paired_bootstrap(per_graph_a, per_graph_b, positions,
@@ -123,7 +133,7 @@ def compare_reports(a: Report, b: Report, *, resamples: int = DEFAULT_RESAMPLES,
     document = {
         "compare_format": COMPARE_FORMAT,
         "a": a.submission, "b": b.submission, "split": a.split, "data_root": a.data_root, "synthetic": a.synthetic,
-        "graphs_compared": "public leaderboard only" if a.public_only else "all",
+        "graphs_compared": "public leaderboard only" if public_only else "all",
         "sign": SIGN, "resamples": resamples, "seed": seed, "level": LEVEL,
         "selected_collections": a.selected_collections,
         "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict()}
@@ -134,7 +144,7 @@ def compare_reports(a: Report, b: Report, *, resamples: int = DEFAULT_RESAMPLES,
                        "ground_truth_sha256": a.provenance["ground_truth_sha256"],
                        "evaluator_version": a.provenance["evaluator_version"]},
     }
-    return public_comparison(document) if a.public_only else document
+    return public_comparison(document) if public_only else document
 
 
 def public_rows(n_graphs: dict[str, int]) -> tuple[list[str], list[str], bool]:
@@ -147,9 +157,7 @@ def public_rows(n_graphs: dict[str, int]) -> tuple[list[str], list[str], bool]:
         (collections shown, collections shown with :data:`RESAMPLED_FIELDS`, True when the overall row has
         them): the module docstring's decision.
     """
-    shown = [name for name, n in n_graphs.items() if n >= MIN_PUBLIC_GRAPHS]
-    if 0 < sum(n for name, n in n_graphs.items() if name not in shown) < MIN_PUBLIC_GRAPHS:
-        shown = []  # the overall less the shown collections would give the one left-out graph's value
+    shown = shown_collections(n_graphs)
     resampled = [name for name in shown if n_graphs[name] >= FEW_GRAPHS]
     return shown, resampled, all(n >= FEW_GRAPHS for n in n_graphs.values() if n > 0)
 
@@ -166,7 +174,7 @@ def public_comparison(document: dict[str, Any]) -> dict[str, Any]:
     def row(d: dict[str, Any], full: bool) -> dict[str, Any]:
         return {key: value for key, value in d.items() if full or key not in RESAMPLED_FIELDS}
 
-    overall = row(document["overall"], overall_resampled) if sum(n_graphs.values()) >= MIN_PUBLIC_GRAPHS else {}
+    overall = row(document["overall"], overall_resampled) if overall_shown(n_graphs) else {}
     provenance = {key: value for key, value in document["provenance"].items() if key != "ground_truth_sha256"}
     public = {**document, "collections": {name: row(document["collections"][name], name in resampled) for name in shown},
               "collections_not_shown": [name for name in n_graphs if name not in shown], "overall": overall,
@@ -232,7 +240,7 @@ def run_compare(args: argparse.Namespace) -> int:
     refuse_output_is_input([("--json", args.json)], [args.a, args.b, args.solution])
     console = display.console(stderr=args.json == "-")
     a, b = _score_both(args, progress=not args.no_progress and console.is_terminal)
-    document = compare_reports(a, b, resamples=args.resamples, seed=args.seed)
+    document = compare_reports(a, b, public_only=args.public_only, resamples=args.resamples, seed=args.seed)
     if args.json:
         write_stream(args.json, json.dumps(document, indent=2) + "\n", "the comparison")
     with stop_at_closed_pipe():

@@ -6,7 +6,8 @@ Bundle layout (folders are zipped by Codabench at upload; zip the folder's *cont
     logo.png                         the required image
     pages/{overview,evaluation,data,terms}.md
     scoring_program/                 metadata.yaml (the command), score.py (:mod:`.codabench_program`),
-                                     tpugraphs_metric.py (:mod:`.standalone_metric`, vendored)
+                                     tpugraphs_metric.py (:mod:`.standalone_metric`, vendored),
+                                     public_rule.py (:mod:`..scoring.public_rule`, vendored)
     reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
     reference_data_private/          the same solution.csv + settings.json (usage Private)
     sample_submission/               submission.csv: a valid baseline (configs in index order)
@@ -34,6 +35,7 @@ from .._version import __version__
 from ..atomicfile import umask, write_atomically
 from ..dataset import COLLECTIONS, TILE_TOP_K
 from ..errors import UsageError
+from ..scoring import public_rule
 from ..truth.dataroot import resolve_data_root
 from ..truth.solution import build_solution
 from . import codabench_program, standalone_metric
@@ -192,6 +194,7 @@ def _write_files(out: Path, config: dict[str, Any], frame, title: str, counts: d
     (program / "metadata.yaml").write_text(to_yaml({"command": COMMAND}) + "\n", encoding="utf-8")
     shutil.copyfile(codabench_program.__file__, program / "score.py")
     shutil.copyfile(standalone_metric.__file__, program / "tpugraphs_metric.py")
+    shutil.copyfile(public_rule.__file__, program / "public_rule.py")
     for usage in PHASE_USAGES:
         ref = out / f"reference_data_{usage.lower()}"
         ref.mkdir()

@@ -17,7 +17,9 @@ Runtime", as `tpugraphs-eval` computes it (definitions: the TpuGraphs paper, arX
 - **layout:\\***, per graph: Kendall's tau-b between your ranking and the true runtimes (ties in runtime
   handled by tau-b; a graph with constant runtimes is left out).
 - A collection's value is the unweighted mean over its graphs; the **overall** score (the ranking column)
-  is the unweighted mean of the five collection values, which are shown as columns too.
+  is the unweighted mean of the five collection values. A collection's value is shown as a column too when
+  the phase holds at least 2 of its graphs (one graph's value is never shown), and none is when the
+  collections left out hold a single graph between them.
 
 Validation is **{mode}**. {mode_text} Every problem of an invalid submission is listed, with its CSV line and
 code, in the scoring program's error log (stderr); an invalid submission gets no score.

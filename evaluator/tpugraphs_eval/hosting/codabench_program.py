@@ -11,6 +11,12 @@ validation mode and the tile runtime) and ``input/res`` the participant's unzipp
 It writes ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
 ``layout_xla_default``, …; a collection whose value is undefined is left out). Exit codes: 0 scored,
 1 invalid submission (the problems on stderr, one per line), 2 the bundle or the call is wrong.
+
+Participants see scores.json (the leaderboard's columns) and this program's output, so both show only what
+every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/scoring/public_rule.py``):
+a collection's value only when the phase's graphs hold at least 2 of its graphs, and none when the
+collections left out hold a single graph between them. The problems printed are the participant's own
+file's, found against every graph of the solution (both phases alike), so they tell no graph's Usage.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     try:
         import pandas as pd
+        import public_rule
         import tpugraphs_metric as metric
     except ImportError as err:
         print(f"score.py: error: {err}: the competition's Docker image needs numpy, pandas and scipy "
@@ -94,8 +101,13 @@ def main(argv: list[str]) -> int:
         if len(problems) > 50:
             print(f"  … and {len(problems) - 50} more", file=sys.stderr)
         return EXIT_INVALID
+    counts = {name: 0 for name in metric.COLLECTIONS}
+    for graph_id, usage in zip(solution["ID"].tolist(), solution["Usage"].tolist()):
+        if usage == settings["usage"]:
+            counts[graph_id.rsplit(":", 1)[0]] += 1
+    shown = {"overall", *public_rule.shown_collections(counts)}
     scores = {leaderboard_key(name): value for name, value in values.items()
-              if value is not None and math.isfinite(value)}
+              if name in shown and value is not None and math.isfinite(value)}
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "scores.json").write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
     print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +

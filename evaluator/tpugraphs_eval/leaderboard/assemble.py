@@ -6,8 +6,9 @@ no build time, so the same inputs give the same bytes.
 
 The ``public`` view holds only what Kaggle's public leaderboard shows (:data:`PUBLIC_TEAM_FIELDS`): per
 ranked team its best public overall, that submission's public collection values, its number of entries
-and its last submission time. No graph ID, no per-graph value (a collection with fewer than
-:data:`MIN_PUBLIC_GRAPHS` public graphs is left out: its value would be one graph's), no interval (a
+and its last submission time. No graph ID, no per-graph value (collections are shown as
+:func:`..scoring.public_rule.shown_collections` says: one with fewer than ``MIN_PUBLIC_GRAPHS`` public
+graphs is left out, and none when the left-out ones hold a single public graph), no interval (a
 bootstrap interval is a function of per-graph values), no submission, file name, description,
 selection, problem or note.
 """
@@ -21,6 +22,7 @@ import numpy as np
 from .._version import __version__
 from ..dataset import COLLECTIONS
 from ..options import Options
+from ..scoring.public_rule import shown_collections
 from ..truth.groundtruth import GroundTruth
 from .cache import board_shape
 from .folder import Folder
@@ -36,9 +38,6 @@ PUBLIC_FIELDS = ("leaderboard_format", "name", "view", "ranked_by", "solution", 
                  "collections", "teams")
 """The keys of a public document; its ``solution`` holds only ``split`` and ``synthetic``, its ``collections``
 the collections shown (catalog order)."""
-MIN_PUBLIC_GRAPHS = 2
-"""**Decision**: the public view shows a collection's value only when the collection has at least this many
-public graphs; with one, the value is that graph's metric (a per-graph number). Kaggle shows no collection."""
 PUBLIC_TEAM_FIELDS = ("rank", "team", "overall", "collections", "entries", "last_submission")
 """The keys of a team in a public document: rank, name, best public overall, the public value of each
 shown collection of that submission (null when undefined), number of submissions (every file, invalid ones
@@ -62,11 +61,12 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
 
     Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
     submission, or whose public score is undefined, has no public score and is not listed (Kaggle lists
-    teams by score). Collections with fewer than :data:`MIN_PUBLIC_GRAPHS` public graphs are not shown.
+    teams by score). The collections shown: :func:`..scoring.public_rule.shown_collections` of the public
+    graph counts.
     """
     entries = folder.entries
     counts = board_shape(truth)["public"]
-    names = [c.name for c in COLLECTIONS if counts.get(c.name, 0) >= MIN_PUBLIC_GRAPHS]
+    names = shown_collections({c.name: counts.get(c.name, 0) for c in COLLECTIONS})
     teams = []
     for row in standings(folder.teams, entries, records, "public"):
         if row.rank is None:

@@ -3,7 +3,7 @@
 Sections: header (split, data, options, verdict, overall), problems (when any), collections (table and a
 bar per collection against the random and oracle references, :mod:`..scoring.references`), the per-graph
 tau-b histogram of each layout collection, the worst graphs of each collection, and the tile per-program
-table. Every text from the submission, the file system or the report is HTML-escaped
+table; a public view (:meth:`Report.public_view`) has the header, problems and collections only. Every text from the submission, the file system or the report is HTML-escaped
 (:func:`html.escape`, quotes too); a Content-Security-Policy meta tag allows nothing but the page's own
 style, so not even a name that escaped escaping could load or run anything.
 """
@@ -21,6 +21,8 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
+from ..scoring.public_rule import MIN_PUBLIC_GRAPHS
+from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
 from .charts import finite, reference_bar, tau_histogram
@@ -116,20 +118,34 @@ def _problems(report: Report) -> str:
     return "".join(out)
 
 
+def _collection_row(name: str, n_graphs: int, metric: str, value: float | None, refs: References | None,
+                    normalised: float | None) -> str:
+    return (f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_LABEL[metric])}</td>'
+            f'{_num(value, 6)}{_num(refs.random if refs else None)}{_num(refs.oracle if refs else None)}'
+            f'{_num(normalised, 3)}</tr>')
+
+
 def _collections(report: Report) -> str:
-    normalised = report.normalised()
-    rows, bars = [], []
-    for name, result in report.collections.items():
-        refs = report.references.get(name)
-        rows.append(f'<tr><td class="id">{_e(name)}</td><td class="num">{len(result.ids)}</td>'
-                    f'<td>{_e(_LABEL[result.metric])}</td>{_num(result.value, 6)}'
-                    f'{_num(refs.random if refs else None)}{_num(refs.oracle if refs else None)}'
-                    f'{_num(normalised.get(name), 3)}</tr>')
-        bars.append(reference_bar(name, result.value, refs))
-    counted = len(report.collections) - len(report.undefined_collections)
+    rows, bars, notes = [], [], []
+    if report.public is not None:  # the shown collections only (scoring.public_rule)
+        for name, c in report.public.collections.items():
+            rows.append(_collection_row(name, c.n_graphs, c.metric, c.value, c.references, c.normalised))
+            bars.append(reference_bar(name, c.value, c.references))
+        counted = report.public.n_counted
+        notes.append(f"Public graphs only. A collection is shown with at least {MIN_PUBLIC_GRAPHS} public graphs "
+                     "(none when the others hold a single one); no graph is listed.")
+        if report.public.not_shown:
+            notes.append(f"Not shown: {_e(', '.join(report.public.not_shown))}.")
+    else:
+        normalised = report.normalised()
+        for name, result in report.collections.items():
+            refs = report.references.get(name)
+            rows.append(_collection_row(name, len(result.ids), result.metric, result.value, refs,
+                                        normalised.get(name)))
+            bars.append(reference_bar(name, result.value, refs))
+        counted = len(report.collections) - len(report.undefined_collections)
     rows.append(f'<tr><td><strong>overall</strong></td><td class="num">{counted}</td><td>mean</td>'
                 f'{_num(report.overall, 6)}<td></td><td></td><td></td></tr>')
-    notes = []
     if report.missing_collections:
         notes.append("Not in the ground truth (data root or solution), so not in the overall: "
                      f"{_e(', '.join(report.missing_collections))}.")
@@ -194,7 +210,9 @@ def _programs(report: Report) -> str:
 def render_html(report: Report) -> str:
     """The whole report as one HTML page (UTF-8 text): self-contained, no script, no network request."""
     body = _header(report) + _problems(report)
-    if report.scored:
+    if report.public is not None:  # no per-graph histogram, worst graph or program mean (scoring.public_rule)
+        body += _collections(report)
+    elif report.scored:
         body += _collections(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
     provenance = " · ".join(f"{_e(k)} {_e(v)}" for k, v in report.provenance.items())
     title = f"TpuGraphs evaluation: {report.submission or 'submission'}"

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from .._version import __version__
 from ..display import safe
-from ..scoring.score import CollectionResult
+from ..scoring.public_rule import MIN_PUBLIC_GRAPHS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
 from .report import Report
@@ -95,34 +95,23 @@ def _problems(console: Console, problems: list[Problem], validation: Validation,
                                style="dim"))
 
 
-def _secondary(result: CollectionResult) -> str:
-    """The secondary means, each followed by ``[n]`` when it is over fewer graphs than the collection has."""
-    means, counts, n = result.means(), result.counts(), len(result.ids)
-    text = "/".join((f"{means[m]:.3f}" if means[m] is not None else "—") + (f"[{counts[m]}]" if counts[m] < n else "")
-                    for m in result.per_graph if m != result.metric)
-    if result.undefined:
-        text += f" ({len(result.undefined)} undefined)"
-    return text
+def _secondary(means: dict[str, float | None], counts: dict[str, int], n: int, metric: str) -> str:
+    """The secondary means, each followed by ``[n]`` when it is over fewer than the collection's ``n`` graphs."""
+    return "/".join((f"{means[m]:.3f}" if means[m] is not None else "—") + (f"[{counts[m]}]" if counts[m] < n else "")
+                    for m in means if m != metric)
 
 
 def _scores(console: Console, report: Report) -> None:
-    table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("collection", no_wrap=True, min_width=18)
-    table.add_column("n", justify="right", no_wrap=True)
-    table.add_column("metric", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column("norm.", justify="right", no_wrap=True)
-    table.add_column("tile err@1/5/10\nlayout slow@1/10/100", no_wrap=True)
+    table = _scores_table()
     normalised = report.normalised()
     for name, result in report.collections.items():
+        secondary = _secondary(result.means(), result.counts(), len(result.ids), result.metric)
+        if result.undefined:
+            secondary += f" ({len(result.undefined)} undefined)"
         table.add_row(name, str(len(result.ids)), _LABEL[result.metric], _fmt(result.value),
-                      _fmt(normalised[name], 3), _secondary(result))
+                      _fmt(normalised[name], 3), secondary)
     counted = len(report.collections) - len(report.undefined_collections)
-    table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(_fmt(report.overall), style="bold"),
-                  "", "", end_section=True)
-    console.print(table)
-    console.print("[dim]n: graphs (overall: collections) · norm.: (value - random) / (oracle - random), 0 is chance "
-                  "and 1 the oracle[/]")
+    _overall_row(console, table, report, counted)
     for name, result in report.collections.items():
         counts, n = result.counts(), len(result.ids)
         fewer = [f"{_SHORT[m]} over {counts[m]} of {n} graphs" for m in result.per_graph
@@ -139,6 +128,39 @@ def _scores(console: Console, report: Report) -> None:
                           f"of the mean:[/] {', '.join(result.undefined)}")
     if report.undefined_collections:
         console.print(f"[yellow]Undefined everywhere, left out of the overall:[/] {', '.join(report.undefined_collections)}")
+
+
+def _scores_table() -> Table:
+    table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("collection", no_wrap=True, min_width=18)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("metric", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("norm.", justify="right", no_wrap=True)
+    table.add_column("tile err@1/5/10\nlayout slow@1/10/100", no_wrap=True)
+    return table
+
+
+def _overall_row(console: Console, table: Table, report: Report, counted: int) -> None:
+    table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(_fmt(report.overall), style="bold"),
+                  "", "", end_section=True)
+    console.print(table)
+    console.print("[dim]n: graphs (overall: collections) · norm.: (value - random) / (oracle - random), 0 is chance "
+                  "and 1 the oracle[/]")
+
+
+def _public_scores(console: Console, report: Report) -> None:
+    """The public view's table: the shown collections (:mod:`..scoring.public_rule`) and the overall."""
+    public = report.public
+    table = _scores_table()
+    for name, c in public.collections.items():
+        table.add_row(name, str(c.n_graphs), _LABEL[c.metric], _fmt(c.value), _fmt(c.normalised, 3),
+                      _secondary(c.means, c.means_over, c.n_graphs, c.metric))
+    _overall_row(console, table, report, public.n_counted)
+    console.print(f"[dim]Public graphs only. A collection is shown with at least {MIN_PUBLIC_GRAPHS} public graphs "
+                  "(none when the others hold a single one); no graph is listed.[/]")
+    if public.not_shown:
+        console.print(f"Not shown: {', '.join(public.not_shown)}.")
 
 
 _SHORT = {"score": "score", "kendall_tau": "tau-b", "top1_error": "err@1", "top5_error": "err@5",
@@ -194,18 +216,23 @@ def render(report: Report, console: Console, *, per_graph: bool = False, per_cod
     console.print(_header(report))
     if report.problems:
         _problems(console, report.problems, report.validation, per_code)
-    if report.scored:
+    if report.public is not None:
+        _public_scores(console, report)
+    elif report.scored:
         _scores(console, report)
         if report.leaderboards:
             _leaderboards(console, report)
-        if per_graph:
+        if per_graph and report.public is not None:
+            console.print("--per-graph: a public view lists no graph and no per-graph value.")
+        elif per_graph:
             _per_graph(console, report)
     verdict(console, report, validate_only)
 
 
 def render_comparison(console: Console, names: list[object], reports: list[Report | None]) -> None:
     """One row per submission: validity, overall and collection values (None: the file could not be read)."""
-    collections = list(dict.fromkeys(c for r in reports if r for c in r.collections))
+    values = [r.collection_values() if r else {} for r in reports]
+    collections = list(dict.fromkeys(c for v in values for c in v))
     if console.width < 110:
         collections = []  # too narrow for the collection columns: overall only (all values are in --json)
     table = Table(title="Submissions", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -215,12 +242,11 @@ def render_comparison(console: Console, names: list[object], reports: list[Repor
     for name in collections:
         short = name.removeprefix("layout:").replace("default", "def").replace("random", "rnd").replace(":xla", "")
         table.add_column(short, justify="right")
-    for name, report in zip(names, reports):
+    for name, report, shown in zip(names, reports, values):
         if report is None:
             table.add_row(safe(str(name)), "unreadable", "—", *["—"] * len(collections))
             continue
-        cells = [f"{report.collections[c].value:.4f}" if c in report.collections
-                 and report.collections[c].value is not None else "—" for c in collections]
+        cells = [f"{shown[c]:.4f}" if shown.get(c) is not None else "—" for c in collections]
         table.add_row(safe(str(name)), "yes" if report.valid else f"no ({report.n_errors})",
                       "—" if report.overall is None else f"{report.overall:.4f}", *cells)
     console.print(table)

@@ -1,0 +1,49 @@
+"""What a participant-facing view may show of scores over the public graphs: the one rule of every public view.
+
+Used by the public leaderboard (:func:`..leaderboard.assemble.public_document`), ``compare --public-only``
+(:func:`..commands.compare.public_rows`) and the scorer's public view (:meth:`..report.report.Report.public_view`).
+A value over one public graph is that graph's metric, a per-graph number (a tile top-1 error is a runtime
+ratio: one submission per config recovers the labels), so:
+
+- a collection value is shown only when it is a mean over at least :data:`MIN_PUBLIC_GRAPHS` public graphs;
+- when the collections left out hold exactly one public graph between them (0 < hidden total <
+  :data:`MIN_PUBLIC_GRAPHS`), no collection value is shown at all: the overall (the unweighted mean of the
+  collection values, SPEC §3.3) less the shown collections would give that graph's value;
+- the overall is shown only when it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs.
+
+Worked case: public graphs {tile: 10, xla:default: 2, xla:random: 1}: the left-out xla:random holds one
+graph, and ``3 * overall - tile - xla:default`` is its value, so nothing is shown but the overall. With
+{tile: 10, xla:default: 2, xla:random: 1, nlp:default: 1} the left-out pair gives only the sum of two
+graphs' values: tile and xla:default are shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+MIN_PUBLIC_GRAPHS = 2
+"""**Decision**: the public view shows a collection's value only when the collection has at least this many
+public graphs; with one, the value is that graph's metric (a per-graph number). Kaggle shows no collection."""
+
+
+def shown_collections(n_graphs: Mapping[str, int]) -> list[str]:
+    """The collections whose values a participant-facing view may show (the module docstring's rule).
+
+    Args:
+        n_graphs: collection → the number of public graphs its value is a mean over (0 for a collection the
+            board lacks or whose value is undefined), in display order.
+
+    Returns:
+        The names shown, in ``n_graphs`` order: those with at least :data:`MIN_PUBLIC_GRAPHS`, or none when
+        the others hold exactly one public graph between them.
+    """
+    shown = [name for name, n in n_graphs.items() if n >= MIN_PUBLIC_GRAPHS]
+    if 0 < sum(n for name, n in n_graphs.items() if name not in shown) < MIN_PUBLIC_GRAPHS:
+        return []  # the overall less the shown collections would give the one left-out graph's value
+    return shown
+
+
+def overall_shown(n_graphs: Mapping[str, int]) -> bool:
+    """Whether the overall may be shown: it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs
+    (``n_graphs`` as for :func:`shown_collections`)."""
+    return sum(n_graphs.values()) >= MIN_PUBLIC_GRAPHS
