@@ -113,7 +113,8 @@ class DataError(TpuGraphsEvalError):
 class NoGroundTruthError(DataError):
     """The split's runtimes are all 0: the public test files, which hold no ground truth (exit code 2).
 
-    Validation needs config counts only and still works; each command says how to ask for it.
+    Validation needs config counts only and still works; each command adds to the message what it can do
+    instead (``tpugraphs_eval.commands.no_truth_hint``).
     """
 
     code = "NO_GROUND_TRUTH"
