@@ -166,13 +166,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
     _submissions(args)
-    outputs = [("--json", args.json)]
+    outputs, folders = [("--json", args.json)], []
     if args.html:
-        from ..report.html import page_paths
+        from ..report.html import is_page_folder, page_paths
 
         # refuses two submissions with the same file name now
         outputs += [("--html", page) for page in page_paths(args.html, args.submissions)]
-    refuse_output_is_input(outputs, [*args.submissions, args.solution])
+        if is_page_folder(args.html, len(args.submissions)):  # the folder of pages, checked itself
+            outputs, folders = [("--html", args.html), *outputs], ["--html"]
+    refuse_output_is_input(outputs, [*args.submissions, args.solution], folders=folders)
     console = display.console(stderr=args.json == "-")
     evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)
