@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        # "*", not "+": a forgotten path gets its own message (_submissions), not argparse's "required"
+        # nargs "*": a forgotten path gets the message of _refuse_missing_submissions, not argparse's
         sub.add_argument("submissions", type=Path, nargs="*", metavar="SUBMISSION",
                          help="submission CSV file(s) (header ID,TopConfigs); the ground truth is read once; "
                               "standard input (`-`) is not read")
@@ -102,14 +102,14 @@ TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 def _argv(argv: list[str]) -> list[str]:
     """Insert the default ``score`` command before anything that is not a command or a top-level option: a
     submission path, or an option (``tpugraphs-eval --split test x.csv``; with no path at all,
-    :func:`_submissions` says that the submission is missing, not that ``test`` is no command)."""
+    :func:`_refuse_missing_submissions` says that the submission is missing, not that ``test`` is no command)."""
     if argv and argv[0] not in COMMANDS and argv[0] not in TOP_LEVEL_OPTIONS:
         return ["score", *argv]
     return argv
 
 
-def _submissions(args: argparse.Namespace) -> list[Path]:
-    """The submission paths of ``score`` / ``validate``.
+def _refuse_missing_submissions(args: argparse.Namespace) -> None:
+    """Check that ``score`` / ``validate`` were given submission paths.
 
     Raises:
         UsageError: none given, or ``-`` (standard input is not read: a submission is a file).
@@ -120,7 +120,6 @@ def _submissions(args: argparse.Namespace) -> list[Path]:
     if Path("-") in args.submissions:
         raise UsageError("`-`: a submission is read from a file, not from standard input; save it to a file "
                          f"first (`... > submission.csv`) and give its path, e.g. `{example}`")
-    return args.submissions
 
 
 def _print_codes() -> None:
@@ -165,7 +164,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     """``score`` / ``validate``: options → :class:`Evaluator` (ground truth read once) → one report per file →
     JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
-    _submissions(args)
+    _refuse_missing_submissions(args)
     outputs, folders = [("--json", args.json)], []
     if args.html:
         from ..report.html import is_page_folder, page_paths
