@@ -129,6 +129,12 @@ def _report_onto_submission(tmp_path, tiny, solution):
     return [csv, "--data-root", tiny, "--split", "test", "--html", csv], csv
 
 
+def _two_outputs_at_one_path(tmp_path, tiny, solution):
+    csv, out = tmp_path / "s.csv", tmp_path / "r.out"
+    csv.write_text(f"{HEADER}\n")
+    return [csv, "--data-root", tiny, "--split", "test", "--json", out, "--html", out], out
+
+
 CASES = {
     "SUBMISSION_NOT_FOUND": _submission(lambda t: t / "missing.csv"),
     "SUBMISSION_NOT_A_FILE": _submission(lambda t: t),
@@ -156,6 +162,7 @@ CASES = {
     "SOLUTION_CHECKSUM_MISMATCH": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") * 2), m, True)),
     "OUTPUT_WRITE_FAILED": _unwritable_json,
     "OUTPUT_IS_INPUT": _report_onto_submission,
+    "SAME_OUTPUT_TWICE": _two_outputs_at_one_path,
     "INVALID_SUBMISSION": _compare_invalid,
 }
 

@@ -22,11 +22,12 @@ from .truth.dataroot import DataRoot, resolve_data_root
 from .truth.eval_indices import load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog
+from .truth.solution import load_solution
 
 __all__ = [
     "BY_NAME", "CODES", "COLLECTIONS", "Collection", "DataError", "DataRoot", "Evaluator", "GroundTruth",
     "NoGroundTruthError", "Options", "Problem",
     "References", "Report", "SPLITS", "Severity", "SplitCatalog", "TILE_TOP_K", "TpuGraphsEvalError", "UsageError",
     "Validation", "__version__", "collection_references", "evaluate", "load_eval_indices", "load_ground_truth",
-    "resolve_data_root", "scan_catalog", "score_submission", "validate_submission", "validation_report",
+    "load_solution", "resolve_data_root", "scan_catalog", "score_submission", "validate_submission", "validation_report",
 ]

@@ -69,11 +69,15 @@ ERROR_CODES: dict[str, str] = {
                            "standard output) cannot be written: an unwritable or missing folder, a full disk or "
                            "device, an existing target that is not a regular file (a device, a FIFO, a folder: "
                            "refused, never replaced; only a stream such as `--json` writes into a FIFO or a "
-                           "character device). A file written atomically is left as it was, with no partial "
-                           "file beside it.",
+                           "character device); a file where the output's folder must be (`--zip afile/x.zip`, "
+                           "`--html FILE` naming the folder of several pages: refused before any work). A file "
+                           "written atomically is left as it was, with no partial file beside it.",
     "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
                        "submission, the solution file, the usage file): refused before any work, so that the "
                        "report never overwrites what it reports on.",
+    "SAME_OUTPUT_TWICE": "Two outputs of one command name the same path (`export codabench -o nb --zip nb`, "
+                         "`--json r.html --html r.html`), or one lies inside the other's folder: refused before "
+                         "any work, so that neither overwrites the other.",
     # a submission a command must score (InvalidSubmissionError, exit 1)
     "INVALID_SUBMISSION": "Exit code 1, not 2: a submission that `compare` must score has an error-severity "
                           "problem under the mode in force; nothing is compared, and the message names the "
@@ -117,7 +121,8 @@ class DataError(TpuGraphsEvalError):
 class NoGroundTruthError(DataError):
     """The split's runtimes are all 0: the public test files, which hold no ground truth (exit code 2).
 
-    Validation needs config counts only and still works; each command says how to ask for it.
+    Validation needs config counts only and still works; each command adds to the message what it can do
+    instead (``tpugraphs_eval.commands.no_truth_hint``).
     """
 
     code = "NO_GROUND_TRUTH"

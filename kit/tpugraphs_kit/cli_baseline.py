@@ -26,7 +26,7 @@ from tpugraphs_eval import (
     load_ground_truth,
     scan_catalog,
 )
-from tpugraphs_eval.commands.entrypoint import guarded_main
+from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
 from tpugraphs_eval.dataset import SPLITS
 from tpugraphs_eval.errors import EXIT_OK
 
@@ -62,7 +62,7 @@ def _count(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tpugraphs-baseline", description="Write baseline submissions (random, "
+    parser = ArgumentParser(prog="tpugraphs-baseline", description="Write baseline submissions (random, "
                                      "learned) and combine per-collection files; every file is validated first.",
                                      epilog="Exit codes: 0 ok, 1 invalid submission, 2 usage or data problem.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -14,7 +14,7 @@ import argparse
 import os
 from pathlib import Path
 
-from tpugraphs_eval.commands.entrypoint import guarded_main
+from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
 from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
 from tpugraphs_eval.errors import EXIT_OK
 
@@ -46,7 +46,7 @@ def _splits(text: str) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tpugraphs-data", description="Look at a TpuGraphs data root and "
+    parser = ArgumentParser(prog="tpugraphs-data", description="Look at a TpuGraphs data root and "
                                      "download the official dataset archives.",
                                      epilog="Exit codes: 0 ok, 2 usage or data problem.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

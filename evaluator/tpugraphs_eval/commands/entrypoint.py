@@ -13,6 +13,18 @@ from ..display import safe
 from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors (an unknown option, an invalid choice, a missing argument) start
+    with a code, as every other error does: ``PROG: error: [USAGE_ERROR] message`` (the generic code of a
+    :class:`..errors.UsageError`) after the usage line,
+    exit code 2 (:data:`..errors.EXIT_USAGE_OR_DATA`). Sub-command parsers made with ``add_subparsers`` are of
+    the same class (argparse's default ``parser_class``)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE_OR_DATA, f"{self.prog}: error: [USAGE_ERROR] {safe(message)}\n")
+
+
 def int_at_least(minimum: int) -> Callable[[str], int]:
     """An argparse type: an integer of at least ``minimum`` (else argparse's usage error, exit 2)."""
 

@@ -20,6 +20,7 @@ from ..errors import (
     EXIT_INVALID,
     EXIT_OK,
     EXIT_USAGE_OR_DATA,
+    NoGroundTruthError,
     UsageError,
     error_codes_markdown,
 )
@@ -30,7 +31,8 @@ from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from . import export
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
-from .entrypoint import error_code, guarded_main, int_at_least, stop_at_closed_pipe
+from .entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
+from .no_truth_hint import with_hint
 from .outputs import refuse_output_is_input, write_stream
 from .scoring_options import add_scoring_options, load_evaluator
 
@@ -38,7 +40,7 @@ COMMANDS = ("score", "validate", "codes", "solution", "compare", "export")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="tpugraphs-eval",
         description="Validate and score a TpuGraphs submission (ID,TopConfigs CSV). "
                     "`tpugraphs-eval SUBMISSION ...` is short for `tpugraphs-eval score SUBMISSION ...`.",
@@ -49,8 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("submissions", type=Path, nargs="+", metavar="SUBMISSION",
-                         help="submission CSV file(s) (header ID,TopConfigs); the ground truth is read once")
+        # nargs "*": a forgotten path gets the message of _refuse_missing_submissions, not argparse's
+        sub.add_argument("submissions", type=Path, nargs="*", metavar="SUBMISSION",
+                         help="submission CSV file(s) (header ID,TopConfigs); the ground truth is read once; "
+                              "standard input (`-`) is not read")
         add_scoring_options(sub, scored=name == "score")
         sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the "
                                                         "tables then go to stderr); a list of reports when "
@@ -58,11 +62,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--max-problems", type=int_at_least(0), default=5, metavar="N",
                          help="problems shown per code in the terminal (all are in the JSON report; default 5)")
         sub.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
+        sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
+                                                        "(verdict and problems; scored: charts, worst graphs, tile "
+                                                        "programs); with several submissions PATH is a folder of "
+                                                        "NAME.html pages")
         if name == "score":
             sub.add_argument("--validate-only", action="store_true", help="same as the `validate` command")
-            sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
-                                                            "(charts, worst graphs, tile programs); with several "
-                                                            "submissions PATH is a folder of NAME.html pages")
             sub.add_argument("--per-graph", action="store_true",
                              help="also print every graph's metrics (and tile means per program)")
     add_compare_parser(commands)
@@ -90,11 +95,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
+"""The options of ``tpugraphs-eval`` itself; any other first word starts the default ``score`` command."""
+
+
 def _argv(argv: list[str]) -> list[str]:
-    """Insert the default ``score`` command before a bare submission path."""
-    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-"):
+    """Insert the default ``score`` command before anything that is not a command or a top-level option: a
+    submission path, or an option (``tpugraphs-eval --split test x.csv``; with no path at all,
+    :func:`_refuse_missing_submissions` says that the submission is missing, not that ``test`` is no command)."""
+    if argv and argv[0] not in COMMANDS and argv[0] not in TOP_LEVEL_OPTIONS:
         return ["score", *argv]
     return argv
+
+
+def _refuse_missing_submissions(args: argparse.Namespace) -> None:
+    """Check that ``score`` / ``validate`` were given submission paths.
+
+    Raises:
+        UsageError: none given, or ``-`` (standard input is not read: a submission is a file).
+    """
+    example = f"tpugraphs-eval {args.command} submission.csv --split test --data-root DIR"
+    if not args.submissions:
+        raise UsageError(f"no submission given: name the submission file(s) first, e.g. `{example}`")
+    if Path("-") in args.submissions:
+        raise UsageError("`-`: a submission is read from a file, not from standard input; save it to a file "
+                         f"first (`... > submission.csv`) and give its path, e.g. `{example}`")
 
 
 def _print_codes() -> None:
@@ -139,15 +164,16 @@ def _evaluate(args: argparse.Namespace) -> int:
     """``score`` / ``validate``: options → :class:`Evaluator` (ground truth read once) → one report per file →
     JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
-    outputs = [("--json", args.json)]
-    if getattr(args, "html", None):
-        if validate_only:
-            raise UsageError("--html writes the page of a scored submission: not with --validate-only")
-        from ..report.html import page_paths
+    _refuse_missing_submissions(args)
+    outputs, folders = [("--json", args.json)], []
+    if args.html:
+        from ..report.html import is_page_folder, page_paths
 
         # refuses two submissions with the same file name now
         outputs += [("--html", page) for page in page_paths(args.html, args.submissions)]
-    refuse_output_is_input(outputs, [*args.submissions, args.solution])
+        if is_page_folder(args.html, len(args.submissions)):  # the folder of pages, checked itself
+            outputs, folders = [("--html", args.html), *outputs], ["--html"]
+    refuse_output_is_input(outputs, [*args.submissions, args.solution], folders=folders)
     console = display.console(stderr=args.json == "-")
     evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)
@@ -166,7 +192,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                  for i, (p, r) in enumerate(zip(args.submissions, reports))]
         write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n",
                      "the JSON report")
-    if getattr(args, "html", None):
+    if args.html:
         from ..report.html import is_page_folder, page_paths, write_html
 
         folder = is_page_folder(args.html, len(reports))
@@ -202,7 +228,10 @@ def run(argv: list[str]) -> int:
     if args.command is None:
         _parser().print_help()
         return EXIT_USAGE_OR_DATA
-    return HANDLERS[args.command](args)
+    try:
+        return HANDLERS[args.command](args)
+    except NoGroundTruthError as err:  # the public test files: say what this command can do instead
+        raise with_hint(err, args) from None
 
 
 def _show(console, args: argparse.Namespace, reports: list[Report | None], failures: dict[int, str],

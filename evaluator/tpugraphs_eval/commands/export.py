@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     from .outputs import refuse_output_is_input
 
-    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)], [args.solution])
+    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)], [args.solution], folders=["-o"])
     options = {"title": args.title, "mode": "lenient" if args.lenient else "strict",
                "tile_runtime": args.tile_runtime, "start": args.start, "zip_path": args.zip}
     if args.solution is not None:

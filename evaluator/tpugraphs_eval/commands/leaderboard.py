@@ -24,11 +24,11 @@ from ..leaderboard.scorer import ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
 from ..progress import progress_bar, wanted
-from .entrypoint import guarded_main, int_at_least, stop_at_closed_pipe
+from .entrypoint import ArgumentParser, guarded_main, int_at_least, stop_at_closed_pipe
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="tpugraphs-leaderboard", description="Build public/private leaderboards from a folder of submissions.",
         epilog="Exit codes: 0 written, 1 written but a submission is invalid (only with --fail-on-invalid), "
                "2 usage or data problem, 3 internal error.")

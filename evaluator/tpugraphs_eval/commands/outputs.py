@@ -55,23 +55,62 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+def _spelled_alike(a: Path, b: Path) -> bool:
+    """The same path, existing or not (``nb`` and ``./nb``), or the same existing file under any name."""
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b)) or _same(a, b)
+
+
+def _inside(inner: Path, folder: Path) -> bool:
+    return os.path.abspath(folder) in (os.path.abspath(p) for p in inner.parents)
+
+
+def _file_in_the_way(path: Path, is_folder: bool) -> Path | None:
+    """The nearest existing path where ``path``'s folder (``is_folder``: ``path`` itself) must be, if it is
+    not a folder: ``afile/x.zip`` → ``afile``; None when that folder exists or will be made."""
+    for place in ([path] if is_folder else []) + list(path.parents):
+        if place.exists():
+            return None if place.is_dir() else place
+    return None
+
+
 def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]],
-                           inputs: Iterable[str | os.PathLike[str] | None]) -> None:
-    """Refuse, before any work, an output that is the same file as an input (same device and inode, so a
-    link or another spelling of the path counts too): ``--html rv.csv`` must not overwrite the submission.
+                           inputs: Iterable[str | os.PathLike[str] | None], *, folders: Iterable[str] = ()) -> None:
+    """Refuse, before any work, outputs that collide: an output that is the same file as an input (same device
+    and inode, so a link or another spelling of the path counts too): ``--html rv.csv`` must not overwrite the
+    submission; two outputs at one path (``-o nb --zip nb``) or one inside another's folder; a file where an
+    output's folder must be (``--zip afile/x.zip``, ``--html b3.csv`` when it names a folder of pages).
 
     Args:
         outputs: (option, path) pairs, e.g. ``("--json", "report.json")``; None and ``-`` are skipped.
         inputs: the submissions, the solution file, ...; None is skipped.
+        folders: the options of ``outputs`` whose path is a folder to write (``export codabench -o``).
 
     Raises:
-        UsageError: ``OUTPUT_IS_INPUT`` naming the option, the output and the input.
+        UsageError: ``OUTPUT_IS_INPUT`` naming the option, the output and the input; ``SAME_OUTPUT_TWICE``
+            naming both options; ``OUTPUT_WRITE_FAILED`` naming the file that stands where a folder must be.
     """
     inputs = [Path(p) for p in inputs if p is not None]
+    outputs = [(option, Path(out)) for option, out in outputs if out is not None and str(out) != "-"]
+    folders = set(folders)
     for option, out in outputs:
-        if out is None or str(out) == "-":
-            continue
         for source in inputs:
-            if _same(Path(out), source):
+            if _same(out, source):
                 raise UsageError(f"{option} {out} is the input {source}: it would be overwritten; give another "
                                  "output path", code="OUTPUT_IS_INPUT")
+    for i, (option, out) in enumerate(outputs):
+        for other_option, other in outputs[i + 1:]:
+            if option == other_option:  # one option's paths (--html's pages) are told apart where they are made
+                continue
+            if _spelled_alike(out, other):
+                raise UsageError(f"{option} {out} and {other_option} {other} are the same path: one would "
+                                 "overwrite the other; give two different paths", code="SAME_OUTPUT_TWICE")
+            for (o1, p1), (o2, p2) in (((option, out), (other_option, other)), ((other_option, other), (option, out))):
+                if o2 in folders and _inside(p1, p2):
+                    raise UsageError(f"{o1} {p1} is inside the folder {o2} {p2}: give a path outside it",
+                                     code="SAME_OUTPUT_TWICE")
+    for option, out in outputs:
+        blocker = _file_in_the_way(out, option in folders)
+        if blocker is not None:
+            kind = special_kind(blocker) or "a file"
+            raise UsageError(f"cannot write {option} {out}: {blocker} is {kind}, not a folder",
+                             code="OUTPUT_WRITE_FAILED")

@@ -327,7 +327,7 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
         raise NoGroundTruthError(
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
-            "files). Validation still works: add --validate-only.")
+            "files).")  # each command adds what it can do instead (commands/no_truth_hint.py)
     faults = []
     for collection, (runtime, normalizer) in stored.items():
         graphs = catalog.collections[collection.name]
