@@ -39,8 +39,10 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
     "SCORE_UNDEFINED": ("warning", "A valid submission whose leaderboard score is undefined (every collection "
                                    "undefined on that leaderboard's graphs): it cannot rank."),
     "CACHE_ENTRY_CORRUPT": ("warning", "A score cache entry cannot be used (unreadable, truncated JSON, another key, "
-                                       "a record of the wrong shape or types): the submission is scored again and "
-                                       "the entry rewritten. Printed by the build, not part of the leaderboard."),
+                                       "a record of the wrong shape or types, a folder): the submission is scored again "
+                                       "and the entry rewritten (an empty folder in its place is removed; one holding "
+                                       "files is left and the note says so). Printed by the build, not part of the "
+                                       "leaderboard."),
     "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock): "
                               "this build stops with exit code 2 and writes nothing."),
     "OUTPUT_NOT_A_FOLDER": ("error", "The output (-o) is not a folder: an existing file or link (e.g. an earlier "
