@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,12 @@ def test_read_file_checks_the_opened_file(tmp_path):
     with pytest.raises(RefusedFile) as refused:
         read_file(tmp_path / "team" / "missing.csv", 100)
     assert refused.value.code == "SUBMISSION_UNREADABLE"
+    with socket.socket(socket.AF_UNIX) as listening:  # a socket cannot be opened at all (ENXIO)
+        listening.bind(str(tmp_path / "team" / "sock.csv"))
+        with pytest.raises(RefusedFile) as refused:
+            read_file(tmp_path / "team" / "sock.csv", 100)
+    assert (refused.value.code, refused.value.reason) == ("SUBMISSION_NOT_REGULAR", "the file is a socket, not a "
+                                                                                    "regular file; not read")
 
 
 def test_the_default_size_cap_is_64_mib_and_an_option(folder, demo_solution, tmp_path, capsys):
