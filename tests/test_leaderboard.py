@@ -196,8 +196,10 @@ def test_names_cannot_write_outside_the_output_folder(demo_solution, tmp_path):
     after = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if out not in p.parents and p != out)
     assert after == before  # nothing written anywhere but the output folder
     assert sorted(p.name for p in out.iterdir()) == sorted([".cache", ".lock", "current", "generations", *OUTPUTS])
-    assert {t["team"] for t in result.document["teams"]} == {"x..", "leaderboard.html", "%2e%2e%2fevil"}
-    assert [i["path"] for i in result.document["ignored"]] == ["link-team"]
+    teams = {t["team"]: t for t in result.document["teams"]}
+    assert set(teams) == {"x..", "leaderboard.html", "%2e%2e%2fevil", "link-team"}
+    assert [n["code"] for n in teams["link-team"]["notes"]] == ["TEAM_FOLDER_NOT_READ", "NO_VALID_SUBMISSION"]
+    assert result.document["ignored"] == []  # the link is a team whose folder is not followed (a note on it)
 
 
 def test_output_inside_the_submissions_folder_is_refused(demo_solution, tmp_path, capsys):

@@ -110,27 +110,49 @@ CORRUPTIONS = {
 }
 
 
-@pytest.mark.parametrize("kind", CORRUPTIONS)
-def test_a_corrupt_entry_is_rescored_with_a_note(demo_solution, tmp_path, capsys, kind):
+def _built_once(demo_solution, tmp_path) -> tuple[list[str], Path, dict[str, bytes]]:
+    """SPEC built once through the CLI: (its argv, the entry file of north/n1.csv, the output bytes)."""
     subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
     out = tmp_path / "out"
     argv = ["build", str(subs), "--solution", str(demo_solution), "-o", str(out), "--workers", "1",
             "--resamples", "20", "--no-progress"]
     assert cli.main(argv) == 0
-    clean = {n: (out / n).read_bytes() for n in OUTPUTS}
+    return argv, _entry_of(out, subs / "north" / "n1.csv"), {n: (out / n).read_bytes() for n in OUTPUTS}
+
+
+@pytest.mark.parametrize("kind", CORRUPTIONS)
+def test_a_corrupt_entry_is_rescored_with_a_note(demo_solution, tmp_path, capsys, kind):
+    argv, entry, clean = _built_once(demo_solution, tmp_path)
+    out = entry.parent.parent
     capsys.readouterr()
-    CORRUPTIONS[kind](_entry_of(out, subs / "north" / "n1.csv"))
+    CORRUPTIONS[kind](entry)
     code = cli.main(argv)
     printed, err = capsys.readouterr()
     assert code == 0 and "Traceback" not in err
     assert "[CACHE_ENTRY_CORRUPT] north/n1.csv: cache entry" in err and "scored again" in err
     assert "Scored now 1, from the cache 2, 1 corrupt cache entries rescored" in printed
     assert {n: (out / n).read_bytes() for n in OUTPUTS} == clean
-    if kind == "a-folder":  # a folder cannot be replaced by a file: it stays, noted at each build
-        assert cli.main(argv) == 0 and "[CACHE_ENTRY_CORRUPT] north/n1.csv" in capsys.readouterr().err
-        return
-    json.loads(_entry_of(out, subs / "north" / "n1.csv").read_text())  # rewritten whole
+    json.loads(entry.read_text())  # rewritten whole
     assert cli.main(argv) == 0 and "CACHE_ENTRY_CORRUPT" not in capsys.readouterr().err
+
+
+def test_a_folder_holding_files_in_place_of_an_entry_is_left_with_a_note_saying_why(demo_solution, tmp_path,
+                                                                                     capsys):
+    argv, entry, clean = _built_once(demo_solution, tmp_path)
+    out = entry.parent.parent
+    entry.unlink()
+    entry.mkdir()
+    (entry / "kept.txt").write_text("not the cache's")
+    capsys.readouterr()
+    for _ in range(2):  # the cache deletes only files it wrote: the folder stays, and each build says why
+        assert cli.main(argv) == 0
+        printed, err = capsys.readouterr()
+        assert (f"[CACHE_ENTRY_CORRUPT] north/n1.csv: cache entry {entry.name} unusable (a folder, not a file; it "
+                "holds files and is left as it is (the cache deletes only files it wrote), so the entry cannot be "
+                "rewritten until the folder is removed); scored again") in err
+        assert "Scored now 1, from the cache 2, 1 corrupt cache entries rescored" in printed
+        assert {n: (out / n).read_bytes() for n in OUTPUTS} == clean
+    assert (entry / "kept.txt").read_text() == "not the cache's"
 
 
 def test_a_solution_replaced_before_the_workers_load_it_is_a_data_error(demo_root, demo_solution, tmp_path,

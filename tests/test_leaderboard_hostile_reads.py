@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from leaderboard_helpers import OUTPUTS, build_folder
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build as build_module
 from tpugraphs_eval.leaderboard import build_leaderboard
+from tpugraphs_eval.leaderboard import folder as folder_module
 from tpugraphs_eval.leaderboard.folder import read_folder
 from tpugraphs_eval.leaderboard.reading import DEFAULT_MAX_BYTES, RefusedFile, read_file
 from tpugraphs_eval.leaderboard.scorer import MAX_ECHO_CHARS, MAX_PROBLEMS_LISTED
@@ -116,6 +118,12 @@ def test_read_file_checks_the_opened_file(tmp_path):
     with pytest.raises(RefusedFile) as refused:
         read_file(tmp_path / "team" / "missing.csv", 100)
     assert refused.value.code == "SUBMISSION_UNREADABLE"
+    with socket.socket(socket.AF_UNIX) as listening:  # a socket cannot be opened at all (ENXIO)
+        listening.bind(str(tmp_path / "team" / "sock.csv"))
+        with pytest.raises(RefusedFile) as refused:
+            read_file(tmp_path / "team" / "sock.csv", 100)
+    assert (refused.value.code, refused.value.reason) == ("SUBMISSION_NOT_REGULAR", "the file is a socket, not a "
+                                                                                    "regular file; not read")
 
 
 def test_the_default_size_cap_is_64_mib_and_an_option(folder, demo_solution, tmp_path, capsys):
@@ -175,3 +183,66 @@ def test_a_200_mb_single_line_file_makes_a_small_leaderboard(folder, demo_soluti
     assert next(s for s in document["submissions"] if s["id"] == "victim/line.csv")["status"] == "invalid"
     sizes = {name: os.path.getsize(tmp_path / "out" / name) for name in OUTPUTS}
     assert max(sizes.values()) < 100_000, sizes
+
+
+def test_a_link_or_fifo_named_as_a_submission_is_that_teams_unread_submission(folder, demo_solution, tmp_path):
+    subs, secret = folder  # README "Guarantees": a coded note on that submission, where the team looks
+    (subs / "victim" / "linked.csv").symlink_to(secret)
+    os.mkfifo(subs / "victim" / "piped.csv.gz")  # no writer: a blocking open would hang the build
+    (subs / "victim" / "piped.json").write_text(json.dumps({"description": "piped", "selected": True}))
+    (subs / "victim" / "v.json").unlink()
+    (subs / "victim" / "v.json").symlink_to(secret)  # the metadata of v.csv, as a link
+    (subs / "victim" / "notes.txt").symlink_to(secret)  # not named as a submission: an ignored entry
+    document = build_leaderboard(subs, demo_solution, tmp_path / "out", workers=1, resamples=20).document
+    found = {s["id"]: s for s in document["submissions"]}
+    assert statuses(document) == {"good/g.csv": ("scored", []), "victim/linked.csv": ("error", ["SUBMISSION_SYMLINK"]),
+                                  "victim/piped.csv.gz": ("error", ["SUBMISSION_NOT_REGULAR"]),
+                                  "victim/v.csv": ("scored", [])}
+    assert found["victim/linked.csv"]["problems"][0]["message"] == ("victim/linked.csv: the file is a symbolic link; "
+                                                                    "not followed, not read")
+    assert found["victim/piped.csv.gz"]["problems"][0]["message"] == ("victim/piped.csv.gz: the file is a FIFO (named "
+                                                                      "pipe), not a regular file; not read")
+    assert (found["victim/piped.csv.gz"]["description"], found["victim/piped.csv.gz"]["selected"]) == ("piped", True)
+    assert [(n["code"], n["message"]) for n in found["victim/v.csv"]["notes"]] == [
+        ("METADATA_INVALID", "victim/v.json: the file is a symbolic link; not followed, not read; ignored")]
+    victim = next(t for t in document["teams"] if t["team"] == "victim")
+    assert victim["submissions"] == 3 and "SELECTED_INVALID" in {n["code"] for n in victim["notes"]}
+    assert [i["path"] for i in document["ignored"]] == ["victim/notes.txt"]
+    assert "SECRET" not in outputs_text(tmp_path / "out")
+
+
+def test_a_link_or_fifo_in_place_of_a_team_folder_is_that_team_with_a_note(folder, demo_solution, tmp_path):
+    subs, secret = folder  # README "Guarantees": a coded note on the team, not a build-level ignored entry
+    (subs / "linked-team").symlink_to(secret.parent, target_is_directory=True)  # holds a valid-looking v.csv
+    os.mkfifo(subs / "piped-team")
+    (subs / "README.txt").write_text("about the folder")  # a regular file at the top level: not a team
+    document = build_leaderboard(subs, demo_solution, tmp_path / "out", workers=1, resamples=20).document
+    teams = {t["team"]: t for t in document["teams"]}
+    assert sorted(teams) == ["good", "linked-team", "piped-team", "victim"]
+    for team, words in (("linked-team", "a symbolic link, not followed"), ("piped-team", "a FIFO (named pipe), "
+                                                                                       "not a folder")):
+        assert (teams[team]["rank"], teams[team]["submissions"]) == (None, 0)
+        assert [(n["code"], n["message"]) for n in teams[team]["notes"]][0] == (
+            "TEAM_FOLDER_NOT_READ", f"the team folder {team} is {words}: no submission of it is read")
+        assert [n["code"] for n in teams[team]["notes"]][1:] == ["NO_VALID_SUBMISSION"]
+    assert sorted(statuses(document)) == ["good/g.csv", "victim/v.csv"]
+    assert [i["path"] for i in document["ignored"]] == ["README.txt"]
+    assert document["counts"]["teams"] == 4
+    assert "SECRET" not in outputs_text(tmp_path / "out")
+
+
+def test_a_team_folder_that_cannot_be_listed_is_that_team_with_a_note(folder, monkeypatch):
+    subs, _ = folder  # as root, permissions do not stop a listing: the listing is made to fail
+    listing = folder_module._listing
+
+    def refused(path):
+        if path.name == "victim":
+            raise PermissionError(13, "Permission denied")
+        return listing(path)
+    monkeypatch.setattr(folder_module, "_listing", refused)
+    found = read_folder(subs)
+    assert found.teams == ["good", "victim"] and [e.id for e in found.entries] == ["good/g.csv"]
+    assert found.ignored == []
+    assert [(n["code"], n["message"]) for n in found.team_notes["victim"]] == [
+        ("TEAM_FOLDER_NOT_READ", "the team folder victim cannot be listed (Permission denied): no submission of it "
+                                 "is read")]

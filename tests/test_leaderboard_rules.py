@@ -52,18 +52,21 @@ def test_folder_layout_and_metadata(tmp_path):
     os.symlink(tmp_path, root / "linked-team")
     os.symlink(root / "alpha" / "a.csv", root / "beta" / "link.csv")
     folder = read_folder(root)
-    assert folder.teams == ["alpha", "beta"]
-    assert [e.id for e in folder.entries] == ["alpha/B.CSV", "alpha/a.csv", "beta/c.csv"]
-    b, a, c = folder.entries
+    assert folder.teams == ["alpha", "beta", "linked-team"]  # a link for a team folder: listed, not followed
+    assert [n["code"] for n in folder.team_notes["linked-team"]] == ["TEAM_FOLDER_NOT_READ"]
+    assert [e.id for e in folder.entries] == ["alpha/B.CSV", "alpha/a.csv", "beta/c.csv", "beta/link.csv"]
+    b, a, c, link = folder.entries  # the link is a submission, refused by the scorer's read (reading.py)
+    assert link.notes == [] and link.path == root / "beta" / "link.csv"
     assert a.submitted == "2023-11-17T12:00:00Z" and a.selected and a.description == "first\\x1b[2J"
     assert b.submitted == "2023-11-18T08:30:00Z" and not b.selected  # no zone: UTC; "yes" is not a boolean
     assert sorted(n["code"] for n in b.notes) == ["METADATA_INVALID", "METADATA_INVALID"]
     assert c.submitted is None and [n["code"] for n in c.notes] == ["METADATA_INVALID"]
     ignored = {i["path"]: i["message"] for i in folder.ignored}
-    assert set(ignored) == {".git", "linked-team", "loose.csv", "alpha/.DS_Store", "alpha/nested",
-                            "alpha/notes.txt", "alpha/orphan.json", "beta/link.csv"}
+    assert set(ignored) == {".git", "loose.csv", "alpha/.DS_Store", "alpha/nested", "alpha/notes.txt",
+                            "alpha/orphan.json"}
     assert all(i["code"] == "IGNORED_ENTRY" for i in folder.ignored)
-    assert "symbolic link" in ignored["linked-team"] and "metadata without a CSV" in ignored["alpha/orphan.json"]
+    assert "metadata without a submission" in ignored["alpha/orphan.json"]
+    assert "not a submission file (a name ending in .csv, .gz or .zip)" in ignored["alpha/notes.txt"]
 
 
 def test_parse_time():

@@ -37,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     build = commands.add_parser(
         "build", help="score every submission of a folder and write leaderboard.{csv,md,json,html}",
         description="SUBMISSIONS_DIR holds one folder per team (its name is the team's), each holding submission "
-                    "CSVs, each optionally with metadata NAME.json next to NAME.csv: {\"submitted\": ISO-8601, "
+                    "files (NAME.csv, or zipped or gzipped: NAME.zip, NAME.csv.gz, NAME.gz), each optionally with "
+                    "metadata NAME.json: {\"submitted\": ISO-8601, "
                     "\"description\": str, \"selected\": bool}. See docs/leaderboard.md.")
     build.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR")
     build.add_argument("--solution", required=True, type=Path, metavar="FILE",

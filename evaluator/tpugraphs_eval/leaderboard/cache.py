@@ -7,8 +7,9 @@ manifest, so a solution rebuilt with another seed or public fraction shares no e
 the package version and its source code (:func:`tpugraphs_eval.source_digest.source_digest`: a code change
 under the same version reuses nothing) and every scoring option. The file holds ``{"key": ..., "record": ...}``, the
 record of :func:`scorer.record_of`. An entry that cannot be used (unreadable, truncated JSON, another
-key, a record of the wrong shape or types: :func:`record_fault`) is a miss: the submission is scored
-again, the entry rewritten, and a ``CACHE_ENTRY_CORRUPT`` note kept (:attr:`ScoreCache.notes`). After a
+key, a record of the wrong shape or types: :func:`record_fault`; a folder, removed when empty, else left
+and named in the note) is a miss: the submission is scored again, the entry rewritten, and a
+``CACHE_ENTRY_CORRUPT`` note kept (:attr:`ScoreCache.notes`). After a
 successful build the folder holds exactly the entries of that build (:meth:`ScoreCache.prune`).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import hashlib
 import json
 import math
@@ -134,6 +136,20 @@ def record_fault(record: object, submission_sha256: str, shape: dict[str, dict[s
     return _scores_fault(record.get("boards"), shape["public"]) or _per_graph_fault(record.get("per_graph"), shape)
 
 
+def _clear_folder(path: Path) -> str:
+    """Make room for the entry ``path`` where a folder stands (``os.replace`` cannot put a file over a folder):
+    an empty folder is removed; one holding anything is left as it is (the cache deletes only files it wrote).
+    Returns why the entry was unusable and what became of the folder, for the note."""
+    try:
+        os.rmdir(path)
+    except OSError as err:
+        held = ("it holds files" if err.errno in (errno.ENOTEMPTY, errno.EEXIST)
+                else f"it cannot be removed ({err.strerror or err})")
+        return (f"a folder, not a file; {held} and is left as it is (the cache deletes only files it wrote), so the "
+                "entry cannot be rewritten until the folder is removed")
+    return "a folder, not a file; the empty folder is removed and the entry rewritten"
+
+
 class ScoreCache:
     """Records by key, in a folder (created on first write); ``folder=None`` disables caching.
 
@@ -172,6 +188,9 @@ class ScoreCache:
             return None
         except OSError as err:
             return self._corrupt(label, path, f"cannot be opened ({err.strerror or err})")
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            os.close(fd)
+            return self._corrupt(label, path, _clear_folder(path))
         try:
             with os.fdopen(fd, "rb") as handle:
                 if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):

@@ -15,13 +15,13 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
                                        "recorded unscored."),
     "SUBMISSION_TOO_LARGE": ("error", "The submission file is larger than --max-size (default 64 MiB): it is "
                                       "recorded unscored, without being read."),
-    "SUBMISSION_SYMLINK": ("error", "The submission file, or its team folder, became a symbolic link after the "
-                                    "folder was listed: the link is not followed, nothing is read, it is recorded "
-                                    "unscored."),
+    "SUBMISSION_SYMLINK": ("error", "The submission file is a symbolic link, or it or its team folder became one "
+                                    "after the folder was listed: the link is not followed, nothing is read, it is "
+                                    "recorded unscored."),
     "SUBMISSION_HARDLINK": ("error", "The submission file has more than one name (a hard link, possibly to a file "
                                      "outside the folder): it is not read and is recorded unscored."),
-    "SUBMISSION_NOT_REGULAR": ("error", "The submission became something other than a regular file (a FIFO, "
-                                        "device, socket or folder) after the folder was listed: not read, recorded "
+    "SUBMISSION_NOT_REGULAR": ("error", "The submission is not a regular file (a FIFO, device or socket, or a "
+                                        "folder swapped in after the folder was listed): not read, recorded "
                                         "unscored."),
     "PROBLEMS_NOT_LISTED": ("warning", "The submission has more problems than the leaderboard lists (100): the "
                                        "rest are counted in problem_counts, not listed."),
@@ -29,8 +29,12 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
                                     "their defaults (time unknown, no description, not selected)."),
     "TEAM_NAMES_MERGED": ("warning", "Team folders whose names are equal after Unicode NFC normalisation and "
                                      "case folding are one team, shown under the first folder's name."),
+    "TEAM_FOLDER_NOT_READ": ("warning", "A team folder that is not read: a symbolic link (not followed), a FIFO, "
+                                        "device or socket in its place, or a folder that cannot be listed. The team "
+                                        "is listed, without its submissions."),
     "IGNORED_ENTRY": ("warning", "An entry of the submissions folder that is not a submission (a file at the top "
-                                 "level, a non-CSV file, a nested folder, a symbolic link, a hidden entry)."),
+                                 "level, a file named neither .csv, .gz, .zip nor as a submission's metadata, a "
+                                 "nested folder, a hidden entry)."),
     "TOO_MANY_SELECTED": ("warning", "A team selected more than 2 submissions: the 2 most recent selected valid ones "
                                      "count (Kaggle allows 2)."),
     "SELECTED_INVALID": ("warning", "A selected submission is invalid or unscored: it cannot count for the private "
@@ -39,8 +43,10 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
     "SCORE_UNDEFINED": ("warning", "A valid submission whose leaderboard score is undefined (every collection "
                                    "undefined on that leaderboard's graphs): it cannot rank."),
     "CACHE_ENTRY_CORRUPT": ("warning", "A score cache entry cannot be used (unreadable, truncated JSON, another key, "
-                                       "a record of the wrong shape or types): the submission is scored again and "
-                                       "the entry rewritten. Printed by the build, not part of the leaderboard."),
+                                       "a record of the wrong shape or types, a folder): the submission is scored again "
+                                       "and the entry rewritten (an empty folder in its place is removed; one holding "
+                                       "files is left and the note says so). Printed by the build, not part of the "
+                                       "leaderboard."),
     "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock): "
                               "this build stops with exit code 2 and writes nothing."),
     "OUTPUT_NOT_A_FOLDER": ("error", "The output (-o) is not a folder: an existing file or link (e.g. an earlier "

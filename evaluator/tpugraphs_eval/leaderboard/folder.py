@@ -1,22 +1,27 @@
-"""The submissions folder: one sub-folder per team holding CSV files, each with optional metadata.
+"""The submissions folder: one sub-folder per team holding submission files, each with optional metadata.
 
 Layout (docs/leaderboard.md)::
 
     SUBMISSIONS_DIR/
       <team>/              the folder name is the team name
-        <name>.csv         one submission (any file name ending in .csv, case-insensitive)
-        <name>.json        optional metadata of <name>.csv (same stem; suffixes in any case):
+        <name>.csv         one submission: a name ending in .csv, .gz or .zip (any case), so also
+                           <name>.csv.gz, <name>.csv.zip (read as tpugraphs-eval reads them)
+        <name>.json        optional metadata of the submission of that stem (:func:`submission_stem`:
+                           ``a.json`` for ``a.csv``, ``a.csv.gz``, ``a.zip``; suffixes in any case):
                            {"submitted": "2023-11-17T12:00:00Z", "description": "...", "selected": true}
 
-Everything else found there is not a submission and is recorded as ``IGNORED_ENTRY`` with the reason
-(a file at the top level, a file that is neither ``.csv`` nor the metadata of one, a nested folder,
-a symbolic link, a hidden entry): nothing is skipped silently. Names come from the file system and
+An entry named as a submission is a submission whatever it is (a link, a FIFO): the scorer refuses to
+read what is not a regular file, with a coded problem on that submission. An entry standing where a team
+folder should (a link, a FIFO) is a team whose folder is not read: a ``TEAM_FOLDER_NOT_READ`` note on that
+team. Everything else found there is not a submission and is recorded as ``IGNORED_ENTRY`` with the
+reason (a file at the top level, a file that is neither a submission nor the metadata of one, a nested
+folder, a hidden entry): nothing is skipped silently. Names come from the file system and
 are untrusted: they are only ever *shown* (escaped by each renderer), never used to build a path.
 Team folders whose names are equal after Unicode NFC normalisation and case folding (``Café``/``CAFÉ``,
 precomposed or not) are one team, shown under the first one's name, with a ``TEAM_NAMES_MERGED`` note.
 Metadata is read like submissions (:mod:`reading`: no link followed) as UTF-8 with or without a BOM; any
-fault of one file (bad encoding, nesting too deep, a time out of range) is a ``METADATA_INVALID`` note on
-that submission, never an error of the build.
+fault of one file (bad encoding, nesting too deep, a time out of range, one file for two submissions)
+is a ``METADATA_INVALID`` note on that submission, never an error of the build.
 """
 
 from __future__ import annotations
@@ -33,9 +38,15 @@ from typing import Any
 
 from ..display import safe
 from ..errors import UsageError
+from ..safeopen import file_type_in_words
 from .codes import note
 from .reading import RefusedFile, read_file
 
+SUBMISSION_SUFFIXES = (".csv", ".gz", ".zip")
+"""A file of a team folder whose name ends in one of these (any case) is a submission: a CSV, or a gzip or
+zip file holding one, read exactly as ``tpugraphs-eval`` reads it (:mod:`..submission.compressed`: an
+archive is recognised by its first bytes, unpacked under a cap, a ``COMPRESSED`` note)."""
+NOT_A_SUBMISSION = "not a submission file (a name ending in .csv, .gz or .zip)"
 METADATA_KEYS = ("submitted", "description", "selected")
 MAX_METADATA_BYTES = 64 * 1024
 """A metadata file larger than this is not read (it is recorded as ``METADATA_INVALID``)."""
@@ -94,7 +105,7 @@ class Folder:
             are one team after :func:`team_key` appear once, as the first of them).
         entries: every submission, sorted by (team, file name).
         ignored: entries that are not submissions, each a :func:`codes.note` dict with a ``path``.
-        team_notes: team → notes about the team itself (``TEAM_NAMES_MERGED``).
+        team_notes: team → notes about the team itself (``TEAM_NAMES_MERGED``, ``TEAM_FOLDER_NOT_READ``).
     """
 
     teams: list[str]
@@ -182,11 +193,30 @@ def _ignored(path: str, why: str) -> dict[str, Any]:
     return {"path": path, **note("IGNORED_ENTRY", f"{path}: {why}")}
 
 
-def _kind(path: Path) -> str:
-    """``file``, ``dir``, ``link`` or ``other``, without following links."""
-    mode = path.lstat().st_mode
-    return ("link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode)
-            else "file" if stat.S_ISREG(mode) else "other")
+def submission_stem(name: str) -> str | None:
+    """The stem a submission shares with its metadata file, or None when ``name`` is not a submission's.
+
+    A submission's name ends in one of :data:`SUBMISSION_SUFFIXES` (any case); its stem is the name without
+    ``.gz`` or ``.zip`` and then without ``.csv``: ``a`` for ``a.csv``, ``a.csv.gz``, ``a.gz``, ``a.csv.zip``
+    and ``a.zip`` (Kaggle's own download is ``sample_submission.csv.zip``)."""
+    lower = name.lower()
+    if not lower.endswith(SUBMISSION_SUFFIXES):
+        return None
+    if lower.endswith((".gz", ".zip")):
+        name = name[:name.rfind(".")]
+    return name[:-4] if name.lower().endswith(".csv") else name
+
+
+def _kind(path: Path) -> tuple[str, str]:
+    """(``file``, ``dir``, ``link`` or ``other``; the file type in words), without following links. An entry
+    that vanished since the listing is ``other``."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError as err:
+        return "other", f"gone or unreadable ({err.strerror or err})"
+    kind = ("link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode)
+            else "other")
+    return kind, file_type_in_words(mode) or "a regular file"
 
 
 def _listing(folder: Path) -> list[str]:
@@ -206,51 +236,87 @@ def read_folder(root: Path) -> Folder:
         top = _listing(root)
     except OSError as err:
         raise UsageError(f"cannot list the submissions folder {root}: {err.strerror or err}") from None
-    teams, entries, ignored = [], [], []
+    teams, entries, ignored, team_notes = [], [], [], {}
     for raw_team in top:
         team = display_name(raw_team)
         team_path = root / raw_team
-        kind = _kind(team_path)
+        kind, words = _kind(team_path)
         if raw_team.startswith("."):
             ignored.append(_ignored(team, "hidden entry at the top level (team folders do not start with '.')"))
             continue
-        if kind != "dir":
-            why = {"link": "a symbolic link (team folders must be real folders)",
-                   "file": "a file at the top level (submissions go in a team folder)"}.get(kind, "not a folder")
-            ignored.append(_ignored(team, why))
+        if kind == "file":
+            ignored.append(_ignored(team, "a file at the top level (submissions go in a team folder)"))
             continue
-        teams.append(team)
+        teams.append(team)  # a team folder, or what stands in its place (a link, a FIFO): the team is listed
+        if kind != "dir":
+            what = "a symbolic link, not followed" if kind == "link" else f"{words}, not a folder"
+            team_notes[team] = [note("TEAM_FOLDER_NOT_READ", f"the team folder {team} is {what}: no submission of "
+                                                             "it is read")]
+            continue
         try:
             names = _listing(team_path)
         except OSError as err:
-            ignored.append(_ignored(team, f"the team folder cannot be listed ({err.strerror or err})"))
+            team_notes[team] = [note("TEAM_FOLDER_NOT_READ", f"the team folder {team} cannot be listed "
+                                     f"({err.strerror or err}): no submission of it is read")]
             continue
-        metadata = {n[:-5]: n for n in names if n.lower().endswith(".json")}
-        stems = {n[:-4] for n in names if n.lower().endswith(".csv")}
-        for raw in names:
-            shown = f"{team}/{display_name(raw)}"
-            path = team_path / raw
-            kind = _kind(path)
-            is_csv, is_meta = raw.lower().endswith(".csv"), raw.lower().endswith(".json")
-            if raw.startswith("."):
-                ignored.append(_ignored(shown, "hidden entry"))
-            elif kind == "link":
-                ignored.append(_ignored(shown, "a symbolic link (submissions must be regular files)"))
-            elif kind == "dir":
-                ignored.append(_ignored(shown, "a folder inside a team folder (not read)"))
-            elif is_meta and raw[:-5] in stems:
-                continue  # read with its CSV below
-            elif not is_csv or kind != "file":
-                why = ("metadata without a CSV of the same name" if is_meta else
-                       "not a regular file" if is_csv else "not a .csv file")
-                ignored.append(_ignored(shown, why))
-            else:
-                entry = Entry(team, display_name(raw), path)
-                meta = metadata.get(raw[:-4])
-                if meta is not None:
-                    read_metadata(team_path / meta, entry)
-                entries.append(entry)
-    return _merge_teams(Folder(teams, entries, ignored))
+        found, skipped = _read_team(team, team_path, names)
+        entries += found
+        ignored += skipped
+    return _merge_teams(Folder(teams, entries, ignored, team_notes))
+
+
+def _read_team(team: str, team_path: Path, names: list[str]) -> tuple[list[Entry], list[dict[str, Any]]]:
+    """The submissions (with their metadata read) and the ignored entries of one team folder's ``names``.
+
+    Every entry named as a submission (:func:`submission_stem`) that is not a folder is a submission, a
+    link or FIFO too: the scorer refuses to read it with a coded problem on that submission
+    (:mod:`reading`), where the team looks for it."""
+    kinds = {raw: _kind(team_path / raw)[0] for raw in names}
+    visible = [raw for raw in names if not raw.startswith(".") and kinds[raw] != "dir"]
+    owners: dict[str, list[str]] = {}  # stem → the submissions of that stem
+    for raw in visible:
+        stem = submission_stem(raw)
+        if stem is not None:
+            owners.setdefault(stem, []).append(raw)
+    metadata: dict[str, list[str]] = {}  # stem → the metadata files of that stem
+    for raw in visible:
+        if raw.lower().endswith(".json") and raw[:-5] in owners:
+            metadata.setdefault(raw[:-5], []).append(raw)
+    entries, ignored = [], []
+    for raw in names:
+        shown = f"{team}/{display_name(raw)}"
+        stem = submission_stem(raw)
+        if raw.startswith("."):
+            ignored.append(_ignored(shown, "hidden entry"))
+        elif kinds[raw] == "dir":
+            ignored.append(_ignored(shown, "a folder inside a team folder (not read)"))
+        elif stem is not None:
+            entry = Entry(team, display_name(raw), team_path / raw)
+            _attach_metadata(entry, team_path, owners[stem], metadata.get(stem, []))
+            entries.append(entry)
+        elif raw.lower().endswith(".json") and raw[:-5] in owners:
+            continue  # read with its submission
+        else:
+            ignored.append(_ignored(shown, "metadata without a submission of the same stem"
+                                    if raw.lower().endswith(".json") else NOT_A_SUBMISSION))
+    return entries, ignored
+
+
+def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: list[str]) -> None:
+    """Read the one metadata file of ``entry``; a metadata file shared by several submissions of one stem
+    (``a.csv`` and ``a.csv.gz``), or several metadata files of one stem (``a.json``, ``a.JSON``), are
+    ``METADATA_INVALID`` notes instead: which submission or file was meant is unknown."""
+    if not files:
+        return
+    shown = ", ".join(display_name(f) for f in files)
+    if len(owners) > 1:
+        entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{shown}: the metadata of {len(owners)} submissions "
+                                f"({', '.join(display_name(o) for o in owners)}); ignored (give each its own stem)"))
+    elif len(files) > 1:
+        entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{entry.file}: {len(files)} metadata files "
+                                f"({shown}); ignored (keep one)"))
+    else:
+        read_metadata(team_path / files[0], entry)
 
 
 def team_key(name: str) -> str:
@@ -269,7 +335,12 @@ def _merge_teams(found: Folder) -> Folder:
     rename = {t: canonical for canonical, names in merged.items() for t in names}
     for entry in found.entries:
         entry.folder, entry.team = entry.team, rename[entry.team]
-    notes = {canonical: [note("TEAM_NAMES_MERGED", f"team folders {', '.join(names)} are one team (names equal "
-                                                   f"after NFC normalisation and case folding), shown as {canonical}")]
-             for canonical, names in merged.items() if len(names) > 1}
+    notes: dict[str, list[dict[str, Any]]] = {}
+    for canonical, names in merged.items():
+        if len(names) > 1:
+            notes[canonical] = [note("TEAM_NAMES_MERGED", f"team folders {', '.join(names)} are one team (names "
+                                     f"equal after NFC normalisation and case folding), shown as {canonical}")]
+        for name in names:
+            notes[canonical] = notes.get(canonical, []) + found.team_notes.get(name, [])
+    notes = {team: team_notes for team, team_notes in notes.items() if team_notes}
     return Folder(list(merged), found.entries, found.ignored, notes)

@@ -16,6 +16,8 @@ import os
 import stat
 from pathlib import Path
 
+from ..safeopen import file_type_in_words
+
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 """Submissions larger than this are recorded as ``SUBMISSION_TOO_LARGE`` unread (``--max-size``; real Kaggle
 test submissions are about 10 MB)."""
@@ -42,15 +44,17 @@ def _open_at(name: str, dir_fd: int | None, flags: int, what: str) -> int:
     try:
         return os.open(name, flags, dir_fd=dir_fd)
     except OSError as err:
+        try:
+            mode: int | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+        except OSError:
+            mode = None
+        if stat.S_ISLNK(mode or 0) or (mode is None and err.errno == errno.ELOOP):
+            raise RefusedFile("SUBMISSION_SYMLINK", f"{what} is a symbolic link; not followed, not read") from None
         if err.errno in (errno.ELOOP, errno.ENOTDIR):  # with O_DIRECTORY, Linux reports a link as ENOTDIR
-            try:
-                link = stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-            except OSError:
-                link = err.errno == errno.ELOOP
-            if link:
-                raise RefusedFile("SUBMISSION_SYMLINK", f"{what} became a symbolic link after the folder was "
-                                                        "listed; not followed, not read") from None
             raise RefusedFile("SUBMISSION_NOT_REGULAR", f"{what} is no longer a folder; not read") from None
+        if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a socket cannot be opened (ENXIO)
+            raise RefusedFile("SUBMISSION_NOT_REGULAR", f"{what} is {file_type_in_words(mode)}, not a regular file; "
+                                                        "not read") from None
         raise RefusedFile("SUBMISSION_UNREADABLE", f"{what}: {err.strerror or err}") from None
 
 
@@ -80,8 +84,8 @@ def read_file(path: Path, max_bytes: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise RefusedFile("SUBMISSION_NOT_REGULAR", "not a regular file (a FIFO, device or socket was "
-                                                        "swapped in?); not read")
+            raise RefusedFile("SUBMISSION_NOT_REGULAR", f"the file is {file_type_in_words(info.st_mode)}, not a "
+                                                        "regular file; not read")
         if info.st_nlink != 1:
             raise RefusedFile("SUBMISSION_HARDLINK", f"a hard link ({info.st_nlink} names for one file; it may be "
                                                      "a file outside the folder); not read")
