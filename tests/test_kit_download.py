@@ -97,7 +97,8 @@ def test_missing_file_source_is_final_and_no_partial_file_is_claimed(tmp_path, m
 def test_http_404_is_tried_once_and_names_no_partial_file(tmp_path, server):
     with pytest.raises(DownloadError) as err:
         fetch(server.base_url + "missing.tar", tmp_path / "missing.tar", retries=3, progress=False)
-    assert str(err.value) == f"[DOWNLOAD_FAILED] {server.base_url}missing.tar: HTTP 404 Not Found. Nothing was downloaded."
+    assert str(err.value) == (f"[DOWNLOAD_FAILED] {server.base_url}missing.tar: HTTP 404 Not Found. "
+                              "Nothing was downloaded.")
     assert [n for n, _ in server.requests] == ["missing.tar"]
 
 

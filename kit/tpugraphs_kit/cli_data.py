@@ -136,7 +136,8 @@ def _download(args) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
-    return {"info": _info, "list": _list, "urls": _urls, "download": _download, "codes": print_codes}[args.command](args)
+    commands = {"info": _info, "list": _list, "urls": _urls, "download": _download, "codes": print_codes}
+    return commands[args.command](args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -250,8 +250,8 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
 
     Raises:
         DownloadError: ``DOWNLOAD_FAILED`` (an HTTP error or a missing ``file://`` source, neither retried; a
-            network error after every retry; a partial file is kept for a resume, and the message says so with
-            its size only when there is one), ``TIMED_OUT`` (every attempt stalled, or past ``deadline``; the partial file is kept),
+            network error after every retry), ``TIMED_OUT`` (every attempt stalled, or past ``deadline``): a
+            partial file is kept for a resume, and the message names it with its size only when there is one;
             ``SIZE_MISMATCH`` (more bytes than announced), ``ARCHIVE_TOO_LARGE`` (over ``max_bytes``); in
             the last two the partial file is deleted.
     """
@@ -280,7 +280,8 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
                 raise DownloadError("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}. {_kept(part)}") from None
             except urllib.error.URLError as err:
                 if _missing_source(err):
-                    raise DownloadError("DOWNLOAD_FAILED", f"{url}: no such file (not retried). {_kept(part)}") from None
+                    raise DownloadError("DOWNLOAD_FAILED",
+                                        f"{url}: no such file (not retried). {_kept(part)}") from None
                 last_error = err.reason
             except DownloadError as err:
                 if err.code == "ARCHIVE_TOO_LARGE":

@@ -16,7 +16,8 @@ from tpugraphs_eval.submission.problems import markdown_cell
 
 KIT_ERROR_CODES: dict[str, str] = {
     # reading the data (tpugraphs_kit.data, tpugraphs-data info)
-    "UNKNOWN_COLLECTION": "A collection name that is none of the five (`tile:xla`, `layout:{xla,nlp}:{default,random}`).",
+    "UNKNOWN_COLLECTION": "A collection name that is none of the five (`tile:xla`, "
+                          "`layout:{xla,nlp}:{default,random}`).",
     "UNKNOWN_SPLIT": "A split that is none of train, valid, test.",
     "GRAPH_NOT_FOUND": "No `.npz` file for the graph named (`load_graph`, `Graph`).",
     "MISSING_KEY": "A graph file lacks an array asked for (e.g. `config_feat`).",
