@@ -13,6 +13,9 @@ from tpugraphs_eval.errors import ERROR_CODES, error_codes_markdown
 from tpugraphs_eval.leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
 from tpugraphs_eval.submission.problems import CODES, codes_markdown
 from tpugraphs_eval.truth.solution import USAGE_WARNINGS
+from tpugraphs_kit import cli_baseline as baseline_cli
+from tpugraphs_kit import cli_data as data_cli
+from tpugraphs_kit.errors import KIT_ERROR_CODES, kit_error_codes_markdown
 
 REPO = Path(__file__).resolve().parent.parent
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -44,12 +47,15 @@ def test_docs_codes_holds_exactly_the_generated_tables():
     assert CODES_MD.count(submission_table) == 1
     assert CODES_MD.count(leaderboard_table) == 1
     assert CODES_MD.count(error_codes_markdown()) == 1
-    assert CODE_ROW.findall(CODES_MD) == [*CODES, *ERROR_CODES, *USAGE_WARNINGS, *LEADERBOARD_CODES]
+    assert CODES_MD.count(kit_error_codes_markdown()) == 1
+    assert CODE_ROW.findall(CODES_MD) == [*CODES, *ERROR_CODES, *USAGE_WARNINGS, *LEADERBOARD_CODES, *KIT_ERROR_CODES]
 
 
 @pytest.mark.parametrize(("main", "args", "expected"), [(eval_cli.main, [], codes_markdown),
                                                         (eval_cli.main, ["--errors"], error_codes_markdown),
-                                                        (leaderboard_cli.main, [], leaderboard_codes_markdown)])
+                                                        (leaderboard_cli.main, [], leaderboard_codes_markdown),
+                                                        (baseline_cli.main, [], kit_error_codes_markdown),
+                                                        (data_cli.main, [], kit_error_codes_markdown)])
 def test_codes_markdown_command_prints_the_table(main, args, expected, capsys):
     assert main(["codes", "--markdown", *args]) == 0
     assert capsys.readouterr().out == expected()

@@ -186,7 +186,7 @@ def test_baseline_cli_random_and_learned(tmp_path, capsys, demo_root):
     assert baseline_main(["random", "--split", "test", "--data-root", "demo", "-o", str(out),
                           "--configs", "official"]) == 2
     err = capsys.readouterr().err
-    assert "[BAD_OPTION]" in err and "Traceback" not in err
+    assert "[USAGE_ERROR]" in err and "Traceback" not in err
 
 
 def test_baseline_cli_on_real_files(tmp_path, capsys, realdata):
@@ -218,8 +218,8 @@ def test_odd_learned_and_download_options_are_coded(tmp_path, capsys):
 
     assert baseline_main(["learned", "--split", "valid", "--data-root", "demo", "--alpha", "inf",
                           "-o", str(tmp_path / "l.csv")]) == 2
-    assert "[BAD_OPTION]" in capsys.readouterr().err
+    assert "[USAGE_ERROR]" in capsys.readouterr().err
     assert data_main(["download", "--data-root", str(tmp_path), "--base-url", "notaurl",
                       "--collections", "tile:xla", "--splits", "valid"]) == 2
     err = capsys.readouterr().err
-    assert "[BAD_OPTION]" in err and "Traceback" not in err
+    assert "[USAGE_ERROR]" in err and "Traceback" not in err

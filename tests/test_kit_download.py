@@ -66,11 +66,40 @@ def test_partial_file_is_resumed_by_the_next_run(tmp_path, server, capsys):
             "--base-url", server.base_url, "--retries", "0", "--no-progress"]
     assert data_main(args) == 2
     err = capsys.readouterr().err
-    assert "[DOWNLOAD_FAILED]" in err and "resume" in err and "Traceback" not in err
-    assert (root / ".downloads" / f"{name}.part").stat().st_size == 1000 and not (root / "npz").exists()
+    part = root / ".downloads" / f"{name}.part"
+    assert "[DOWNLOAD_FAILED]" in err and "Traceback" not in err
+    assert f"The partial file {part} (1,000 bytes) is kept: run the same command again to resume." in err
+    assert part.stat().st_size == 1000 and not (root / "npz").exists()
     assert data_main(args) == 0
     assert server.requests[-1] == (name, "bytes=1000-")
     assert sorted(p.name for p in (root / "npz/tile/xla/valid").iterdir()) == ["g1.npz", "g2.npz"]
+
+
+def test_missing_file_source_is_final_and_no_partial_file_is_claimed(tmp_path, monkeypatch, capsys):
+    """A ``file://`` archive that does not exist is tried once, like an HTTP 404 (the old code tried it 4 times),
+    and the message claims no partial file when there is none (the old one named a ``.part`` that did not
+    exist)."""
+    from tpugraphs_kit import download as download_module
+
+    calls = []
+    attempt = download_module._attempt
+    monkeypatch.setattr(download_module, "_attempt", lambda *a: calls.append(a[0]) or attempt(*a))
+    root = tmp_path / "d"
+    assert data_main(["download", "--data-root", str(root), "--collections", "tile:xla", "--splits", "valid",
+                      "--base-url", (tmp_path / "nowhere").as_uri() + "/", "--no-progress"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    url = (tmp_path / "nowhere" / "npz_tile_xla_valid.tar").as_uri()
+    assert f"[DOWNLOAD_FAILED] {url}: no such file (not retried). Nothing was downloaded." in err
+    assert ".part" not in err and "attempt" not in err and calls == [url]
+    assert list((root / ".downloads").iterdir()) == []
+
+
+def test_http_404_is_tried_once_and_names_no_partial_file(tmp_path, server):
+    with pytest.raises(DownloadError) as err:
+        fetch(server.base_url + "missing.tar", tmp_path / "missing.tar", retries=3, progress=False)
+    assert str(err.value) == (f"[DOWNLOAD_FAILED] {server.base_url}missing.tar: HTTP 404 Not Found. "
+                              "Nothing was downloaded.")
+    assert [n for n, _ in server.requests] == ["missing.tar"]
 
 
 def test_server_ignoring_range_restarts_from_the_start(tmp_path, server):

@@ -173,4 +173,4 @@ def test_wrong_types_and_missing_folders_are_coded_kit_errors(tmp_path, demo_roo
         write_predictions({graph_id: [float("nan")] * c}, tmp_path / "x.csv", catalog)
     with pytest.raises(KitError) as err:  # a valid submission, but a folder that does not exist
         write_submission(random_rankings(catalog, 0), tmp_path / "no-such-folder" / "x.csv", catalog)
-    assert err.value.code == "CANNOT_WRITE" and not (tmp_path / "no-such-folder").exists()
+    assert err.value.code == "OUTPUT_WRITE_FAILED" and not (tmp_path / "no-such-folder").exists()

@@ -65,16 +65,18 @@ ERROR_CODES: dict[str, str] = {
     "SOLUTION_CHECKSUM_MISMATCH": "The file disagrees with its manifest: the column data's sha256 (checked before "
                                   "any column is decoded), the runtimes' sha256, or the graph, config or "
                                   "public-graph counts differ (a corrupted or edited file).",
-    "OUTPUT_WRITE_FAILED": "An output (a solution file, the JSON or HTML report, an exported file or bundle, "
-                           "standard output) cannot be written: an unwritable or missing folder, a full disk or "
-                           "device, an existing target that is not a regular file (a device, a FIFO, a folder: "
-                           "refused, never replaced; only a stream such as `--json` writes into a FIFO or a "
-                           "character device); a file where the output's folder must be (`--zip afile/x.zip`, "
-                           "`--html FILE` naming the folder of several pages: refused before any work). A file "
-                           "written atomically is left as it was, with no partial file beside it.",
+    "OUTPUT_WRITE_FAILED": "An output (a solution file, the JSON or HTML report, an exported file or bundle, a "
+                           "kit submission or download folder, standard output) cannot be written: an unwritable "
+                           "or missing folder, a full disk or device, an existing target that is not a regular "
+                           "file (a device, a FIFO, a folder: refused, never replaced; only a stream such as "
+                           "`--json` writes into a FIFO or a character device); a file where the output's folder "
+                           "must be (`--zip afile/x.zip`, `--html FILE` naming the folder of several pages: "
+                           "refused before any work). A file written atomically is left as it was, with no "
+                           "partial file beside it.",
     "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
-                       "submission, the solution file, the usage file): refused before any work, so that the "
-                       "report never overwrites what it reports on.",
+                       "submission, the solution file, the usage file, a graph file a kit command reads, the kit's "
+                       "`-o` file for its `--json`): refused before any work, so that the report never overwrites "
+                       "what it reports on.",
     "SAME_OUTPUT_TWICE": "Two outputs of one command name the same path (`export codabench -o nb --zip nb`, "
                          "`--json r.html --html r.html`), or one lies inside the other's folder: refused before "
                          "any work, so that neither overwrites the other.",

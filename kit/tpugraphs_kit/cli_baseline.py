@@ -27,14 +27,15 @@ from tpugraphs_eval import (
     scan_catalog,
 )
 from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
-from tpugraphs_eval.dataset import SPLITS
-from tpugraphs_eval.errors import EXIT_OK
+from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
+from tpugraphs_eval.errors import EXIT_OK, UsageError
 
 from . import learned
-from .cli_common import notice, print_scores, print_table, score_rows, write_json
+from .cli_common import add_codes_command, notice, print_codes, print_scores, print_table, score_rows, write_json
 from .combine import combine_submissions
 from .data import data_root, present_collections
 from .errors import KitError
+from .files import refuse_outputs_over_inputs
 from .random_baseline import random_expectations, write_random_submission
 
 _DATA_ROOT_HELP = ("folder holding npz/ (official layout), or `demo` for the bundled SYNTHETIC data "
@@ -111,11 +112,19 @@ def _parser() -> argparse.ArgumentParser:
                      help="read the inputs as Kaggle did (tpugraphs-eval --lenient: duplicate or out-of-range indices, "
                           "extra tile indices, partial layout rows are warnings) and write each row as lenient mode "
                           "scores it; the combined file is valid in lenient mode")
+    add_codes_command(commands)
     return parser
 
 
 def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -> None:
     print(f"wrote {output}: {n_rows} rows, valid ({mode}) for the {split} split of {root.label}")
+
+
+def _refuse_outputs_over_inputs(args, root, splits: tuple[str, ...] = (), inputs: tuple[Path, ...] = ()) -> None:
+    """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``) nor each other
+    (``OUTPUT_IS_INPUT``, before any work; docs/options.md "Output files")."""
+    graph_files = [path for split in splits for coll in COLLECTIONS for path in root.graph_files(coll, split) or []]
+    refuse_outputs_over_inputs([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files])
 
 
 def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:
@@ -133,6 +142,7 @@ def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | Non
 
 def _random(args) -> int:
     root = data_root(args.data_root)
+    _refuse_outputs_over_inputs(args, root, (args.split,))
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     validation = write_random_submission(catalog, args.output, args.seed)
     _header(root, args.split, args.output, validation.n_rows)
@@ -171,6 +181,7 @@ def _print_draws(expectations, draws: int, seed: int) -> None:
 
 def _learned(args) -> int:
     root = data_root(args.data_root)
+    _refuse_outputs_over_inputs(args, root, (args.split, args.train_split))
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     progress = None if not args.no_progress else False
     start = time.perf_counter()
@@ -212,6 +223,7 @@ def _learned(args) -> int:
 
 def _combine(args) -> int:
     root = data_root(args.data_root)
+    _refuse_outputs_over_inputs(args, root, (args.split,), tuple(args.inputs))
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     mode = "lenient" if args.lenient else "strict"
     result = combine_submissions(args.inputs, args.output, catalog, fill_seed=args.fill_random, mode=mode)
@@ -239,10 +251,10 @@ def _combine(args) -> int:
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command in ("random", "learned") and args.configs == "official" and args.split != "valid":
-        raise KitError("BAD_OPTION", "--configs official is the paper's protocol for the valid split")
+        raise UsageError("--configs official is the paper's protocol for the valid split")
     if args.command in ("random", "learned") and args.eval_indices and args.configs != "official":
-        raise KitError("BAD_OPTION", "--eval-indices is only used with --configs official")
-    return {"random": _random, "learned": _learned, "combine": _combine}[args.command](args)
+        raise UsageError("--eval-indices is only used with --configs official")
+    return {"random": _random, "learned": _learned, "combine": _combine, "codes": print_codes}[args.command](args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,11 +7,13 @@ produces a traceback.
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from tpugraphs_eval import DataRoot, Report
 from tpugraphs_eval.display import console
 
+from .errors import KIT_ERROR_CODES, kit_error_codes_markdown
 from .files import write_atomic
 
 SYNTHETIC_NOTICE = ("SYNTHETIC demo data: these numbers come from random synthetic graphs, not TPU measurements; "
@@ -65,3 +67,19 @@ def write_json(path: str | None, payload: dict) -> None:
     """Write ``payload`` as indented JSON to ``path`` (atomically); nothing when ``path`` is None."""
     if path is not None:
         write_atomic(path, (json.dumps(payload, indent=2, default=float) + "\n").encode())
+
+
+def add_codes_command(commands) -> None:
+    """Add the ``codes`` command (the kit's own error codes) to a kit CLI's subcommands."""
+    sub = commands.add_parser("codes", help="list the kit's own error codes (docs/codes.md, \"Kit error codes\")")
+    sub.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
+
+
+def print_codes(args: argparse.Namespace) -> int:
+    """The ``codes`` command: :data:`tpugraphs_kit.errors.KIT_ERROR_CODES` as a table, or as Markdown; exit 0."""
+    if args.markdown:
+        print(kit_error_codes_markdown(), end="")
+    else:
+        print_table("The kit's own error codes (printed as `[CODE] message`; see docs/codes.md)",
+                    ["code", "meaning"], [[code, meaning] for code, meaning in KIT_ERROR_CODES.items()])
+    return 0

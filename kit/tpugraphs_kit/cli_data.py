@@ -16,9 +16,9 @@ from pathlib import Path
 
 from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
 from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
-from tpugraphs_eval.errors import EXIT_OK
+from tpugraphs_eval.errors import EXIT_OK, UsageError
 
-from .cli_common import notice
+from .cli_common import add_codes_command, notice, print_codes
 from .data import collection, data_root, list_graphs
 from .download import BASE_URL, archives, download
 from .errors import KitError
@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
                              help="give up on an archive not downloaded within SECONDS, retries included "
                                   "(default: no limit)")
             sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_codes_command(commands)
     return parser
 
 
@@ -114,10 +115,10 @@ def _urls(args) -> int:
 
 def _download(args) -> int:
     if args.data_root == "demo":
-        raise KitError("BAD_OPTION", "the demo data is generated, not downloaded: pass --data-root DIR")
+        raise UsageError("the demo data is generated, not downloaded: pass --data-root DIR")
     root = Path(args.data_root or os.environ.get("TPUGRAPHS_DATA") or "~/data/tpugraphs").expanduser()
     if args.retries < 0 or not args.timeout > 0 or not (args.deadline is None or args.deadline > 0):
-        raise KitError("BAD_OPTION", "--retries must be >= 0, --timeout and --deadline > 0")
+        raise UsageError("--retries must be >= 0, --timeout and --deadline > 0")
     results = download(root, args.collections, args.splits, base_url=args.base_url,
                        keep_archives=args.keep_archives, force=args.force, retries=args.retries,
                        timeout=args.timeout, deadline=args.deadline, progress=False if args.no_progress else None)
@@ -135,7 +136,8 @@ def _download(args) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
-    return {"info": _info, "list": _list, "urls": _urls, "download": _download}[args.command](args)
+    commands = {"info": _info, "list": _list, "urls": _urls, "download": _download, "codes": print_codes}
+    return commands[args.command](args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,6 +21,7 @@ from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submissi
 from tpugraphs_eval.submission.problems import Mode
 
 from .errors import KitError, SubmissionError
+from .files import refuse_outputs_over_inputs
 from .random_baseline import random_rankings
 from .submission import write_submission
 
@@ -105,8 +106,10 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
             problems (its first problem's code), ``MISSING_COLLECTIONS`` / ``MISSING_IDS`` (graphs no
             input covers, without ``fill_seed``).
         UsageError: an input cannot be read.
-        KitError: ``SAME_INPUT_TWICE`` (an input file given twice, under any name: exit 2), ``CANNOT_WRITE``.
+        KitError: ``SAME_INPUT_TWICE`` (an input file given twice, under any name: exit 2), ``OUTPUT_WRITE_FAILED``.
+        UsageError: ``OUTPUT_IS_INPUT`` (``output`` is one of the inputs, under any name: exit 2; nothing is read).
     """
+    refuse_outputs_over_inputs([("output", output)], inputs)
     repeats = _same_file_twice([Path(raw) for raw in inputs])
     if repeats:
         raise KitError("SAME_INPUT_TWICE", f"input file(s) given more than once: {'; '.join(repeats)}; give each "

@@ -89,7 +89,7 @@ def archives(collections: Iterable[str] | None = None, splits: Iterable[str] | N
     names = list(collections) if collections is not None else [c.name for c in COLLECTIONS]
     chosen = list(splits) if splits is not None else list(SPLITS)
     if not base_url.startswith(("http://", "https://", "file://")):
-        raise KitError("BAD_OPTION", f"--base-url must be an http://, https:// or file:// address, not {base_url!r}")
+        raise KitError("USAGE_ERROR", f"--base-url must be an http://, https:// or file:// address, not {base_url!r}")
     base = base_url if base_url.endswith("/") else base_url + "/"
     return [Archive(name, split, archive_name(name, split), base + archive_name(name, split))
             for name in names for split in chosen]
@@ -128,9 +128,24 @@ def _too_large(url: str, size: int, max_bytes: int) -> DownloadError:
                                               "the partial file was deleted")
 
 
-def _past_deadline(url: str, deadline: float) -> DownloadError:
-    return DownloadError("TIMED_OUT", f"{url}: not downloaded within the deadline of {deadline:g} s; the partial file "
-                                      "is kept: run the same command again to resume")
+def _kept(part: Path) -> str:
+    """What is left of an unfinished download, in words: the partial file and its size when there is one (kept
+    for a resume), else that nothing arrived."""
+    try:
+        size = part.stat().st_size
+    except OSError:
+        return "Nothing was downloaded."
+    return f"The partial file {part} ({size:,} bytes) is kept: run the same command again to resume."
+
+
+def _missing_source(err: BaseException) -> bool:
+    """A ``file://`` source that does not exist (urllib's ``URLError`` around ``FileNotFoundError``): final, like
+    an HTTP 404, so it is not retried."""
+    return isinstance(err, urllib.error.URLError) and isinstance(err.reason, FileNotFoundError)
+
+
+def _past_deadline(url: str, deadline: float, part: Path) -> DownloadError:
+    return DownloadError("TIMED_OUT", f"{url}: not downloaded within the deadline of {deadline:g} s. {_kept(part)}")
 
 
 def _open_part(part: Path, append: bool):
@@ -153,7 +168,7 @@ def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
 
     def fail(err: BaseException):
         if watchdog.fired == "deadline":
-            return _past_deadline(url, limits.deadline)
+            return _past_deadline(url, limits.deadline, part)
         if watchdog.fired == "headers":
             return _Stalled(f"no response within {limits.timeout:g} s")
         return err
@@ -234,8 +249,9 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
         progress: draw a byte progress bar on stderr (None: when stderr is a terminal).
 
     Raises:
-        DownloadError: ``DOWNLOAD_FAILED`` (HTTP error, network error; the partial file is kept for a
-            resume), ``TIMED_OUT`` (every attempt stalled, or past ``deadline``; the partial file is kept),
+        DownloadError: ``DOWNLOAD_FAILED`` (an HTTP error or a missing ``file://`` source, neither retried; a
+            network error after every retry), ``TIMED_OUT`` (every attempt stalled, or past ``deadline``): a
+            partial file is kept for a resume, and the message names it with its size only when there is one;
             ``SIZE_MISMATCH`` (more bytes than announced), ``ARCHIVE_TOO_LARGE`` (over ``max_bytes``); in
             the last two the partial file is deleted.
     """
@@ -256,18 +272,23 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     try:
         for _ in range(retries + 1):
             if limits.left() <= 0:
-                raise _past_deadline(url, deadline)
+                raise _past_deadline(url, deadline, part)
             try:
                 total = _attempt(url, part, limits, bar)
                 last_error = None
             except urllib.error.HTTPError as err:
-                raise DownloadError("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}") from None
+                raise DownloadError("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}. {_kept(part)}") from None
+            except urllib.error.URLError as err:
+                if _missing_source(err):
+                    raise DownloadError("DOWNLOAD_FAILED",
+                                        f"{url}: no such file (not retried). {_kept(part)}") from None
+                last_error = err.reason
             except DownloadError as err:
                 if err.code == "ARCHIVE_TOO_LARGE":
                     part.unlink(missing_ok=True)
                 raise
-            except (_Stalled, urllib.error.URLError, HTTPException, OSError) as err:
-                last_error = getattr(err, "reason", None) or err
+            except (_Stalled, HTTPException, OSError) as err:
+                last_error = err
             size = part.stat().st_size if part.exists() else 0
             if total is not None and size > total:
                 part.unlink()
@@ -282,8 +303,7 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     if last_error is not None or (total is not None and size != total):
         why = f"{last_error}" if last_error is not None else f"got {size} of {total} bytes"
         code = "TIMED_OUT" if isinstance(last_error, (_Stalled, TimeoutError)) else "DOWNLOAD_FAILED"
-        raise DownloadError(code, f"{url}: {why} (after {retries + 1} attempt(s)). The partial file {part} is kept: "
-                                  "run the same command again to resume.")
+        raise DownloadError(code, f"{url}: {why} (after {retries + 1} attempt(s)). {_kept(part)}")
     os.replace(part, path)
     return path, total
 
@@ -324,7 +344,7 @@ def _downloads_folder(root: Path) -> Path:
                                                  "through links; move it away and run again")
         folder.mkdir(exist_ok=True)
     except OSError as err:
-        raise KitError("CANNOT_WRITE", f"cannot create {folder}: {err.strerror or err}") from None
+        raise KitError("OUTPUT_WRITE_FAILED", f"cannot create {folder}: {err.strerror or err}") from None
     return folder
 
 
@@ -349,7 +369,7 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
         DownloadError: ``DOWNLOAD_FAILED``, ``TIMED_OUT``, ``SIZE_MISMATCH``, ``ARCHIVE_TOO_LARGE``
             (:func:`fetch`); ``UNSAFE_ARCHIVE``, ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET``
             (:func:`tpugraphs_kit.extract.safe_extract`; the downloaded tar is deleted).
-        KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``CANNOT_WRITE``.
+        KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``OUTPUT_WRITE_FAILED``.
     """
     root = Path(root).expanduser()
     chosen = archives(collections, splits, base_url)

@@ -82,11 +82,11 @@ def fit_collection(root: RootLike, collection_name: str, split: str = "train", *
 
     Raises:
         KitError: ``NO_TRAINING_DATA`` (no graph with varying positive runtimes: e.g. the public test
-            files), ``BAD_OPTION`` (alpha not a finite positive number, or max_configs < 2), and
+            files), ``USAGE_ERROR`` (alpha not a finite positive number, or max_configs < 2), and
             data-access errors.
     """
     if not 0 < alpha < float("inf") or max_configs < 2:
-        raise KitError("BAD_OPTION", f"alpha must be > 0 and max_configs >= 2 (got {alpha}, {max_configs})")
+        raise KitError("USAGE_ERROR", f"alpha must be > 0 and max_configs >= 2 (got {alpha}, {max_configs})")
     coll = collection(collection_name)
     rng = np.random.default_rng(seed)
     xtx = xty = None
@@ -150,7 +150,7 @@ def write_learned_submission(models: dict[str, RidgeRanker], catalog: SplitCatal
             :func:`tpugraphs_kit.random_baseline.random_rankings`); when None they are an error.
 
     Raises:
-        KitError: ``NO_MODEL`` (a collection of the split has no model and no ``fill_seed``), ``CANNOT_WRITE``.
+        KitError: ``NO_MODEL`` (a collection of the split has no model and no ``fill_seed``), ``OUTPUT_WRITE_FAILED``.
     """
     from .random_baseline import random_rankings
     from .submission import rank_configs, write_submission

@@ -66,7 +66,7 @@ def write_random_submission(catalog: SplitCatalog, path: str | os.PathLike[str],
     """Write the random baseline's submission for ``catalog``'s split (strictly valid; atomic).
 
     Raises:
-        KitError: ``BAD_SEED``, ``CANNOT_WRITE``.
+        KitError: ``BAD_SEED``, ``OUTPUT_WRITE_FAILED``.
     """
     return write_submission(random_rankings(catalog, seed), path, catalog)
 

@@ -115,7 +115,7 @@ def write_submission(rankings: Mapping[str, np.ndarray], path: str | os.PathLike
 
     Raises:
         SubmissionError: the rows fail strict validation (code of the first error, e.g. ``MISSING_IDS``).
-        KitError: ``CANNOT_WRITE``, ``COLLECTION_NOT_IN_SPLIT``.
+        KitError: ``OUTPUT_WRITE_FAILED``, ``COLLECTION_NOT_IN_SPLIT``.
     """
     target = restrict(catalog, collections)
     _check_mapping(rankings, "rankings")
@@ -146,5 +146,5 @@ def write_predictions(predictions: Mapping[str, np.ndarray], path: str | os.Path
         try:
             rankings[graph_id] = rank_configs(scores, kind)
         except KitError as err:
-            raise KitError(err.code, f"{graph_id}: {err}") from None
+            raise KitError(err.code, f"{graph_id}: {err.message}") from None
     return write_submission(rankings, path, catalog, collections=collections)
