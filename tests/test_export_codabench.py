@@ -207,3 +207,25 @@ def test_the_submission_folder_must_hold_one_csv(tmp_path):
     (res / "deep").mkdir()
     (res / "deep" / "Submission.CSV").write_text("ID,TopConfigs\n")
     assert codabench_program._submission_csv(res) == res / "deep" / "Submission.CSV"
+
+
+def test_the_zip_is_the_same_bytes_on_every_run(demo_solution, tmp_path):
+    """Two exports of one solution, the second under another umask, give byte-identical zips: every member
+    is dated 1980-01-01 00:00:00 with fixed permissions (folders 0755, files 0644), members sorted by path."""
+    zips = []
+    for run, mask in enumerate((0o022, 0o077)):
+        old = os.umask(mask)
+        try:
+            assert cli.main(["export", "codabench", "-o", str(tmp_path / f"b{run}"), "--solution", str(demo_solution),
+                             "--zip", str(tmp_path / f"b{run}.zip"), "--start", "2027-01-04"]) == 0
+        finally:
+            os.umask(old)
+        zips.append((tmp_path / f"b{run}.zip").read_bytes())
+    assert zips[0] == zips[1]
+    with zipfile.ZipFile(tmp_path / "b0.zip") as archive:
+        infos = archive.infolist()
+    names = [i.filename for i in infos]
+    assert names == sorted(names) and "scoring_program/score.py" in names and "pages/" in names
+    assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
+    assert {i.filename: i.external_attr >> 16 for i in infos}["pages/"] == 0o40755
+    assert {i.external_attr >> 16 for i in infos if not i.is_dir()} == {0o100644}

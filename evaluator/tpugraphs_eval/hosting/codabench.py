@@ -202,11 +202,30 @@ def _write_files(out: Path, config: dict[str, Any], frame, title: str, counts: d
     (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
 
 
+ZIP_DATE_TIME = (1980, 1, 1, 0, 0, 0)
+"""Every member's timestamp: the earliest a zip can hold, so the zip's bytes depend on its content only."""
+
+
 def _zip(folder: Path, target: str) -> None:
-    """Write every file under ``folder`` into the zip ``target`` (paths relative to ``folder``)."""
+    """Write every folder and file under ``folder`` into the zip ``target`` (paths relative to ``folder``).
+
+    Reproducible: members sorted by path, each with :data:`ZIP_DATE_TIME` and fixed Unix permissions
+    (folders 0755, files 0644), whatever the clock and umask, so two exports of one solution are the
+    same bytes.
+    """
+    members = sorted((path.relative_to(folder).as_posix() + ("/" if path.is_dir() else ""), path)
+                     for path in folder.rglob("*"))
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            archive.write(path, path.relative_to(folder).as_posix())
+        for name, path in members:
+            info = zipfile.ZipInfo(name, ZIP_DATE_TIME)
+            info.create_system = 3  # Unix, so that external_attr holds the permissions
+            if path.is_dir():
+                info.external_attr = (0o40755 << 16) | 0x10  # a folder (and MS-DOS's directory bit)
+                archive.writestr(info, b"")
+            else:
+                info.external_attr = 0o100644 << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, path.read_bytes())
 
 
 def write_bundle_from_data_root(out: Path, data_root: str | None, split: str, **options: Any) -> dict[str, Any]:
