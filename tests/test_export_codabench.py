@@ -229,3 +229,36 @@ def test_the_zip_is_the_same_bytes_on_every_run(demo_solution, tmp_path):
     assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
     assert {i.filename: i.external_attr >> 16 for i in infos}["pages/"] == 0o40755
     assert {i.external_attr >> 16 for i in infos if not i.is_dir()} == {0o100644}
+
+
+def test_a_bundle_of_the_synthetic_demo_says_so_everywhere(bundle, demo_solution, tmp_path):
+    """docs/kit.md: the demo is labelled SYNTHETIC wherever it is shown; the solution's manifest says it is."""
+    config = yaml.safe_load((bundle / "competition.yaml").read_text())
+    assert config["title"] == "TpuGraphs: predict AI model runtime (SYNTHETIC demo data)"
+    assert config["description"].startswith("SYNTHETIC demo data")
+    assert config["leaderboards"][0]["title"] == "Results (SYNTHETIC data)"
+    for page in config["pages"]:
+        text = (bundle / page["file"]).read_text()
+        assert text.split("\n")[2].startswith("> **SYNTHETIC demo data.**"), page["file"]
+    data_page = (bundle / "pages/data.md").read_text()
+    assert "The TpuGraphs dataset" not in data_page and "The synthetic demo dataset" in data_page
+    assert "uses the TpuGraphs dataset" not in (bundle / "pages/terms.md").read_text()
+    for task in config["tasks"]:
+        assert json.loads((bundle / task["reference_data"] / "settings.json").read_text())["synthetic"] is True
+    data = (bundle / "sample_submission" / "submission.csv").read_bytes()
+    done, _ = run_worker(bundle, 0, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w")
+    assert done.returncode == 0 and done.stdout.startswith("SYNTHETIC demo data: these scores say nothing")
+    bad, _ = run_worker(bundle, 0, _zip(tmp_path / "b.zip", {"s.csv": b"ID,TopConfigs\n"}), tmp_path / "b")
+    assert bad.returncode == 1 and bad.stdout.startswith("SYNTHETIC demo data")
+
+
+def test_a_bundle_of_real_data_is_not_labelled_synthetic(tiny_bundle, tmp_path):
+    texts = [p.read_text() for p in sorted(tiny_bundle.rglob("*")) if p.suffix in (".md", ".yaml")]
+    assert len(texts) == 6 and not any("synthetic" in text.lower() for text in texts)
+    assert json.loads((tiny_bundle / "reference_data_public/settings.json").read_text())["synthetic"] is False
+    config = yaml.safe_load((tiny_bundle / "competition.yaml").read_text())
+    assert config["title"] == "TpuGraphs: predict AI model runtime"
+    assert "The TpuGraphs dataset (`npz/tile/xla/…`" in (tiny_bundle / "pages/data.md").read_text()
+    data = (tiny_bundle / "sample_submission" / "submission.csv").read_bytes()
+    done, _ = run_worker(tiny_bundle, 0, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w")
+    assert done.returncode == 0 and done.stdout.startswith("Public leaderboard"), done.stderr

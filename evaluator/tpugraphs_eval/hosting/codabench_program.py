@@ -7,10 +7,12 @@ text of :mod:`.standalone_metric`), so the program needs only numpy, pandas and 
 A compute worker runs ``python3 /app/program/score.py /app/input /app/output`` (``metadata.yaml``) with
 the working directory ``/app/program``, ``input/ref`` holding the reference data (``solution.csv``, the
 solution table of every graph with its Usage, and ``settings.json``: the Usage this phase scores, the
-validation mode and the tile runtime) and ``input/res`` the participant's unzipped submission (one CSV).
+validation mode, the tile runtime and whether the data is the synthetic demo) and ``input/res`` the
+participant's unzipped submission (one CSV).
 It writes ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
 ``layout_xla_default``, …; a collection whose value is undefined is left out). Exit codes: 0 scored,
-1 invalid submission (the problems on stderr, one per line), 2 the bundle or the call is wrong.
+1 invalid submission (the problems on stderr, one per line), 2 the bundle or the call is wrong. A bundle of
+the synthetic demo says so first in its output log (stdout), scored or not.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 
 EXIT_INVALID = 1
 EXIT_SETUP = 2
+SYNTHETIC_LINE = "SYNTHETIC demo data: these scores say nothing about real TpuGraphs performance."
 
 
 def leaderboard_key(collection: str) -> str:
@@ -78,6 +81,8 @@ def main(argv: list[str]) -> int:
         print(f"score.py: error: the reference data in {ref} cannot be read ({err}); is this task's "
               "reference data the bundle's reference_data_*/ folder?", file=sys.stderr)
         return EXIT_SETUP
+    if settings.get("synthetic"):
+        print(SYNTHETIC_LINE, flush=True)
     try:
         submission = _read_submission(_submission_csv(input_dir / "res"), pd)
         values = metric.collection_scores(solution, submission, "ID", mode=settings["mode"],
