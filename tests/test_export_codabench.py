@@ -153,7 +153,8 @@ def test_a_bad_submission_fails_with_a_readable_error(bundle, demo_solution, tmp
              "two-files": {"a.csv": csv_bytes(rows), "b.csv": csv_bytes(rows)},
              "binary": {"submission.csv": bytes(range(256)) * 4}}
     expected_text = {"rows": ["INDEX_OUT_OF_RANGE", "DUPLICATE_INDEX", "LAYOUT_NOT_PERMUTATION", f"line ", tile],
-                     "two-files": ["2 CSV files", "a.csv", "b.csv"], "binary": ["not UTF-8"]}
+                     "two-files": ["2 CSV files", "a.csv", "b.csv"],
+                     "binary": ["line 1: NOT_TEXT: this is not a CSV text file: it contains NUL bytes"]}
     for name, members in cases.items():
         done, scores_path = run_worker(bundle, 0, _zip(tmp_path / f"{name}.zip", members), tmp_path / name)
         assert done.returncode == 1, (name, done.stderr)
@@ -262,3 +263,16 @@ def test_a_bundle_of_real_data_is_not_labelled_synthetic(tiny_bundle, tmp_path):
     data = (tiny_bundle / "sample_submission" / "submission.csv").read_bytes()
     done, _ = run_worker(tiny_bundle, 0, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w")
     assert done.returncode == 0 and done.stdout.startswith("Public leaderboard"), done.stderr
+
+
+def test_one_extra_field_is_one_extra_columns_error(bundle, tmp_path):
+    """The sample submission with `,extra` after line 2: the CLI's one EXTRA_COLUMNS error on line 2 (a pandas
+    reader shifted every column and reported 109 errors)."""
+    lines = (bundle / "sample_submission" / "submission.csv").read_text().splitlines(keepends=True)
+    lines[1] = lines[1].rstrip("\n") + ",extra\n"
+    graph_id = lines[1].split(",")[0]
+    done, scores_path = run_worker(bundle, 0, _zip(tmp_path / "e.zip", {"e.csv": "".join(lines).encode()}),
+                                   tmp_path / "w")
+    assert done.returncode == 1 and not scores_path.exists()
+    assert done.stderr == (f"invalid submission: 1 error(s)\n  line 2 {graph_id}: EXTRA_COLUMNS: the line has 3 "
+                           "comma-separated fields; expected 2 (`ID,TopConfigs`). The first two are read.\n")
