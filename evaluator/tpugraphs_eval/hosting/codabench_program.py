@@ -2,7 +2,9 @@
 
 ``tpugraphs-eval export codabench`` copies this file as ``score.py`` beside ``tpugraphs_metric.py`` (the
 text of :mod:`.standalone_metric`), so the program needs only numpy, pandas and scipy (the stock
-``codalab/codalab-legacy:py39`` image has them) and Python >= 3.9. It never imports ``tpugraphs_eval``.
+``codalab/codalab-legacy:py39`` image has them) and Python >= 3.9. It never imports ``tpugraphs_eval``, so
+it reads the submission CSV itself (:func:`read_submission`: ``tpugraphs-eval``'s file rules and codes) and
+hands the rows, their lines and the file's errors to the metric file's ``collection_scores``.
 
 A compute worker runs ``python3 /app/program/score.py /app/input /app/output`` (``metadata.yaml``) with
 the working directory ``/app/program``, ``input/ref`` holding the reference data (``solution.csv``, the
@@ -28,6 +30,15 @@ from pathlib import Path
 EXIT_INVALID = 1
 EXIT_SETUP = 2
 SYNTHETIC_LINE = "SYNTHETIC demo data: these scores say nothing about real TpuGraphs performance."
+MAX_SUBMISSION_BYTES = 256 << 20
+"""Largest submission CSV read (bytes), as ``tpugraphs-eval`` caps it."""
+NOT_ERRORS = frozenset({"BOM", "CRLF", "BLANK_LINE", "QUOTED_FIELD"})
+"""Codes of :func:`read_submission` that are notes or warnings in both modes (the submission is scored)."""
+_HEADER = ("ID", "TopConfigs")
+_SNIFF_BYTES = 8192
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
+_SEP_LINE = re.compile(r"\s*sep=(.?)\s*")
+_INDEX_NAMES = ("", "unnamed: 0", "index")
 
 
 def leaderboard_key(collection: str) -> str:
@@ -49,17 +60,6 @@ def _submission_csv(res: Path) -> Path:
         raise _Invalid(f"the submission holds {what} (it must zip exactly one ID,TopConfigs CSV); it holds: "
                        f"{', '.join(listed[:10]) or 'nothing'}")
     return found[0]
-
-
-MAX_SUBMISSION_BYTES = 256 << 20
-"""Largest submission CSV read (bytes), as ``tpugraphs-eval`` caps it."""
-NOT_ERRORS = frozenset({"BOM", "CRLF", "BLANK_LINE", "QUOTED_FIELD"})
-"""Codes of :func:`read_submission` that are notes or warnings in both modes (the submission is scored)."""
-_HEADER = ("ID", "TopConfigs")
-_SNIFF_BYTES = 8192
-_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
-_SEP_LINE = re.compile(r"\s*sep=(.?)\s*")
-_INDEX_NAMES = ("", "unnamed: 0", "index")
 
 
 def _looks_binary(head: bytes):
