@@ -48,6 +48,20 @@ def catalog(tiny_root: Path):
 
 
 @pytest.fixture(scope="session")
+def tiny_bundle(tiny_root, tmp_path_factory) -> Path:
+    """The Codabench bundle (``export codabench``, strict) of the tiny data root's test split: real-data
+    manifest (not synthetic), Usage drawn with public fraction 0.5."""
+    from tpugraphs_eval import resolve_data_root
+    from tpugraphs_eval.hosting.codabench import write_bundle
+    from tpugraphs_eval.truth.solution import build_solution
+
+    work = tmp_path_factory.mktemp("tiny-bundle")
+    build_solution(resolve_data_root(tiny_root), "test", work / "test.parquet", public_fraction=0.5)
+    write_bundle(work / "bundle", work / "test.parquet")
+    return work / "bundle"
+
+
+@pytest.fixture(scope="session")
 def demo_solution(demo_root, tmp_path_factory) -> Path:
     """The demo's test solution file (default seeded Usage: 10 of 40 tile graphs and 1 of 3 per layout
     collection public)."""

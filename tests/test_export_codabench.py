@@ -161,7 +161,8 @@ def test_a_bad_submission_fails_with_a_readable_error(bundle, demo_solution, tmp
              "two-files": {"a.csv": csv_bytes(rows), "b.csv": csv_bytes(rows)},
              "binary": {"submission.csv": bytes(range(256)) * 4}}
     expected_text = {"rows": ["INDEX_OUT_OF_RANGE", "DUPLICATE_INDEX", "LAYOUT_NOT_PERMUTATION", f"line ", tile],
-                     "two-files": ["2 CSV files", "a.csv", "b.csv"], "binary": ["not UTF-8"]}
+                     "two-files": ["2 CSV files", "a.csv", "b.csv"],
+                     "binary": ["line 1: NOT_TEXT: this is not a CSV text file: it contains NUL bytes"]}
     for name, members in cases.items():
         done, scores_path = run_worker(bundle, 0, _zip(tmp_path / f"{name}.zip", members), tmp_path / name)
         assert done.returncode == 1, (name, done.stderr)
@@ -215,3 +216,71 @@ def test_the_submission_folder_must_hold_one_csv(tmp_path):
     (res / "deep").mkdir()
     (res / "deep" / "Submission.CSV").write_text("ID,TopConfigs\n")
     assert codabench_program._submission_csv(res) == res / "deep" / "Submission.CSV"
+
+
+def test_the_zip_is_the_same_bytes_on_every_run(demo_solution, tmp_path):
+    """Two exports of one solution, the second under another umask, give byte-identical zips: every member
+    is dated 1980-01-01 00:00:00 with fixed permissions (folders 0755, files 0644), members sorted by path."""
+    zips = []
+    for run, mask in enumerate((0o022, 0o077)):
+        old = os.umask(mask)
+        try:
+            assert cli.main(["export", "codabench", "-o", str(tmp_path / f"b{run}"), "--solution", str(demo_solution),
+                             "--zip", str(tmp_path / f"b{run}.zip"), "--start", "2027-01-04"]) == 0
+        finally:
+            os.umask(old)
+        zips.append((tmp_path / f"b{run}.zip").read_bytes())
+    assert zips[0] == zips[1]
+    with zipfile.ZipFile(tmp_path / "b0.zip") as archive:
+        infos = archive.infolist()
+    names = [i.filename for i in infos]
+    assert names == sorted(names) and "scoring_program/score.py" in names and "pages/" in names
+    assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
+    assert {i.filename: i.external_attr >> 16 for i in infos}["pages/"] == 0o40755
+    assert {i.external_attr >> 16 for i in infos if not i.is_dir()} == {0o100644}
+
+
+def test_a_bundle_of_the_synthetic_demo_says_so_everywhere(bundle, demo_solution, tmp_path):
+    """docs/kit.md: the demo is labelled SYNTHETIC wherever it is shown; the solution's manifest says it is."""
+    config = yaml.safe_load((bundle / "competition.yaml").read_text())
+    assert config["title"] == "TpuGraphs: predict AI model runtime (SYNTHETIC demo data)"
+    assert config["description"].startswith("SYNTHETIC demo data")
+    assert config["leaderboards"][0]["title"] == "Results (SYNTHETIC data)"
+    for page in config["pages"]:
+        text = (bundle / page["file"]).read_text()
+        assert text.split("\n")[2].startswith("> **SYNTHETIC demo data.**"), page["file"]
+    data_page = (bundle / "pages/data.md").read_text()
+    assert "The TpuGraphs dataset" not in data_page and "The synthetic demo dataset" in data_page
+    assert "uses the TpuGraphs dataset" not in (bundle / "pages/terms.md").read_text()
+    for task in config["tasks"]:
+        assert json.loads((bundle / task["reference_data"] / "settings.json").read_text())["synthetic"] is True
+    data = (bundle / "sample_submission" / "submission.csv").read_bytes()
+    done, _ = run_worker(bundle, 0, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w")
+    assert done.returncode == 0 and done.stdout.startswith("SYNTHETIC demo data: these scores say nothing")
+    bad, _ = run_worker(bundle, 0, _zip(tmp_path / "b.zip", {"s.csv": b"ID,TopConfigs\n"}), tmp_path / "b")
+    assert bad.returncode == 1 and bad.stdout.startswith("SYNTHETIC demo data")
+
+
+def test_a_bundle_of_real_data_is_not_labelled_synthetic(tiny_bundle, tmp_path):
+    texts = [p.read_text() for p in sorted(tiny_bundle.rglob("*")) if p.suffix in (".md", ".yaml")]
+    assert len(texts) == 6 and not any("synthetic" in text.lower() for text in texts)
+    assert json.loads((tiny_bundle / "reference_data_public/settings.json").read_text())["synthetic"] is False
+    config = yaml.safe_load((tiny_bundle / "competition.yaml").read_text())
+    assert config["title"] == "TpuGraphs: predict AI model runtime"
+    assert "The TpuGraphs dataset (`npz/tile/xla/…`" in (tiny_bundle / "pages/data.md").read_text()
+    data = (tiny_bundle / "sample_submission" / "submission.csv").read_bytes()
+    done, _ = run_worker(tiny_bundle, 0, _zip(tmp_path / "s.zip", {"s.csv": data}), tmp_path / "w")
+    assert done.returncode == 0 and done.stdout.startswith("Public leaderboard"), done.stderr
+
+
+def test_one_extra_field_is_one_extra_columns_error(bundle, tmp_path):
+    """The sample submission with `,extra` after line 2: the CLI's one EXTRA_COLUMNS error on line 2 (a pandas
+    reader shifted every column and reported 109 errors)."""
+    lines = (bundle / "sample_submission" / "submission.csv").read_text().splitlines(keepends=True)
+    lines[1] = lines[1].rstrip("\n") + ",extra\n"
+    graph_id = lines[1].split(",")[0]
+    done, scores_path = run_worker(bundle, 0, _zip(tmp_path / "e.zip", {"e.csv": "".join(lines).encode()}),
+                                   tmp_path / "w")
+    assert done.returncode == 1 and not scores_path.exists()
+    assert done.stderr == (f"invalid submission: 1 error(s)\n  line 2 {graph_id}: EXTRA_COLUMNS: the line has 3 "
+                           "comma-separated fields; expected 2 (`ID,TopConfigs`). The first two are read.\n")

@@ -37,7 +37,7 @@ from ..dataset import COLLECTIONS, TILE_TOP_K
 from ..errors import UsageError
 from ..scoring import public_rule
 from ..truth.dataroot import resolve_data_root
-from ..truth.solution import build_solution
+from ..truth.solution import build_solution, read_manifest
 from . import codabench_program, standalone_metric
 from .codabench_pages import logo_png, pages
 from .kaggle_metric import solution_frame
@@ -80,8 +80,16 @@ def to_yaml(value: Any, indent: int = 0) -> str:
     return "\n".join(lines)
 
 
-def competition(title: str, start: dt.date, final: dt.date, end: dt.date) -> dict[str, Any]:
-    """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards)."""
+SYNTHETIC_TITLE = " (SYNTHETIC demo data)"
+"""Appended to the title of a bundle made from the synthetic demo (unless the title says synthetic already)."""
+
+
+def competition(title: str, start: dt.date, final: dt.date, end: dt.date, synthetic: bool = False) -> dict[str, Any]:
+    """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards).
+
+    ``synthetic``: the solution is the bundled synthetic demo; the description and the leaderboard's title
+    say so (the caller labels ``title``).
+    """
     columns = [{"title": "Overall", "key": "overall", "index": 0, "sorting": "desc", "precision": 5}]
     columns += [{"title": c.name, "key": codabench_program.leaderboard_key(c.name), "index": i, "sorting": "desc",
                  "precision": 5} for i, c in enumerate(COLLECTIONS, start=1)]
@@ -89,7 +97,8 @@ def competition(title: str, start: dt.date, final: dt.date, end: dt.date) -> dic
     return {
         "version": 2,
         "title": title,
-        "description": "Rank the compilation configurations of XLA programs on TPUs by runtime (TpuGraphs).",
+        "description": ("SYNTHETIC demo data, not TpuGraphs measurements: a trial run of the hosting. " if synthetic
+                        else "") + "Rank the compilation configurations of XLA programs on TPUs by runtime (TpuGraphs).",
         "image": "logo.png",
         "registration_auto_approve": True,
         "docker_image": DOCKER_IMAGE,
@@ -109,7 +118,7 @@ def competition(title: str, start: dt.date, final: dt.date, end: dt.date) -> dic
                    "scoring_program": "scoring_program", "reference_data": f"reference_data_{usage.lower()}"}
                   for i, usage in enumerate(PHASE_USAGES)],
         "solutions": [{"index": 0, "tasks": [0, 1], "path": "sample_submission"}],
-        "leaderboards": [{"index": 0, "title": "Results", "key": "main", "submission_rule": "Force_Last",
+        "leaderboards": [{"index": 0, "title": "Results (SYNTHETIC data)" if synthetic else "Results", "key": "main", "submission_rule": "Force_Last",
                           "columns": columns}],
     }
 
@@ -133,6 +142,8 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         out: the bundle folder.
         solution_file: the organiser's solution file (``tpugraphs-eval solution build``); its Usage makes
             the two phases.
+        title: the competition's title; a solution of the synthetic demo (its manifest's ``synthetic``) gets
+            :data:`SYNTHETIC_TITLE` appended, and its pages, leaderboard and scoring output say SYNTHETIC.
         mode, tile_runtime: the validation mode and tile runtime the scoring program uses.
         start: the Public phase's first day (default today); the Final phase opens 90 days later and
             ends 14 days after that (organisers edit the dates in competition.yaml or Codabench's editor).
@@ -150,11 +161,14 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the bundle")
     frame = solution_frame(solution_file)
+    synthetic = bool(read_manifest(solution_file).get("synthetic"))
+    if synthetic and "synthetic" not in title.lower():
+        title += SYNTHETIC_TITLE
     if set(frame.Usage) != set(PHASE_USAGES):
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
     start = start or dt.date.today()
-    config = competition(title, start, start + dt.timedelta(days=90), start + dt.timedelta(days=104))
+    config = competition(title, start, start + dt.timedelta(days=90), start + dt.timedelta(days=104), synthetic)
     counts = {}
     for name in frame.ID.str.rsplit(":", n=1).str[0].unique().tolist():
         part = frame[frame.ID.str.startswith(name + ":")]
@@ -166,7 +180,8 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     except OSError as err:
         raise UsageError(f"cannot write the bundle {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
     try:
-        _write_files(staging, config, frame, title, counts, mode, tile_runtime)
+        _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
+                                                      "synthetic": synthetic})
         if zip_path is not None:
             write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
         os.chmod(staging, 0o777 & ~umask())
@@ -180,14 +195,18 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     return config
 
 
-def _write_files(out: Path, config: dict[str, Any], frame, title: str, counts: dict[str, tuple[int, int, int]],
-                 mode: str, tile_runtime: str) -> None:
-    """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write)."""
+def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tuple[int, int, int]],
+                 settings: dict[str, Any]) -> None:
+    """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write).
+
+    ``settings``: ``mode``, ``tile_runtime`` and ``synthetic``, written to each task's settings.json.
+    """
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
     (out / "pages").mkdir()
-    for name, text in pages(title, counts, mode, tile_runtime).items():
+    for name, text in pages(config["title"], counts, settings["mode"], settings["tile_runtime"],
+                            settings["synthetic"]).items():
         (out / "pages" / name).write_text(text, encoding="utf-8")
     program = out / "scoring_program"
     program.mkdir()
@@ -199,17 +218,36 @@ def _write_files(out: Path, config: dict[str, Any], frame, title: str, counts: d
         ref = out / f"reference_data_{usage.lower()}"
         ref.mkdir()
         frame.to_csv(ref / "solution.csv", index=False)
-        settings = {"usage": usage, "mode": mode, "tile_runtime": tile_runtime, "evaluator": __version__}
-        (ref / "settings.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+        task = {"usage": usage, **settings, "evaluator": __version__}
+        (ref / "settings.json").write_text(json.dumps(task, indent=2) + "\n", encoding="utf-8")
     (out / "sample_submission").mkdir()
     (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
 
 
+ZIP_DATE_TIME = (1980, 1, 1, 0, 0, 0)
+"""Every member's timestamp: the earliest a zip can hold, so the zip's bytes depend on its content only."""
+
+
 def _zip(folder: Path, target: str) -> None:
-    """Write every file under ``folder`` into the zip ``target`` (paths relative to ``folder``)."""
+    """Write every folder and file under ``folder`` into the zip ``target`` (paths relative to ``folder``).
+
+    Reproducible: members sorted by path, each with :data:`ZIP_DATE_TIME` and fixed Unix permissions
+    (folders 0755, files 0644), whatever the clock and umask, so two exports of one solution are the
+    same bytes.
+    """
+    members = sorted((path.relative_to(folder).as_posix() + ("/" if path.is_dir() else ""), path)
+                     for path in folder.rglob("*"))
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            archive.write(path, path.relative_to(folder).as_posix())
+        for name, path in members:
+            info = zipfile.ZipInfo(name, ZIP_DATE_TIME)
+            info.create_system = 3  # Unix, so that external_attr holds the permissions
+            if path.is_dir():
+                info.external_attr = (0o40755 << 16) | 0x10  # a folder (and MS-DOS's directory bit)
+                archive.writestr(info, b"")
+            else:
+                info.external_attr = 0o100644 << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, path.read_bytes())
 
 
 def write_bundle_from_data_root(out: Path, data_root: str | None, split: str, **options: Any) -> dict[str, Any]:

@@ -39,19 +39,32 @@ _MODE_TEXT = {
 }
 
 
-def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_runtime: str) -> dict[str, str]:
+SYNTHETIC_NOTE = ("> **SYNTHETIC demo data.** This competition scores the synthetic demo dataset made by "
+                  "`tpugraphs-eval`, not TpuGraphs measurements: its scores say nothing about real TPU programs.\n\n")
+"""Put under the heading of every page of a bundle made from the synthetic demo (docs/kit.md: the demo is
+labelled SYNTHETIC wherever it is shown)."""
+
+
+def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_runtime: str,
+          synthetic: bool = False) -> dict[str, str]:
     """File name → Markdown text of the four pages.
 
     Args:
         title: the competition's title.
         counts: collection → (graphs, public graphs, configurations) of the split.
         mode: ``strict`` or ``lenient``; tile_runtime: ``normalized`` or ``raw``.
+        synthetic: the solution is the synthetic demo: every page says so (:data:`SYNTHETIC_NOTE`) and the
+            data and terms pages name the demo, not the TpuGraphs dataset.
     """
     rows = "\n".join(f"| `{name}` | {graphs} | {public} | {configs} |" for name, (graphs, public, configs)
                      in counts.items())
     n_graphs = sum(c[0] for c in counts.values())
     n_public = sum(c[1] for c in counts.values())
-    return {
+    dataset = ("The synthetic demo dataset of `tpugraphs-eval` (made-up runtimes in the layout of TpuGraphs: "
+               if synthetic else "The TpuGraphs dataset (")
+    source = ("the synthetic demo data (no TpuGraphs measurements)" if synthetic
+              else "the TpuGraphs dataset (Apache-2.0 / CC BY 4.0, see its repository)")
+    texts = {
         "overview.md": f"""# {title}
 
 Predict which compilation configurations of an XLA tensor program run fastest on a TPU. For every graph
@@ -74,7 +87,7 @@ the first {TILE_TOP_K} are scored), all of them for a layout graph. Check a file
                                             private=n_graphs - n_public),
         "data.md": f"""# Data
 
-The TpuGraphs dataset (`npz/tile/xla/…`, `npz/layout/{{xla,nlp}}/{{default,random}}/…`). This competition
+{dataset}`npz/tile/xla/…`, `npz/layout/{{xla,nlp}}/{{default,random}}/…`). This competition
 scores the graphs below; their runtimes are hidden (the reference data of the scoring program).
 
 | collection | graphs | on the public leaderboard | configurations |
@@ -86,9 +99,12 @@ scores the graphs below; their runtimes are hidden (the reference data of the sc
 - One account per participant; no sharing of code or predictions outside teams.
 - The runtimes of the test graphs are not to be measured, looked up or reconstructed.
 - The final ranking is the Final phase's (private leaderboard); the organisers' decision on the rules is final.
-- {title} uses the TpuGraphs dataset (Apache-2.0 / CC BY 4.0, see its repository) and `tpugraphs-eval`.
+- {title} uses {source} and `tpugraphs-eval`.
 """,
     }
+    if not synthetic:
+        return texts
+    return {name: text.replace("\n\n", "\n\n" + SYNTHETIC_NOTE, 1) for name, text in texts.items()}
 
 
 def logo_png(size: int = 64) -> bytes:

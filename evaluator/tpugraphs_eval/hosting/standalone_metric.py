@@ -52,6 +52,14 @@ _MAX_DIGITS = 18
 _INTEGER = re.compile(r"[0-9]+")
 _NEGATIVE = re.compile(r"-[0-9]*[1-9][0-9]*")
 _CLEAN = re.compile(r"[0-9]{1,18}(?:;[0-9]{1,18})*")
+_DIGITS = re.compile(r"[0-9]+")
+_FIELD_MISTAKES = {
+    "INDICES_SPACE_SEPARATED": re.compile(r"\s*[0-9]+(?:\s+[0-9]+)+\s*", re.ASCII),
+    "INDICES_AS_LIST": re.compile(r"\s*[\[(]\s*[0-9]+(?:\s*,\s*[0-9]+|\s+[0-9]+)*\s*,?\s*[\])]\s*", re.ASCII),
+}
+_FIELD_ADVICE = {"INDICES_SPACE_SEPARATED": "indices joined by spaces (`0 1 2`); join them with `;` (`0;1;2`)",
+                 "INDICES_AS_LIST": "TopConfigs written as a list (`[0, 1, 2]`); write the indices joined by `;` "
+                                    "(`0;1;2`)"}
 
 
 class ParticipantVisibleError(Exception):
@@ -77,11 +85,21 @@ class _Graph:
 
 
 def _collection_of(graph_id):
-    """The collection prefix of a submission ID, or None."""
-    for collection in COLLECTIONS:
-        if graph_id.startswith(collection + ":") and len(graph_id) > len(collection) + 1:
-            return collection
-    return None
+    """The collection of a submission ID (what comes before its last ``:``, surrounding spaces ignored, as
+    ``tpugraphs-eval`` reads it: `` tile:xla:g `` is an unknown ID of tile:xla), or None."""
+    prefix = graph_id.strip().rpartition(":")[0]
+    return prefix if prefix in COLLECTIONS else None
+
+
+def _rewrite_field(text):
+    """(indices joined by ``;``, code) for a TopConfigs field written as ``0 1 2`` or ``[0, 1, 2]``, else
+    (``text``, None): such a row is read for its indices and the mistake reported once for the file."""
+    if _CLEAN.fullmatch(text):
+        return text, None
+    for code, pattern in _FIELD_MISTAKES.items():
+        if pattern.fullmatch(text):
+            return ";".join(_DIGITS.findall(text)), code
+    return text, None
 
 
 def _integers(text, what, graph_id):
@@ -113,7 +131,7 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
                                                       solution["normalizers"].tolist(), usages):
         graph_id = str(graph_id)
         collection = _collection_of(graph_id)
-        if collection is None:
+        if collection is None or graph_id != graph_id.strip() or graph_id.endswith(":"):
             raise ValueError(f"solution row {graph_id!r}: not a submission ID")
         if graph_id in graphs:
             raise ValueError(f"solution row {graph_id!r} is repeated")
@@ -215,10 +233,17 @@ def check_row(text, kind, n_configs):
     return problems, usable
 
 
-def validate(submission, graphs, row_id_column_name, mode="strict"):
+def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=()):
     """ID → usable indices of every submitted graph of ``graphs``, or the participant's errors.
 
     A row whose collection the solution lacks is skipped (a Kaggle Public/Private subset may lack one).
+
+    Args:
+        lines: the CSV line of each submission row (default 2, 3, …: a header, then the rows).
+        file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file
+            (the Codabench scoring program): listed in line order with the row errors, before those of
+            the same line, as ``tpugraphs-eval`` lists them. EMPTY_FILE or NOT_TEXT with no row read is
+            the only problem (no MISSING_IDS).
 
     Raises:
         ParticipantVisibleError: wrong columns, or any row or ID error (all found, the first shown).
@@ -230,21 +255,28 @@ def validate(submission, graphs, row_id_column_name, mode="strict"):
         raise ParticipantVisibleError(f"the submission must have exactly the columns {row_id_column_name} and "
                                       f"TopConfigs, not {', '.join(map(str, submission.columns))}")
     present = {graph.collection for graph in graphs.values()}
-    errors, rankings, seen = [], {}, set()
-    for line, (graph_id, text) in enumerate(zip(submission[row_id_column_name].tolist(),
-                                                submission["TopConfigs"].tolist()), start=2):
+    errors, rankings, seen, mistakes = [], {}, set(), {code: [] for code in _FIELD_MISTAKES}
+    ids, texts = submission[row_id_column_name].tolist(), submission["TopConfigs"].tolist()
+    for line, graph_id, text in zip(range(2, len(ids) + 2) if lines is None else lines, ids, texts):
         graph_id = "" if graph_id is None or (isinstance(graph_id, float) and math.isnan(graph_id)) else str(graph_id)
         collection = _collection_of(graph_id)
         graph = graphs.get(graph_id)
-        row = []
+        if graph is None and collection is not None and collection not in present:
+            continue  # a collection this solution (a Public/Private subset) lacks: not scored here
+        row, problems, usable = [], [], np.empty(0, dtype=np.int64)
+        text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
+        text, mistake = _rewrite_field(text)
+        if mistake:
+            mistakes[mistake].append(line)
         if collection is None:
             row.append(("UNKNOWN_COLLECTION", f"the ID does not start with one of {', '.join(COLLECTIONS)}"))
-        elif graph is None and collection in present:
+        elif graph is None:
             row.append(("UNKNOWN_ID", "no graph of the solution has this ID"))
         elif graph_id in seen:
             row.append(("DUPLICATE_ID", "a second row for this ID"))
-        problems, usable = check_row(text, collection.split(":", 1)[0] if collection else "tile",
-                                     None if graph is None else graph.y.size)
+        if graph_id not in seen or graph is None:  # a repeated row is not checked further
+            problems, usable = check_row(text, collection.split(":", 1)[0] if collection else "tile",
+                                         None if graph is None else graph.y.size)
         row += problems
         row_errors = [(line, graph_id, code, message) for code, message in row
                       if mode == "strict" or code not in LENIENT_WARNINGS]
@@ -252,8 +284,16 @@ def validate(submission, graphs, row_id_column_name, mode="strict"):
         if graph is not None and not row_errors and graph_id not in seen:
             rankings[graph_id] = usable
         seen.add(graph_id)
+    file_errors = list(file_errors)
+    errors = [e for _, e in sorted([(0, e) for e in file_errors] + [(1, e) for e in errors],
+                                   key=lambda item: (item[1][0] is None, item[1][0] or 0, item[0]))]
+    for code, at in mistakes.items():
+        if at:
+            errors.append((at[0], None, code, f"{len(at)} row(s) (line {_preview(at)}): "
+                                              f"{_FIELD_ADVICE[code]}. Their indices are read to check the rest."))
+    nothing_read = not ids and any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors)
     missing = {}
-    for graph_id, graph in graphs.items():
+    for graph_id, graph in () if nothing_read else graphs.items():
         if graph_id not in seen:
             missing.setdefault(graph.collection, []).append(graph_id)
     for collection, ids in missing.items():
@@ -280,7 +320,7 @@ def graph_value(graph, usable):
 
 
 def collection_scores(solution, submission, row_id_column_name, *, mode="strict", tile_runtime="normalized",
-                      usage=None):
+                      usage=None, lines=None, file_errors=()):
     """Collection values and ``overall`` of ``submission``, as ``tpugraphs-eval`` reports them.
 
     Args:
@@ -289,6 +329,7 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
         tile_runtime: ``normalized`` (default) or ``raw``.
         usage: None (every row of ``solution``), or ``Public``/``Private``: the whole submission is validated
             against every graph, and means are taken over the graphs of that Usage (one leaderboard).
+        lines, file_errors: the CSV lines of the rows and the CSV's shape errors, as for :func:`validate`.
 
     Returns:
         {collection: value or None (no defined graph), …, ``overall``: value or None}, in collection order,
@@ -299,7 +340,7 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
         ValueError: the solution table or an argument is wrong (the organiser's side).
     """
     graphs = read_solution(solution, row_id_column_name, tile_runtime)
-    rankings = validate(submission, graphs, row_id_column_name, mode)
+    rankings = validate(submission, graphs, row_id_column_name, mode, lines, file_errors)
     if usage is not None and any(g.usage not in ("Public", "Private") for g in graphs.values()):
         raise ValueError("scoring one Usage needs a Usage column of Public/Private on every solution row")
     per_collection = {}
