@@ -27,6 +27,7 @@ from tpugraphs_eval import (
     scan_catalog,
 )
 from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
+from tpugraphs_eval.commands.outputs import refuse_output_is_input
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 from tpugraphs_eval.errors import EXIT_OK, UsageError
 
@@ -35,7 +36,6 @@ from .cli_common import add_codes_command, notice, print_codes, print_scores, pr
 from .combine import combine_submissions
 from .data import data_root, present_collections
 from .errors import KitError
-from .files import refuse_outputs_over_inputs
 from .random_baseline import random_expectations, write_random_submission
 
 _DATA_ROOT_HELP = ("folder holding npz/ (official layout), or `demo` for the bundled SYNTHETIC data "
@@ -120,11 +120,11 @@ def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -
     print(f"wrote {output}: {n_rows} rows, valid ({mode}) for the {split} split of {root.label}")
 
 
-def _refuse_outputs_over_inputs(args, root, splits: tuple[str, ...] = (), inputs: tuple[Path, ...] = ()) -> None:
+def _refuse_output_is_input(args, root, splits: tuple[str, ...] = (), inputs: tuple[Path, ...] = ()) -> None:
     """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``) nor each other
     (``OUTPUT_IS_INPUT``, before any work; docs/options.md "Output files")."""
     graph_files = [path for split in splits for coll in COLLECTIONS for path in root.graph_files(coll, split) or []]
-    refuse_outputs_over_inputs([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files])
+    refuse_output_is_input([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files])
 
 
 def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:
@@ -142,7 +142,7 @@ def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | Non
 
 def _random(args) -> int:
     root = data_root(args.data_root)
-    _refuse_outputs_over_inputs(args, root, (args.split,))
+    _refuse_output_is_input(args, root, (args.split,))
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     validation = write_random_submission(catalog, args.output, args.seed)
     _header(root, args.split, args.output, validation.n_rows)
@@ -181,7 +181,7 @@ def _print_draws(expectations, draws: int, seed: int) -> None:
 
 def _learned(args) -> int:
     root = data_root(args.data_root)
-    _refuse_outputs_over_inputs(args, root, (args.split, args.train_split))
+    _refuse_output_is_input(args, root, (args.split, args.train_split))
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     progress = None if not args.no_progress else False
     start = time.perf_counter()
@@ -223,7 +223,7 @@ def _learned(args) -> int:
 
 def _combine(args) -> int:
     root = data_root(args.data_root)
-    _refuse_outputs_over_inputs(args, root, (args.split,), tuple(args.inputs))
+    _refuse_output_is_input(args, root, (args.split,), tuple(args.inputs))
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     mode = "lenient" if args.lenient else "strict"
     result = combine_submissions(args.inputs, args.output, catalog, fill_seed=args.fill_random, mode=mode)

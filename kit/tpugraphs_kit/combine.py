@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
+from tpugraphs_eval.commands.outputs import refuse_output_is_input
 from tpugraphs_eval.submission.problems import Mode
 
 from .errors import KitError, SubmissionError
-from .files import refuse_outputs_over_inputs
 from .random_baseline import random_rankings
 from .submission import write_submission
 
@@ -109,7 +109,7 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         KitError: ``SAME_INPUT_TWICE`` (an input file given twice, under any name: exit 2), ``OUTPUT_WRITE_FAILED``.
         UsageError: ``OUTPUT_IS_INPUT`` (``output`` is one of the inputs, under any name: exit 2; nothing is read).
     """
-    refuse_outputs_over_inputs([("output", output)], inputs)
+    refuse_output_is_input([("output", output)], inputs)
     repeats = _same_file_twice([Path(raw) for raw in inputs])
     if repeats:
         raise KitError("SAME_INPUT_TWICE", f"input file(s) given more than once: {'; '.join(repeats)}; give each "
