@@ -33,6 +33,12 @@ import re
 import sys
 from pathlib import Path
 
+try:  # in the package: tpugraphs_eval/submission/sniff.py; in the bundle: sniff.py beside this file
+    from ..submission.sniff import not_text
+except ImportError:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from sniff import not_text
+
 EXIT_INVALID = 1
 EXIT_SETUP = 2
 SYNTHETIC_LINE = "SYNTHETIC demo data: these scores say nothing about real TpuGraphs performance."
@@ -41,8 +47,6 @@ MAX_SUBMISSION_BYTES = 256 << 20
 NOT_ERRORS = frozenset({"BOM", "CRLF", "BLANK_LINE", "QUOTED_FIELD"})
 """Codes of :func:`read_submission` that are notes or warnings in both modes (the submission is scored)."""
 _HEADER = ("ID", "TopConfigs")
-_SNIFF_BYTES = 8192
-_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
 _SEP_LINE = re.compile(r"\s*sep=(.?)\s*")
 _INDEX_NAMES = ("", "unnamed: 0", "index")
 
@@ -66,22 +70,6 @@ def _submission_csv(res: Path) -> Path:
         raise _Invalid(f"the submission holds {what} (it must zip exactly one ID,TopConfigs CSV); it holds: "
                        f"{', '.join(listed[:10]) or 'nothing'}")
     return found[0]
-
-
-def _looks_binary(head: bytes):
-    """Why the first bytes of a file are not CSV text (NUL bytes, UTF-16, mostly not UTF-8), or None."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "it is UTF-16 text (save it as UTF-8)"
-    if b"\x00" in head:
-        halves = head[0::2], head[1::2]
-        if any(half.count(0) > 0.9 * len(half) for half in halves if half) and head.replace(b"\x00", b"").isascii():
-            return "it is UTF-16 text (save it as UTF-8)"
-        return "it contains NUL bytes (binary data)"
-    text = head.decode("utf-8", errors="replace")
-    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
-    if text and text.count("\ufffd") + controls > 0.05 * len(text):
-        return "most of it is not UTF-8 text (binary data)"
-    return None
 
 
 def _lines(data: bytes, problems: list):
@@ -222,11 +210,9 @@ def read_submission(data: bytes, collections):
         problems.append((1 if data else None, None, "EMPTY_FILE", f"the file {what}; it must start with the "
                          "header `ID,TopConfigs`."))
         return [], problems
-    why = _looks_binary(data[:_SNIFF_BYTES])
-    if why:
-        nul = data.find(b"\x00", 0, _SNIFF_BYTES)
-        line = data.count(b"\n", 0, nul) + 1 if nul >= 0 and "NUL" in why else None
-        return [], [(line, None, "NOT_TEXT", f"this is not a CSV text file: {why}.")]
+    binary = not_text(data)
+    if binary:
+        return [], [(binary[1], None, "NOT_TEXT", f"this is not a CSV text file: {binary[0]}.")]
     reader, rows = _Reader(problems, collections), []
     for number, body in _lines(data, problems):
         if body.startswith(b"\xef\xbb\xbf"):

@@ -29,16 +29,14 @@ from ..safeopen import InputRefused, read_regular_file, read_stream, too_large
 from .compressed import MAX_UNPACKED_BYTES, unpack
 from .hints import index_column, looks_like_list, sep_line
 from .problems import ProblemLog, preview
+from .sniff import not_text
 
 HEADER = (b"ID", b"TopConfigs")
 UTF8_BOM = b"\xef\xbb\xbf"
-UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-_SNIFF_BYTES = 8192
 _SPLIT_MAX_BYTES = 4 << 20
 """Plain files up to this size are split into lines at once (one copy of the file, fast for many rows)."""
 _HASH_IN_THREAD_BYTES = 64 << 10
 """Files from this size are hashed on a second thread while they are parsed (hashlib releases the GIL)."""
-_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
 _STOP = object()
 
 MAX_SUBMISSION_BYTES = MAX_UNPACKED_BYTES
@@ -115,22 +113,6 @@ def _refuse(what: str, refused: InputRefused) -> NoReturn:
     raise UsageError(f"{what} {refused.reason}", code=_SUBMISSION_CODES[refused.kind]) from None
 
 
-def _looks_binary(head: bytes) -> str | None:
-    """Why the first bytes of a file are not CSV text, or None if they could be."""
-    if head.startswith(UTF16_BOMS):
-        return "it is UTF-16 text (save it as UTF-8)"
-    if b"\x00" in head:
-        halves = head[0::2], head[1::2]
-        if any(half.count(0) > 0.9 * len(half) for half in halves if half) and head.replace(b"\x00", b"").isascii():
-            return "it is UTF-16 text (save it as UTF-8)"
-        return "it contains NUL bytes (binary data)"
-    text = head.decode("utf-8", errors="replace")
-    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
-    if text and text.count("\ufffd") + controls > 0.05 * len(text):
-        return "most of it is not UTF-8 text (binary data)"
-    return None
-
-
 class SubmissionCsv:
     """Iterates the data rows of a submission file, logging structural problems to ``log``.
 
@@ -182,11 +164,9 @@ class SubmissionCsv:
             self._log.add("EMPTY_FILE", f"the file {what}; it must start with the header `ID,TopConfigs`.",
                           line=1 if data else None)
             return iter(())
-        why = _looks_binary(data[:_SNIFF_BYTES])
-        if why:
-            nul = data.find(b"\x00", 0, _SNIFF_BYTES)
-            self._log.add("NOT_TEXT", f"this is not a CSV text file: {why}.",
-                          line=data.count(b"\n", 0, nul) + 1 if nul >= 0 and "NUL" in why else None)
+        binary = not_text(data)
+        if binary:
+            self._log.add("NOT_TEXT", f"this is not a CSV text file: {binary[0]}.", line=binary[1])
             return iter(())
         if not (data.isascii() and b"\r" not in data and b'"' not in data and b"\x00" not in data):
             return self._rows()

@@ -1,0 +1,43 @@
+"""Is a submission CSV text at all? Its first bytes tell (NUL bytes, UTF-16, mostly not UTF-8).
+
+Standard library only, and Python 3.9 syntax: the Codabench scoring program, which cannot import this
+package, carries this very file beside its ``score.py`` (``hosting/codabench.py`` copies it as
+``sniff.py``), so the validator (:mod:`.csvfile`) and the scoring program refuse the same files with the
+same words.
+"""
+
+from __future__ import annotations
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+SNIFF_BYTES = 8192
+"""Bytes of the file's start that are looked at."""
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
+
+
+def looks_binary(head: bytes) -> str | None:
+    """Why the first bytes of a file are not CSV text (words that follow "this is not a CSV text file: "), or
+    None if they could be: UTF-16 (a byte-order mark, or every other byte NUL), NUL bytes, or more than 5% of
+    the characters undecodable as UTF-8 or control characters other than tab, CR and LF."""
+    if head.startswith(UTF16_BOMS):
+        return "it is UTF-16 text (save it as UTF-8)"
+    if b"\x00" in head:
+        halves = head[0::2], head[1::2]
+        if any(half.count(0) > 0.9 * len(half) for half in halves if half) and head.replace(b"\x00", b"").isascii():
+            return "it is UTF-16 text (save it as UTF-8)"
+        return "it contains NUL bytes (binary data)"
+    text = head.decode("utf-8", errors="replace")
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if text and text.count("\ufffd") + controls > 0.05 * len(text):
+        return "most of it is not UTF-8 text (binary data)"
+    return None
+
+
+def not_text(data: bytes) -> tuple[str, int | None] | None:
+    """``(why, line)`` when ``data`` (a whole file) is not CSV text by :func:`looks_binary` on its first
+    :data:`SNIFF_BYTES`, ``line`` being the 1-based line of the first NUL byte (None when the reason is not
+    NUL bytes); None for text."""
+    why = looks_binary(data[:SNIFF_BYTES])
+    if why is None:
+        return None
+    nul = data.find(b"\x00", 0, SNIFF_BYTES)
+    return why, (data.count(b"\n", 0, nul) + 1 if nul >= 0 and "NUL" in why else None)
