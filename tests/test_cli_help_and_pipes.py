@@ -84,14 +84,16 @@ def test_no_help_text_holds_a_bare_percent():
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_console_scripts_help_and_bare(script):
-    """The installed console scripts, as a user runs them: `--help`, `-h` exit 0; bare prints the usage, exit 2."""
+    """The installed console scripts, as a user runs them: `--help`, `-h` exit 0; bare prints the usage and a
+    coded error on stderr, exit 2 (bare `tpugraphs-eval` printed its help with no code)."""
     exe = Path(sys.executable).with_name(script)
     for flag in ("--help", "-h"):
         result = subprocess.run([exe, flag], capture_output=True, text=True, timeout=60)
         assert (result.returncode, result.stderr) == (0, "") and result.stdout.startswith("usage: ")
         assert "%%" not in result.stdout
     result = subprocess.run([exe], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and "usage: " in result.stdout + result.stderr
+    assert result.returncode == 2 and result.stderr.startswith("usage: ")
+    assert f"{script}: error: [USAGE_ERROR] the following arguments are required: " in result.stderr
     assert "internal error" not in result.stderr
 
 

@@ -164,6 +164,10 @@ CASES = {
     "OUTPUT_IS_INPUT": _report_onto_submission,
     "SAME_OUTPUT_TWICE": _two_outputs_at_one_path,
     "INVALID_SUBMISSION": _compare_invalid,
+    "DATA_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tmp_path / "gone",
+                                                     "--split", "test"], tmp_path / "gone"),
+    "USAGE_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,
+                                                      "--split", "bogus"], None),  # a parser error names no file
 }
 
 
@@ -186,7 +190,7 @@ def test_each_error_prints_its_code_and_the_path(code, tmp_path, tiny_root, tiny
     exit_code, text = run_cli(capsys, *argv)  # (fails on a traceback or an internal error)
     flat = " ".join(text.split())  # lists of faults wrap onto indented lines
     assert exit_code == (1 if code == "INVALID_SUBMISSION" else 2), text
-    assert f"[{code}]" in flat and str(path) in flat, text
+    assert f"[{code}]" in flat and (path is None or str(path) in flat), text
 
 
 def test_several_submissions_keep_each_failures_code(tiny_root, tmp_path, capsys):

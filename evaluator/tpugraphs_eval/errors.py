@@ -84,6 +84,12 @@ ERROR_CODES: dict[str, str] = {
     "INVALID_SUBMISSION": "Exit code 1, not 2: a submission that `compare` must score has an error-severity "
                           "problem under the mode in force; nothing is compared, and the message names the "
                           "file(s) and the command that lists the problems.",
+    # the generic codes: an error without a code of its own (DataError, UsageError)
+    "DATA_ERROR": "Another problem with the data (a missing or unreadable data root, a usage file that cannot be "
+                  "used, ...): the message names the file and what is wrong.",
+    "USAGE_ERROR": "Options that do not fit together or cannot be parsed (an unknown option, a bad value, a "
+                   "missing argument: every command-line parser error of every entry point), or an option that "
+                   "needs another.",
 }
 """Code → meaning of the coded :class:`DataError` and :class:`UsageError` raised on purpose (a submission's
 content problems have their own codes, :data:`tpugraphs_eval.submission.problems.CODES`). An error without a

@@ -27,7 +27,7 @@ from ..errors import (
 from ..report.report import Report
 from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
-from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
+from ..truth.solution import DEFAULT_PUBLIC_FRACTION, USAGE_WARNINGS, build_solution
 from . import export
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
@@ -136,12 +136,17 @@ def _print_codes() -> None:
 def _print_error_codes() -> None:
     from rich.table import Table
 
-    table = Table(title="Data and usage error codes (exit 2)", title_justify="left")
+    table = Table(title="Data and usage error codes (exit 2; INVALID_SUBMISSION: exit 1)", title_justify="left")
     for column in ("code", "meaning"):
         table.add_column(column, overflow="fold")
     for code, meaning in ERROR_CODES.items():
         table.add_row(code, meaning)
-    display.console().print(table)
+    warnings = Table(title="`solution build` warnings (the file is written, exit 0)", title_justify="left")
+    for column in ("code", "meaning"):
+        warnings.add_column(column, overflow="fold")
+    for code, meaning in USAGE_WARNINGS.items():
+        warnings.add_row(code, meaning)
+    display.console().print(table, warnings)
 
 
 def _build_solution(args: argparse.Namespace) -> int:
@@ -224,10 +229,11 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
-    args = _parser().parse_args(_argv(argv))
-    if args.command is None:
-        _parser().print_help()
-        return EXIT_USAGE_OR_DATA
+    parser = _parser()
+    args = parser.parse_args(_argv(argv))
+    if args.command is None:  # as the other entry points say it: usage, then a coded error (exit 2)
+        parser.error("the following arguments are required: COMMAND, or the submission file(s) to score "
+                     "(`tpugraphs-eval --help` lists the commands)")
     try:
         return HANDLERS[args.command](args)
     except NoGroundTruthError as err:  # the public test files: say what this command can do instead
