@@ -81,3 +81,21 @@ def test_a_folder_of_pages_still_works(work, capsys):
     assert cli.main(["b2.csv", "b3.csv", "--html", "pages", "--json", "pages.json", *SCORE]) == 0
     assert sorted(p.name for p in (work / "pages").iterdir()) == ["b2.html", "b3.html"]
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, pages", [
+    (["b2.csv", "--html", "pg/"], ["pg/b2.html"]),
+    (["b2.csv", "b3.csv", "--html", "pg"], ["pg/b2.html", "pg/b3.html"]),
+    (["validate", "b2.csv", "--html", "pg"], ["pg"]),
+    (["validate", "b2.csv", "b3.csv", "--html", "pg/"], ["pg/b2.html", "pg/b3.html"]),
+    (["b2.csv", "--html", "r.html"], ["r.html"]),
+])
+def test_html_pages_are_replaced_on_a_re_run(argv, pages, work, capsys):
+    """A second run replaces its own pages (regular files) in every form of --html, never refusing them."""
+    argv = [*argv, *SCORE]
+    assert cli.main(argv) == 0
+    for page in pages:
+        Path(page).write_text("stale\n")
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    assert all(Path(page).read_text().startswith("<!DOCTYPE html>") for page in pages)
+    capsys.readouterr()

@@ -83,7 +83,8 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
     Args:
         outputs: (option, path) pairs, e.g. ``("--json", "report.json")``; None and ``-`` are skipped.
         inputs: the submissions, the solution file, ...; None is skipped.
-        folders: the options of ``outputs`` whose path is a folder to write (``export codabench -o``).
+        folders: the options of ``outputs`` whose (first) path is a folder to write (``export codabench -o``,
+            ``--html pg/``); that option's later paths are files in it (``--html``'s pages, replaced on a re-run).
 
     Raises:
         UsageError: ``OUTPUT_IS_INPUT`` naming the option, the output and the input; ``SAME_OUTPUT_TWICE``
@@ -91,25 +92,31 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
     """
     inputs = [Path(p) for p in inputs if p is not None]
     outputs = [(option, Path(out)) for option, out in outputs if out is not None and str(out) != "-"]
-    folders = set(folders)
+    folders, seen = set(folders), set()
+    is_folder = []  # per output: only the first path of a folder option is the folder
+    for option, _ in outputs:
+        is_folder.append(option in folders and option not in seen)
+        seen.add(option)
     for option, out in outputs:
         for source in inputs:
             if _same(out, source):
                 raise UsageError(f"{option} {out} is the input {source}: it would be overwritten; give another "
                                  "output path", code="OUTPUT_IS_INPUT")
     for i, (option, out) in enumerate(outputs):
-        for other_option, other in outputs[i + 1:]:
+        for j in range(i + 1, len(outputs)):
+            other_option, other = outputs[j]
             if option == other_option:  # one option's paths (--html's pages) are told apart where they are made
                 continue
             if _spelled_alike(out, other):
                 raise UsageError(f"{option} {out} and {other_option} {other} are the same path: one would "
                                  "overwrite the other; give two different paths", code="SAME_OUTPUT_TWICE")
-            for (o1, p1), (o2, p2) in (((option, out), (other_option, other)), ((other_option, other), (option, out))):
-                if o2 in folders and _inside(p1, p2):
+            for (o1, p1), (o2, p2, folder2) in (((option, out), (other_option, other, is_folder[j])),
+                                                ((other_option, other), (option, out, is_folder[i]))):
+                if folder2 and _inside(p1, p2):
                     raise UsageError(f"{o1} {p1} is inside the folder {o2} {p2}: give a path outside it",
                                      code="SAME_OUTPUT_TWICE")
-    for option, out in outputs:
-        blocker = _file_in_the_way(out, option in folders)
+    for (option, out), folder in zip(outputs, is_folder):
+        blocker = _file_in_the_way(out, folder)
         if blocker is not None:
             kind = special_kind(blocker) or "a file"
             raise UsageError(f"cannot write {option} {out}: {blocker} is {kind}, not a folder",
