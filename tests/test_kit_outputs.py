@@ -137,3 +137,13 @@ def test_option_conflicts_carry_the_evaluators_code(tmp_path, capsys):
     assert code == 2 and "[USAGE_ERROR] --configs official is the paper's protocol for the valid split" in err
     assert eval_main([str(SAMPLE), "--data-root", "demo", "--split", "test", "--configs", "official"]) == 2
     assert "[USAGE_ERROR] --configs official is the paper's protocol for the valid split" in capsys.readouterr().err
+
+
+def test_baselines_refuse_an_output_anywhere_in_the_npz_folder(root_copy, capsys):
+    """`random --split valid -o R/npz/tile/xla/train/X.npz` replaced a training graph it does not read."""
+    graph = next((root_copy / "npz/tile/xla/train").glob("*.npz"))
+    before = graph.read_bytes()
+    code, err = _run(capsys, "random", "--split", "valid", "--data-root", root_copy, "--no-progress", "-o", graph)
+    assert code == 2 and (f"[OUTPUT_IS_INPUT] -o {graph} is inside the data root's npz/ folder {root_copy / 'npz'}"
+                          in err), err
+    assert graph.read_bytes() == before

@@ -99,3 +99,24 @@ def test_html_pages_are_replaced_on_a_re_run(argv, pages, work, capsys):
     assert cli.main(argv) == 0, capsys.readouterr().err
     assert all(Path(page).read_text().startswith("<!DOCTYPE html>") for page in pages)
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["solution", "build", "--split", "test"], "-o"),
+    (["export", "codabench", "--split", "test", "-o", "nb"], "--zip"),
+    (["export", "codabench", "--split", "test"], "-o"),
+    (["b2.csv", "--split", "test", "-q"], "--json"),
+    (["b2.csv", "--split", "test", "-q"], "--html"),
+    (["validate", "b2.csv", "--split", "test", "-q"], "--json"),
+    (["compare", "b2.csv", "b3.csv", "--split", "test"], "--json"),
+])
+def test_outputs_onto_a_graph_file_are_refused_before_any_work(argv, option, work, demo_root, capsys):
+    """`solution build -o R/npz/tile/xla/test/<graph>.npz` exited 0 and replaced the graph with Parquet; every
+    output of a command that reads the data root's graphs is refused inside its npz/ folder."""
+    root = Path(shutil.copytree(demo_root.path, work / "root"))
+    graph = sorted((root / "npz/tile/xla/test").glob("*.npz"))[0]
+    before = graph.read_bytes()
+    _refused(capsys, [*argv, "--data-root", str(root), option, str(graph)],
+             f"[OUTPUT_IS_INPUT] {option} {graph} is inside the data root's npz/ folder {root / 'npz'}: it could "
+             "overwrite a graph file; give an output path outside it")
+    assert graph.read_bytes() == before

@@ -75,8 +75,8 @@ ERROR_CODES: dict[str, str] = {
                            "partial file beside it.",
     "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
                        "submission, the solution file, the usage file, a graph file a kit command reads, the kit's "
-                       "`-o` file for its `--json`): refused before any work, so that the report never overwrites "
-                       "what it reports on.",
+                       "`-o` file for its `--json`), or lies inside the data root's `npz/` folder of graphs: "
+                       "refused before any work, so that the report never overwrites what it reports on.",
     "SAME_OUTPUT_TWICE": "Two outputs of one command name the same path (`export codabench -o nb --zip nb`, "
                          "`--json r.html --html r.html`), or one lies inside the other's folder: refused before "
                          "any work, so that neither overwrites the other.",

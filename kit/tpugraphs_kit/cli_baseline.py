@@ -121,10 +121,10 @@ def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -
 
 
 def _refuse_output_is_input(args, root, splits: tuple[str, ...] = (), inputs: tuple[Path, ...] = ()) -> None:
-    """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``) nor each other
+    """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``), nor inside the data root's ``npz/`` folder, nor each other
     (``OUTPUT_IS_INPUT``, before any work; docs/options.md "Output files")."""
     graph_files = [path for split in splits for coll in COLLECTIONS for path in root.graph_files(coll, split) or []]
-    refuse_output_is_input([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files])
+    refuse_output_is_input([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files], data_root=root.path)
 
 
 def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:

@@ -235,9 +235,9 @@ def _show(console, document: dict[str, Any]) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     """The ``compare`` command: score A and B, compare, print the table and write ``--json``."""
-    from .outputs import refuse_output_is_input, write_stream
+    from .outputs import graphs_root, refuse_output_is_input, write_stream
 
-    refuse_output_is_input([("--json", args.json)], [args.a, args.b, args.solution])
+    refuse_output_is_input([("--json", args.json)], [args.a, args.b, args.solution], data_root=graphs_root(args))
     console = display.console(stderr=args.json == "-")
     a, b = _score_both(args, progress=not args.no_progress and console.is_terminal)
     document = compare_reports(a, b, public_only=args.public_only, resamples=args.resamples, seed=args.seed)

@@ -33,7 +33,7 @@ from .compare import add_parser as add_compare_parser
 from .compare import run_compare
 from .entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
 from .no_truth_hint import with_hint
-from .outputs import refuse_output_is_input, write_stream
+from .outputs import graphs_root, refuse_output_is_input, write_stream
 from .scoring_options import add_scoring_options, load_evaluator
 
 COMMANDS = ("score", "validate", "codes", "solution", "compare", "export")
@@ -151,8 +151,8 @@ def _print_error_codes() -> None:
 
 def _build_solution(args: argparse.Namespace) -> int:
     console = display.console()
-    refuse_output_is_input([("-o", args.output)], [args.usage_file])
     root = resolve_data_root(args.data_root)
+    refuse_output_is_input([("-o", args.output)], [args.usage_file], data_root=root.path)
     manifest = build_solution(root, args.split, args.output, public_fraction=args.public_fraction, seed=args.seed,
                               usage_file=args.usage_file, progress=not args.no_progress and console.is_terminal)
     console.print(f"wrote {safe(str(args.output))}: the {args.split} split of {safe(manifest['source'])}")
@@ -178,7 +178,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         outputs += [("--html", page) for page in page_paths(args.html, args.submissions)]
         if is_page_folder(args.html, len(args.submissions)):  # the folder of pages, checked itself
             outputs, folders = [("--html", args.html), *outputs], ["--html"]
-    refuse_output_is_input(outputs, [*args.submissions, args.solution], folders=folders)
+    refuse_output_is_input(outputs, [*args.submissions, args.solution], folders=folders,
+                           data_root=graphs_root(args))
     console = display.console(stderr=args.json == "-")
     evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)

@@ -55,9 +55,10 @@ def run(args: argparse.Namespace) -> int:
         metric_file.write_metric_file(args.output)
         print(f"wrote {safe(str(args.output))}: score(solution, submission, row_id_column_name)")
         return EXIT_OK
-    from .outputs import refuse_output_is_input
+    from .outputs import graphs_root, refuse_output_is_input
 
-    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)], [args.solution], folders=["-o"])
+    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)], [args.solution], folders=["-o"],
+                           data_root=graphs_root(args) if args.data_root is not None else None)
     options = {"title": args.title, "mode": "lenient" if args.lenient else "strict",
                "tile_runtime": args.tile_runtime, "start": args.start, "zip_path": args.zip}
     if args.solution is not None:

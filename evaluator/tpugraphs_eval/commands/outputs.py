@@ -4,7 +4,8 @@
 HTML page, an exported file, a bundle) is written atomically and refuses an existing target that is not a
 regular file (:func:`..atomicfile.refuse_special`). A stream (``--json``) may also go to a FIFO or a
 character device (``/dev/stdout``, a pipe), written in place; a full device then fails with
-``OUTPUT_WRITE_FAILED`` like a full disk. No output may be the same file as an input (``OUTPUT_IS_INPUT``).
+``OUTPUT_WRITE_FAILED`` like a full disk. No output may be the same file as an input, nor lie inside the data
+root's ``npz/`` folder of graphs (``OUTPUT_IS_INPUT``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..atomicfile import special_kind, write_atomically
-from ..errors import UsageError
+from ..errors import TpuGraphsEvalError, UsageError
 from ..safeopen import file_type_in_words
+from ..truth.dataroot import resolve_data_root
 from .entrypoint import stop_at_closed_pipe
 
 STREAM_KINDS = (file_type_in_words(stat.S_IFCHR), file_type_in_words(stat.S_IFIFO))
@@ -73,8 +75,17 @@ def _file_in_the_way(path: Path, is_folder: bool) -> Path | None:
     return None
 
 
+def _inside_graphs(out: Path, data_root: str | os.PathLike[str] | None) -> bool:
+    """Whether ``out`` (through any link) lies in ``data_root``'s ``npz/`` tree, where every graph file is."""
+    if data_root is None:
+        return False
+    graphs = os.path.realpath(Path(data_root) / "npz")
+    return os.path.commonpath([graphs, os.path.realpath(out)]) == graphs
+
+
 def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]],
-                           inputs: Iterable[str | os.PathLike[str] | None], *, folders: Iterable[str] = ()) -> None:
+                           inputs: Iterable[str | os.PathLike[str] | None], *, folders: Iterable[str] = (),
+                           data_root: str | os.PathLike[str] | None = None) -> None:
     """Refuse, before any work, outputs that collide: an output that is the same file as an input (same device
     and inode, so a link or another spelling of the path counts too): ``--html rv.csv`` must not overwrite the
     submission; two outputs at one path (``-o nb --zip nb``) or one inside another's folder; a file where an
@@ -83,6 +94,8 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
     Args:
         outputs: (option, path) pairs, e.g. ``("--json", "report.json")``; None and ``-`` are skipped.
         inputs: the submissions, the solution file, ...; None is skipped.
+        data_root: the folder holding the command's ``npz/`` graphs (``DataRoot.path``): no output may be
+            inside ``npz/`` (a graph of another split would be replaced too, ``-o R/npz/tile/xla/train/x.npz``).
         folders: the options of ``outputs`` whose (first) path is a folder to write (``export codabench -o``,
             ``--html pg/``); that option's later paths are files in it (``--html``'s pages, replaced on a re-run).
 
@@ -102,6 +115,9 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
             if _same(out, source):
                 raise UsageError(f"{option} {out} is the input {source}: it would be overwritten; give another "
                                  "output path", code="OUTPUT_IS_INPUT")
+        if _inside_graphs(out, data_root):
+            raise UsageError(f"{option} {out} is inside the data root's npz/ folder {Path(data_root) / 'npz'}: it "
+                             "could overwrite a graph file; give an output path outside it", code="OUTPUT_IS_INPUT")
     for i, (option, out) in enumerate(outputs):
         for j in range(i + 1, len(outputs)):
             other_option, other = outputs[j]
@@ -121,3 +137,15 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
             kind = special_kind(blocker) or "a file"
             raise UsageError(f"cannot write {option} {out}: {blocker} is {kind}, not a folder",
                              code="OUTPUT_WRITE_FAILED")
+
+
+def graphs_root(args) -> Path | None:
+    """The data root folder whose ``npz/`` graphs a command reads (``args.data_root``), for
+    :func:`refuse_output_is_input`'s ``data_root``; None with ``--solution`` (no graph is read) or when the
+    data root does not resolve (the command reports that itself, with its hint)."""
+    if getattr(args, "solution", None) is not None:
+        return None
+    try:
+        return resolve_data_root(args.data_root).path
+    except TpuGraphsEvalError:
+        return None
