@@ -61,7 +61,13 @@ class _Invalid(Exception):
 
 
 def _submission_csv(res: Path) -> Path:
-    """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored)."""
+    """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored).
+
+    A link anywhere in the folder is refused unread (it could point at the reference data)."""
+    links = sorted(str(p.relative_to(res)) for p in res.rglob("*") if p.is_symlink())
+    if links:
+        raise _Invalid(f"NOT_REGULAR_FILE: the submission holds a link ({', '.join(links[:10])}); zip the CSV file "
+                       "itself")
     found = sorted(p for p in res.rglob("*") if p.is_file() and p.suffix.lower() == ".csv"
                    and "__MACOSX" not in p.parts and not p.name.startswith("."))
     if len(found) != 1:
@@ -257,6 +263,26 @@ def _submission_bytes(path: Path) -> bytes:
     return path.read_bytes()
 
 
+def _reference_problem(settings, solution, output_dir: Path, metric) -> str | None:
+    """What is wrong with the reference data or the output folder (one line naming the file), or None."""
+    if not isinstance(settings, dict):
+        return f"settings.json holds a {type(settings).__name__}, not an object"
+    choices = {"mode": metric.MODES, "tile_runtime": metric.TILE_RUNTIMES, "usage": ("Public", "Private")}
+    for key, allowed in choices.items():
+        if settings.get(key) not in allowed:
+            return f"settings.json: `{key}` is {settings.get(key)!r}; it must be one of {', '.join(allowed)}"
+    missing = [name for name in ("ID", "runtimes", "normalizers", "Usage") if name not in solution.columns]
+    if missing:
+        return f"solution.csv has no {', '.join(missing)} column"
+    try:
+        metric.read_solution(solution, "ID", settings["tile_runtime"])
+    except ValueError as err:
+        return f"solution.csv: {err}"
+    if output_dir.exists() and not output_dir.is_dir():
+        return f"the output folder {output_dir} is a file"
+    return None
+
+
 def _where(line, graph_id) -> str:
     """``"line 3 tile:xla:g: "`` (what is known of a problem's place), or ``""``."""
     where = " ".join(part for part in (f"line {line}" if line else "", graph_id or "") if part)
@@ -286,6 +312,10 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError) as err:
         print(f"score.py: error: the reference data in {ref} cannot be read ({err}); is this task's "
               "reference data the bundle's reference_data_*/ folder?", file=sys.stderr)
+        return EXIT_SETUP
+    wrong = _reference_problem(settings, solution, output_dir, metric)
+    if wrong:
+        print(f"score.py: error: {wrong} (reference data in {ref})", file=sys.stderr)
         return EXIT_SETUP
     if settings.get("synthetic"):
         print(SYNTHETIC_LINE, flush=True)
