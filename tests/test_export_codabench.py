@@ -343,7 +343,30 @@ def test_a_link_in_the_submission_is_refused_unread(bundle, tmp_path):
     done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
                            str(work / "output")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
-    assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds a link (s.csv); "
+    assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (a link); "
                                    "zip the CSV file itself")
     runtime = (ref / "solution.csv").read_text().splitlines()[1].split(",")[1].split(";")[0]
     assert runtime not in done.stderr + done.stdout
+
+
+def test_archive_and_non_regular_refusals_are_coded(bundle, tmp_path):
+    """A zip holding only ``sub.csv.gz`` is ARCHIVE_UNREADABLE (the CLI's code for a zip without one CSV
+    member) and a FIFO named s.csv is NOT_REGULAR_FILE by name (the old program: uncoded, "it holds: nothing")."""
+    done, scores = run_worker(bundle, 0, _zip(tmp_path / "gz.zip", {"sub.csv.gz": b"\x1f\x8b\x08\x00"}),
+                              tmp_path / "gz")
+    assert done.returncode == 1 and not scores.exists()
+    assert done.stderr.strip() == ("invalid submission: ARCHIVE_UNREADABLE: the submission holds no CSV file (it "
+                                   "must zip exactly one ID,TopConfigs CSV) (a compressed file inside the zip is "
+                                   "not unpacked: zip the CSV itself); it holds: sub.csv.gz")
+    work = tmp_path / "fifo"
+    ref = bundle / yaml.safe_load((bundle / "competition.yaml").read_text())["tasks"][0]["reference_data"]
+    (work / "input/res").mkdir(parents=True)
+    (work / "input/ref").mkdir()
+    for name in ("settings.json", "solution.csv"):
+        (work / "input/ref" / name).write_bytes((ref / name).read_bytes())
+    os.mkfifo(work / "input/res/s.csv")
+    done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
+                           str(work / "output")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (not a regular "
+                                   "file); zip the CSV file itself")

@@ -30,6 +30,7 @@ import io
 import json
 import math
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -63,18 +64,23 @@ class _Invalid(Exception):
 def _submission_csv(res: Path) -> Path:
     """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored).
 
-    A link anywhere in the folder is refused unread (it could point at the reference data)."""
-    links = sorted(str(p.relative_to(res)) for p in res.rglob("*") if p.is_symlink())
-    if links:
-        raise _Invalid(f"NOT_REGULAR_FILE: the submission holds a link ({', '.join(links[:10])}); zip the CSV file "
-                       "itself")
-    found = sorted(p for p in res.rglob("*") if p.is_file() and p.suffix.lower() == ".csv"
-                   and "__MACOSX" not in p.parts and not p.name.startswith("."))
+    A link or a non-regular file (FIFO, socket, device) anywhere in the folder is refused unread
+    (NOT_REGULAR_FILE: a link could point at the reference data); no CSV or several is ARCHIVE_UNREADABLE,
+    the code of ``tpugraphs-eval`` for a zip without exactly one CSV member."""
+    entries = sorted(res.rglob("*"))
+    odd = [f"{p.relative_to(res)} ({'a link' if p.is_symlink() else 'not a regular file'})" for p in entries
+           if p.is_symlink() or not (stat.S_ISREG(p.lstat().st_mode) or stat.S_ISDIR(p.lstat().st_mode))]
+    if odd:
+        raise _Invalid(f"NOT_REGULAR_FILE: the submission holds {', '.join(odd[:10])}; zip the CSV file itself")
+    found = [p for p in entries if p.is_file() and p.suffix.lower() == ".csv"
+             and "__MACOSX" not in p.parts and not p.name.startswith(".")]
     if len(found) != 1:
-        listed = sorted(str(p.relative_to(res)) for p in res.rglob("*") if p.is_file())
+        listed = [str(p.relative_to(res)) for p in entries if p.is_file()]
         what = "no CSV file" if not found else f"{len(found)} CSV files"
-        raise _Invalid(f"the submission holds {what} (it must zip exactly one ID,TopConfigs CSV); it holds: "
-                       f"{', '.join(listed[:10]) or 'nothing'}")
+        packed = " (a compressed file inside the zip is not unpacked: zip the CSV itself)" if any(
+            p.suffix.lower() in (".gz", ".zip") for p in entries) else ""
+        raise _Invalid(f"ARCHIVE_UNREADABLE: the submission holds {what} (it must zip exactly one ID,TopConfigs "
+                       f"CSV){packed}; it holds: {', '.join(listed[:10]) or 'nothing'}")
     return found[0]
 
 
@@ -259,7 +265,7 @@ def _submission_bytes(path: Path) -> bytes:
     """The submission file's bytes (at most :data:`MAX_SUBMISSION_BYTES`)."""
     size = path.stat().st_size
     if size > MAX_SUBMISSION_BYTES:
-        raise _Invalid(f"{path.name} has {size} bytes; at most {MAX_SUBMISSION_BYTES} are read")
+        raise _Invalid(f"SUBMISSION_TOO_LARGE: {path.name} has {size} bytes; at most {MAX_SUBMISSION_BYTES} are read")
     return path.read_bytes()
 
 
