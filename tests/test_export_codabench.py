@@ -330,15 +330,22 @@ def test_a_wrong_bundle_or_call_is_exit_2_with_one_line_before_scoring(case, exp
     assert "leaderboard" not in done.stdout
 
 
-def test_a_link_in_the_submission_is_refused_unread(bundle, tmp_path):
-    """A link to the reference solution is not scored, and no runtime of it is echoed (the old program scored
-    it and printed INDEX_OUT_OF_RANGE with the runtimes)."""
-    work = tmp_path / "w"
+def _task_folder(bundle: Path, work: Path) -> Path:
+    """``work/input`` with the Public task's reference data in ref/ and an empty res/; returns the bundle's
+    reference folder."""
     ref = bundle / yaml.safe_load((bundle / "competition.yaml").read_text())["tasks"][0]["reference_data"]
     (work / "input/res").mkdir(parents=True)
     (work / "input/ref").mkdir()
     for name in ("settings.json", "solution.csv"):
         (work / "input/ref" / name).write_bytes((ref / name).read_bytes())
+    return ref
+
+
+def test_a_link_in_the_submission_is_refused_unread(bundle, tmp_path):
+    """A link to the reference solution is not scored, and no runtime of it is echoed (the old program scored
+    it and printed INDEX_OUT_OF_RANGE with the runtimes)."""
+    work = tmp_path / "w"
+    ref = _task_folder(bundle, work)
     (work / "input/res/s.csv").symlink_to("../ref/solution.csv")
     done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
                            str(work / "output")], capture_output=True, text=True, timeout=300)
@@ -359,11 +366,7 @@ def test_archive_and_non_regular_refusals_are_coded(bundle, tmp_path):
                                    "must zip exactly one ID,TopConfigs CSV) (a compressed file inside the zip is "
                                    "not unpacked: zip the CSV itself); it holds: sub.csv.gz")
     work = tmp_path / "fifo"
-    ref = bundle / yaml.safe_load((bundle / "competition.yaml").read_text())["tasks"][0]["reference_data"]
-    (work / "input/res").mkdir(parents=True)
-    (work / "input/ref").mkdir()
-    for name in ("settings.json", "solution.csv"):
-        (work / "input/ref" / name).write_bytes((ref / name).read_bytes())
+    _task_folder(bundle, work)
     os.mkfifo(work / "input/res/s.csv")
     done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
                            str(work / "output")], capture_output=True, text=True, timeout=60)
