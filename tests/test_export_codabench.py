@@ -288,3 +288,88 @@ def test_one_extra_field_is_one_extra_columns_error(bundle, tmp_path):
     assert done.returncode == 1 and not scores_path.exists()
     assert done.stderr == (f"invalid submission: 1 error(s)\n  line 2 {graph_id}: EXTRA_COLUMNS: the line has 3 "
                            "comma-separated fields; expected 2 (`ID,TopConfigs`). The first two are read.\n")
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("no_mode", "`mode` is None"), ("bogus_mode", "`mode` is 'bogus'"), ("list", "holds a list"),
+    ("secret_usage", "`usage` is 'Secret'"), ("no_columns", "solution.csv has no runtimes, normalizers"),
+    ("output_is_file", "is a file")])
+def test_a_wrong_bundle_or_call_is_exit_2_with_one_line_before_scoring(case, expected, bundle, tmp_path):
+    """Each malformed reference/settings/output case is EXIT_SETUP (2), one line naming the file, no traceback
+    (the old program raised KeyError, ValueError, AttributeError, FileExistsError or exited 0 for Secret)."""
+    config = yaml.safe_load((bundle / "competition.yaml").read_text())
+    good = bundle / config["solutions"][0]["path"] / "submission.csv"
+    work = tmp_path / "w"
+    ref = bundle / config["tasks"][0]["reference_data"]
+    (work / "input/res").mkdir(parents=True)
+    (work / "input/ref").mkdir()
+    (work / "input/res/submission.csv").write_bytes(good.read_bytes())
+    settings = json.loads((ref / "settings.json").read_text())
+    solution = (ref / "solution.csv").read_text()
+    if case == "no_mode":
+        del settings["mode"]
+    elif case == "bogus_mode":
+        settings["mode"] = "bogus"
+    elif case == "list":
+        settings = []
+    elif case == "secret_usage":
+        settings["usage"] = "Secret"
+    elif case == "no_columns":
+        solution = "\n".join(",".join(f for f in line.split(",")[:1] + line.split(",")[-1:])
+                             for line in solution.splitlines()) + "\n"
+    (work / "input/ref/settings.json").write_text(json.dumps(settings))
+    (work / "input/ref/solution.csv").write_text(solution)
+    output = work / "output"
+    if case == "output_is_file":
+        output.write_text("x")
+    done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
+                           str(output)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert expected in done.stderr and not (output / "scores.json").exists()
+    assert "leaderboard" not in done.stdout
+
+
+def _task_folder(bundle: Path, work: Path) -> Path:
+    """``work/input`` with the Public task's reference data in ref/ and an empty res/; returns the bundle's
+    reference folder."""
+    ref = bundle / yaml.safe_load((bundle / "competition.yaml").read_text())["tasks"][0]["reference_data"]
+    (work / "input/res").mkdir(parents=True)
+    (work / "input/ref").mkdir()
+    for name in ("settings.json", "solution.csv"):
+        (work / "input/ref" / name).write_bytes((ref / name).read_bytes())
+    return ref
+
+
+def test_a_link_in_the_submission_is_refused_unread(bundle, tmp_path):
+    """A link to the reference solution is not scored, and no runtime of it is echoed (the old program scored
+    it and printed INDEX_OUT_OF_RANGE with the runtimes)."""
+    work = tmp_path / "w"
+    ref = _task_folder(bundle, work)
+    (work / "input/res/s.csv").symlink_to("../ref/solution.csv")
+    done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
+                           str(work / "output")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (a link); "
+                                   "zip the CSV file itself")
+    runtime = (ref / "solution.csv").read_text().splitlines()[1].split(",")[1].split(";")[0]
+    assert runtime not in done.stderr + done.stdout
+
+
+def test_archive_and_non_regular_refusals_are_coded(bundle, tmp_path):
+    """A zip holding only ``sub.csv.gz`` is ARCHIVE_UNREADABLE (the CLI's code for a zip without one CSV
+    member) and a FIFO named s.csv is NOT_REGULAR_FILE by name (the old program: uncoded, "it holds: nothing")."""
+    done, scores = run_worker(bundle, 0, _zip(tmp_path / "gz.zip", {"sub.csv.gz": b"\x1f\x8b\x08\x00"}),
+                              tmp_path / "gz")
+    assert done.returncode == 1 and not scores.exists()
+    assert done.stderr.strip() == ("invalid submission: ARCHIVE_UNREADABLE: the submission holds no CSV file (it "
+                                   "must zip exactly one ID,TopConfigs CSV) (a compressed file inside the zip is "
+                                   "not unpacked: zip the CSV itself); it holds: sub.csv.gz")
+    work = tmp_path / "fifo"
+    _task_folder(bundle, work)
+    os.mkfifo(work / "input/res/s.csv")
+    done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
+                           str(work / "output")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (not a regular "
+                                   "file); zip the CSV file itself")

@@ -30,6 +30,7 @@ import io
 import json
 import math
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -61,14 +62,25 @@ class _Invalid(Exception):
 
 
 def _submission_csv(res: Path) -> Path:
-    """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored)."""
-    found = sorted(p for p in res.rglob("*") if p.is_file() and p.suffix.lower() == ".csv"
-                   and "__MACOSX" not in p.parts and not p.name.startswith("."))
+    """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored).
+
+    A link or a non-regular file (FIFO, socket, device) anywhere in the folder is refused unread
+    (NOT_REGULAR_FILE: a link could point at the reference data); no CSV or several is ARCHIVE_UNREADABLE,
+    the code of ``tpugraphs-eval`` for a zip without exactly one CSV member."""
+    entries = sorted(res.rglob("*"))
+    odd = [f"{p.relative_to(res)} ({'a link' if p.is_symlink() else 'not a regular file'})" for p in entries
+           if p.is_symlink() or not (stat.S_ISREG(p.lstat().st_mode) or stat.S_ISDIR(p.lstat().st_mode))]
+    if odd:
+        raise _Invalid(f"NOT_REGULAR_FILE: the submission holds {', '.join(odd[:10])}; zip the CSV file itself")
+    found = [p for p in entries if p.is_file() and p.suffix.lower() == ".csv"
+             and "__MACOSX" not in p.parts and not p.name.startswith(".")]
     if len(found) != 1:
-        listed = sorted(str(p.relative_to(res)) for p in res.rglob("*") if p.is_file())
+        listed = [str(p.relative_to(res)) for p in entries if p.is_file()]
         what = "no CSV file" if not found else f"{len(found)} CSV files"
-        raise _Invalid(f"the submission holds {what} (it must zip exactly one ID,TopConfigs CSV); it holds: "
-                       f"{', '.join(listed[:10]) or 'nothing'}")
+        packed = " (a compressed file inside the zip is not unpacked: zip the CSV itself)" if any(
+            p.suffix.lower() in (".gz", ".zip") for p in entries) else ""
+        raise _Invalid(f"ARCHIVE_UNREADABLE: the submission holds {what} (it must zip exactly one ID,TopConfigs "
+                       f"CSV){packed}; it holds: {', '.join(listed[:10]) or 'nothing'}")
     return found[0]
 
 
@@ -253,8 +265,28 @@ def _submission_bytes(path: Path) -> bytes:
     """The submission file's bytes (at most :data:`MAX_SUBMISSION_BYTES`)."""
     size = path.stat().st_size
     if size > MAX_SUBMISSION_BYTES:
-        raise _Invalid(f"{path.name} has {size} bytes; at most {MAX_SUBMISSION_BYTES} are read")
+        raise _Invalid(f"SUBMISSION_TOO_LARGE: {path.name} has {size} bytes; at most {MAX_SUBMISSION_BYTES} are read")
     return path.read_bytes()
+
+
+def _reference_problem(settings, solution, output_dir: Path, metric) -> str | None:
+    """What is wrong with the reference data or the output folder (one line naming the file), or None."""
+    if not isinstance(settings, dict):
+        return f"settings.json holds a {type(settings).__name__}, not an object"
+    choices = {"mode": metric.MODES, "tile_runtime": metric.TILE_RUNTIMES, "usage": ("Public", "Private")}
+    for key, allowed in choices.items():
+        if settings.get(key) not in allowed:
+            return f"settings.json: `{key}` is {settings.get(key)!r}; it must be one of {', '.join(allowed)}"
+    missing = [name for name in ("ID", "runtimes", "normalizers", "Usage") if name not in solution.columns]
+    if missing:
+        return f"solution.csv has no {', '.join(missing)} column"
+    try:
+        metric.read_solution(solution, "ID", settings["tile_runtime"])
+    except ValueError as err:
+        return f"solution.csv: {err}"
+    if output_dir.exists() and not output_dir.is_dir():
+        return f"the output folder {output_dir} is a file"
+    return None
 
 
 def _where(line, graph_id) -> str:
@@ -286,6 +318,10 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError) as err:
         print(f"score.py: error: the reference data in {ref} cannot be read ({err}); is this task's "
               "reference data the bundle's reference_data_*/ folder?", file=sys.stderr)
+        return EXIT_SETUP
+    wrong = _reference_problem(settings, solution, output_dir, metric)
+    if wrong:
+        print(f"score.py: error: {wrong} (reference data in {ref})", file=sys.stderr)
         return EXIT_SETUP
     if settings.get("synthetic"):
         print(SYNTHETIC_LINE, flush=True)
