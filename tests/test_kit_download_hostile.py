@@ -292,3 +292,33 @@ def test_a_folder_where_a_file_goes_is_refused_before_moving(sandbox, server, ca
     assert run_download(server, root) == 2
     assert "[UNSAFE_TARGET]" in capsys.readouterr().err
     assert not (root / "npz/tile/xla/valid/g1.npz").exists()  # g1 comes first in the archive: not moved either
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_special_partial_file_is_refused_at_once(sandbox, server, capsys, kind):
+    """A FIFO or a folder at the partial-file path: one UNSAFE_TARGET naming it, no request, no retry, no resume
+    advice, and the FIFO never opened (opening it would block: the alarm turns a hang into a failure)."""
+    import os
+    import signal
+
+    root, _ = sandbox
+    official(server)
+    part = root / ".downloads" / f"{TILE_TAR}.part"
+    part.parent.mkdir(parents=True)
+    os.mkfifo(part) if kind == "fifo" else part.mkdir()
+
+    def hung(*_):
+        raise AssertionError("the download blocked on the partial file")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        assert run_download(server, root) == 2
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    err = capsys.readouterr().err
+    words = "a FIFO (named pipe)" if kind == "fifo" else "a folder"
+    assert f"[UNSAFE_TARGET] {part} is {words}, not a regular file" in err
+    assert "attempt" not in err and "resume" not in err and server.requests == []
+    assert_nothing_installed(root)

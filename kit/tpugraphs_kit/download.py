@@ -42,6 +42,7 @@ from pathlib import Path
 
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 from tpugraphs_eval.progress import progress_bar, wanted
+from tpugraphs_eval.safeopen import file_type_in_words
 
 from .data import collection
 from .errors import DownloadError, KitError
@@ -148,10 +149,36 @@ def _past_deadline(url: str, deadline: float, part: Path) -> DownloadError:
     return DownloadError("TIMED_OUT", f"{url}: not downloaded within the deadline of {deadline:g} s. {_kept(part)}")
 
 
+def _refuse_special(part: Path) -> None:
+    """Refuse a ``part`` that exists and is not a regular file (a folder, a FIFO, a device, a socket), found by
+    ``lstat`` so that it is never opened (opening a FIFO blocks): a local problem, not retried.
+
+    Raises:
+        DownloadError: ``UNSAFE_TARGET``, naming the path and what it is.
+    """
+    try:
+        mode = os.lstat(part).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise DownloadError("UNSAFE_TARGET", f"{part}: cannot be checked: {err.strerror or err}") from None
+    kind = file_type_in_words(mode)
+    if kind is not None:
+        raise DownloadError("UNSAFE_TARGET", f"{part} is {kind}, not a regular file: the kit writes partial "
+                                             "downloads only to regular files; move it away and run again")
+
+
 def _open_part(part: Path, append: bool):
     """``part`` for writing, never through a link (O_NOFOLLOW): appended to, or emptied."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_APPEND if append else os.O_TRUNC)
-    return os.fdopen(os.open(part, flags, 0o644), "ab" if append else "wb")
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+             | (os.O_APPEND if append else os.O_TRUNC))
+    fd = os.open(part, flags, 0o644)  # O_NONBLOCK: a FIFO put here meanwhile fails (ENXIO) instead of blocking
+    kind = file_type_in_words(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise DownloadError("UNSAFE_TARGET", f"{part} is {kind}, not a regular file; move it away and run again")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "ab" if append else "wb")
 
 
 def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
@@ -260,6 +287,7 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     part.parent.mkdir(parents=True, exist_ok=True)
     if part.is_symlink():  # never written through: the partial file is ours to replace
         part.unlink()
+    _refuse_special(part)
     limits = _Limits(timeout, deadline, max_bytes)
     total = None
     bar = None

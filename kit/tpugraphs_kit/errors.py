@@ -51,8 +51,9 @@ KIT_ERROR_CODES: dict[str, str] = {
     "TRUNCATED_ARCHIVE": "An archive without its end-of-archive marker or with a member cut short: nothing is "
                          "extracted.",
     "BAD_ARCHIVE": "A file that is not a readable tar archive, or one with no file under `npz/`.",
-    "UNSAFE_TARGET": "A folder of the data root (or `.downloads/`) is a link or a file, or a file of the archive "
-                     "would replace a folder: nothing is written through it.",
+    "UNSAFE_TARGET": "A folder of the data root (or `.downloads/`) is a link or a file, a partial download "
+                     "(`.part`) is not a regular file (a folder, a FIFO, a device), or a file of the archive would "
+                     "replace a folder: nothing is written through it, and it is not retried.",
     "UNSUPPORTED_PLATFORM": "Safe extraction needs descriptor-relative file operations (Linux, macOS).",
 }
 """Code → meaning of the codes only the kit raises. Codes are stable: tools may match on them."""
