@@ -322,3 +322,60 @@ def test_a_special_partial_file_is_refused_at_once(sandbox, server, capsys, kind
     assert f"[UNSAFE_TARGET] {part} is {words}, not a regular file" in err
     assert "attempt" not in err and "resume" not in err and server.requests == []
     assert_nothing_installed(root)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_an_archive_that_is_not_a_regular_file_is_not_opened(tmp_path, kind):
+    """``safe_extract`` of a FIFO or a folder: BAD_ARCHIVE naming what it is, the FIFO never opened (the alarm
+    turns a blocked open into a failure)."""
+    import os
+    import signal
+
+    archive = tmp_path / "a.tar"
+    os.mkfifo(archive) if kind == "fifo" else archive.mkdir()
+
+    def hung(*_):
+        raise AssertionError("safe_extract blocked on the archive")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        with pytest.raises(DownloadError) as caught:
+            safe_extract(archive, tmp_path / "root")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    words = "a FIFO (named pipe)" if kind == "fifo" else "a folder"
+    assert caught.value.code == "BAD_ARCHIVE" and f"{archive} is {words}, not a regular file" in str(caught.value)
+    assert not (tmp_path / "root").exists()
+
+
+def test_fifos_at_the_downloads_folder_or_marker_are_never_opened(sandbox, server, capsys):
+    """A FIFO as ``.downloads``: UNSAFE_TARGET naming it. A FIFO as the done-marker: not taken for a marker, not
+    opened for reading (it would block) nor replaced (OUTPUT_WRITE_FAILED). The alarm turns a hang into a failure."""
+    import os
+    import signal
+
+    root, _ = sandbox
+    official(server)
+    root.mkdir()
+    os.mkfifo(root / ".downloads")
+
+    def hung(*_):
+        raise AssertionError("the download blocked on a FIFO")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        assert run_download(server, root) == 2
+        assert f"[UNSAFE_TARGET] {root / '.downloads'} is a FIFO (named pipe), not a folder" in capsys.readouterr().err
+        (root / ".downloads").unlink()
+        (root / ".downloads").mkdir()
+        marker = root / ".downloads" / f"{TILE_TAR}.done"
+        os.mkfifo(marker)
+        assert run_download(server, root) == 2
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "[OUTPUT_WRITE_FAILED]" in capsys.readouterr().err and server.requests != []
+    assert os.path.exists(marker) and not os.path.isfile(marker)

@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import stat
 import time
 import urllib.error
 import urllib.request
@@ -42,9 +41,9 @@ from pathlib import Path
 
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 from tpugraphs_eval.progress import progress_bar, wanted
-from tpugraphs_eval.safeopen import file_type_in_words
 
 from .data import collection
+from .download_paths import DOWNLOADS, downloads_folder, marked_done, open_part, refuse_special
 from .errors import DownloadError, KitError
 from .extract import MAX_BYTES, MAX_MEMBERS, safe_extract
 from .files import write_atomic
@@ -52,7 +51,6 @@ from .watchdog import Watchdog
 
 BASE_URL = "http://download.tensorflow.org/data/tpu_graphs/v0/"
 """The official download location (tpu_graphs/echo_download_commands.py)."""
-DOWNLOADS = ".downloads"
 MIN_SPEED = 1024
 """Bytes per second below which a download counts as stalled, measured over ``timeout`` seconds."""
 _CHUNK = 1 << 20
@@ -149,38 +147,6 @@ def _past_deadline(url: str, deadline: float, part: Path) -> DownloadError:
     return DownloadError("TIMED_OUT", f"{url}: not downloaded within the deadline of {deadline:g} s. {_kept(part)}")
 
 
-def _refuse_special(part: Path) -> None:
-    """Refuse a ``part`` that exists and is not a regular file (a folder, a FIFO, a device, a socket), found by
-    ``lstat`` so that it is never opened (opening a FIFO blocks): a local problem, not retried.
-
-    Raises:
-        DownloadError: ``UNSAFE_TARGET``, naming the path and what it is.
-    """
-    try:
-        mode = os.lstat(part).st_mode
-    except FileNotFoundError:
-        return
-    except OSError as err:
-        raise DownloadError("UNSAFE_TARGET", f"{part}: cannot be checked: {err.strerror or err}") from None
-    kind = file_type_in_words(mode)
-    if kind is not None:
-        raise DownloadError("UNSAFE_TARGET", f"{part} is {kind}, not a regular file: the kit writes partial "
-                                             "downloads only to regular files; move it away and run again")
-
-
-def _open_part(part: Path, append: bool):
-    """``part`` for writing, never through a link (O_NOFOLLOW): appended to, or emptied."""
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-             | (os.O_APPEND if append else os.O_TRUNC))
-    fd = os.open(part, flags, 0o644)  # O_NONBLOCK: a FIFO put here meanwhile fails (ENXIO) instead of blocking
-    kind = file_type_in_words(os.fstat(fd).st_mode)
-    if kind is not None:
-        os.close(fd)
-        raise DownloadError("UNSAFE_TARGET", f"{part} is {kind}, not a regular file; move it away and run again")
-    os.set_blocking(fd, True)
-    return os.fdopen(fd, "ab" if append else "wb")
-
-
 def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
     """One request: append to ``part`` from its current size (restart if the server ignores Range). Returns the total.
 
@@ -225,7 +191,7 @@ def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
             else:
                 watchdog.disarm()
             received = offset
-            with _open_part(part, append=bool(offset)) as out:
+            with open_part(part, append=bool(offset)) as out:
                 if bar is not None:
                     bar[0].update(bar[1], total=total, completed=offset)
                 window_start, window_bytes = time.monotonic(), 0
@@ -287,7 +253,8 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     part.parent.mkdir(parents=True, exist_ok=True)
     if part.is_symlink():  # never written through: the partial file is ours to replace
         part.unlink()
-    _refuse_special(part)
+    refuse_special(part)
+    refuse_special(path)  # the finished download is renamed onto it
     limits = _Limits(timeout, deadline, max_bytes)
     total = None
     bar = None
@@ -350,32 +317,6 @@ class Fetched:
     size_checked: bool = True
 
 
-def _marked_done(marker: Path, archive: Archive) -> bool:
-    """Whether ``marker`` is a done-marker of ``archive``: a regular file (not a link) whose first line is its URL."""
-    try:
-        if not stat.S_ISREG(os.lstat(marker).st_mode):
-            return False
-        with open(marker, "rb") as file:
-            first = file.readline(4096).decode("utf-8", "replace").strip()
-    except OSError:
-        return False
-    return first.endswith("/" + archive.name)  # the URL it came from (any base URL)
-
-
-def _downloads_folder(root: Path) -> Path:
-    """``root/.downloads``, created if missing; refused when it is a link or a file (never written through)."""
-    folder = root / DOWNLOADS
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            raise DownloadError("UNSAFE_TARGET", f"{folder} is a link or a file, not a folder: the kit never writes "
-                                                 "through links; move it away and run again")
-        folder.mkdir(exist_ok=True)
-    except OSError as err:
-        raise KitError("OUTPUT_WRITE_FAILED", f"cannot create {folder}: {err.strerror or err}") from None
-    return folder
-
-
 def download(root: str | os.PathLike[str], collections: Iterable[str] | None = None,
              splits: Iterable[str] | None = None, *, base_url: str = BASE_URL, keep_archives: bool = False,
              force: bool = False, retries: int = 3, timeout: float = 60.0, deadline: float | None = None,
@@ -401,11 +342,11 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
     """
     root = Path(root).expanduser()
     chosen = archives(collections, splits, base_url)
-    folder = _downloads_folder(root)
+    folder = downloads_folder(root)
     out = []
     for archive in chosen:
         done = folder / f"{archive.name}.done"
-        if _marked_done(done, archive) and not force:
+        if marked_done(done, archive.name) and not force:
             out.append(Fetched(archive, "skipped"))
             continue
         tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, deadline=deadline,

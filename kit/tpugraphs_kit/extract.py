@@ -49,6 +49,9 @@ import stat
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from tpugraphs_eval.safeopen import file_type_in_words
 
 from .errors import DownloadError
 
@@ -202,9 +205,8 @@ def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_B
                                               f"member(s); the official archives hold only folders and regular "
                                               f"files under {TOP}/): {listed}")
     end = tar.offset
-    with open(archive, "rb") as raw:
-        raw.seek(end)
-        marker = raw.read(_END_OF_ARCHIVE)
+    tar.fileobj.seek(end)  # the file the headers were read from: the path is not opened again
+    marker = tar.fileobj.read(_END_OF_ARCHIVE)
     if marker != bytes(_END_OF_ARCHIVE):
         raise DownloadError("TRUNCATED_ARCHIVE", f"{archive}: no end-of-archive marker at byte {end} (the file is "
                                                  f"truncated or corrupt); nothing extracted")
@@ -294,6 +296,25 @@ def _move_into_place(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], stagi
     return placed
 
 
+def _open_archive(archive: Path) -> BinaryIO:
+    """``archive`` for reading, only when it is a regular file: opened without following a link and without
+    blocking (O_NONBLOCK: a FIFO would block an ordinary open), then checked with ``fstat``.
+
+    Raises:
+        DownloadError: ``BAD_ARCHIVE`` (not a regular file, naming what it is, or unreadable).
+    """
+    try:
+        fd = os.open(archive, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:
+        raise DownloadError("BAD_ARCHIVE", f"{archive}: cannot be read: {err.strerror or err}") from None
+    kind = file_type_in_words(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise DownloadError("BAD_ARCHIVE", f"{archive} is {kind}, not a regular file; nothing extracted")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
 def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES,
                  max_members: int = MAX_MEMBERS) -> list[Path]:
     """Extract the official tar ``archive`` under ``dest`` after checking every member; returns the files placed.
@@ -312,7 +333,7 @@ def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], 
         raise DownloadError("UNSUPPORTED_PLATFORM", "safe extraction needs descriptor-relative file operations "
                                                     "(Linux, macOS); extract the archives with a tar tool instead")
     try:
-        with tarfile.open(archive, "r:", tarinfo=_BoundedTarInfo) as tar:
+        with _open_archive(archive) as raw, tarfile.open(fileobj=raw, mode="r:", tarinfo=_BoundedTarInfo) as tar:
             checked = check_archive(tar, archive, max_bytes=max_bytes, max_members=max_members)
             dest.mkdir(parents=True, exist_ok=True)
             staging_path = tempfile.mkdtemp(prefix=".extract-", dir=dest)
