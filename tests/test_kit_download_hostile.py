@@ -32,6 +32,7 @@ from download_helpers import (
 
 from tpugraphs_eval.dataset import REAL_GRAPH_COUNTS
 import tpugraphs_kit.extract as extract_module
+from tpugraphs_kit.cli_data import main as data_main
 from tpugraphs_kit.download import download
 from tpugraphs_kit.errors import DownloadError
 from tpugraphs_kit.extract import MAX_BYTES, MAX_MEMBERS, safe_extract
@@ -99,7 +100,7 @@ def test_every_refused_member_is_named_in_one_message(tmp_path):
 def test_links_chained_across_archives_cannot_escape(sandbox, server, capsys):
     """The issue's attack: archive 1 plants npz/e -> d/.. and npz/d -> .., archive 2 writes npz/e/outside/...
 
-    Archive 1 is refused; archive 2 alone is harmless: its file lands as a plain file under root/npz/e/.
+    Archive 1 is refused; archive 2 (installed all the same) is harmless: its file lands as a plain file under root/npz/e/.
     """
     root, outside = sandbox
     before = listing(outside)
@@ -107,9 +108,8 @@ def test_links_chained_across_archives_cannot_escape(sandbox, server, capsys):
                                         ("npz/d", None, {"type": SYM, "linkname": ".."})])
     server.files[LAYOUT_TAR] = tar_bytes([("npz/e/outside/keep.txt", b"evil", {})])
     assert run_download(server, root, "tile:xla", "layout:xla:default") == 2
-    assert "[UNSAFE_ARCHIVE]" in capsys.readouterr().err
-    assert_nothing_installed(root)
-    assert run_download(server, root, "layout:xla:default") == 0
+    assert "[UNSAFE_ARCHIVE]" in capsys.readouterr().err  # archive 1 refused, archive 2 still attempted
+    assert not (root / ".downloads" / f"{TILE_TAR}.done").exists()
     assert (root / "npz/e/outside/keep.txt").read_bytes() == b"evil" and not (root / "npz/e").is_symlink()
     assert listing(outside) == before
 
@@ -379,3 +379,18 @@ def test_fifos_at_the_downloads_folder_or_marker_are_never_opened(sandbox, serve
         signal.signal(signal.SIGALRM, previous)
     assert "[OUTPUT_WRITE_FAILED]" in capsys.readouterr().err and server.requests != []
     assert os.path.exists(marker) and not os.path.isfile(marker)
+
+
+def test_every_archive_is_attempted_and_every_failure_reported(sandbox, server, capsys):
+    """--splits train,valid,test where only valid exists: train and test each get a DOWNLOAD_FAILED (HTTP 404),
+    valid is installed and marked done, exit 2. (Before: the download stopped at train.)"""
+    root, _ = sandbox
+    official(server)
+    code = data_main(["download", "--collections", "tile:xla", "--splits", "train,valid,test", "--data-root",
+                      str(root), "--base-url", server.base_url, "--no-progress", "--retries", "0"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    failed = [line for line in err.splitlines() if "[DOWNLOAD_FAILED]" in line]
+    assert len(failed) == 2 and "npz_tile_xla_train.tar" in failed[0] and "npz_tile_xla_test.tar" in failed[1]
+    assert "2 of 3 archive(s) failed" in err and f"{TILE_TAR}: 2 files extracted" in out
+    assert (root / ".downloads" / f"{TILE_TAR}.done").is_file() and (root / "npz/tile/xla/valid/g2.npz").is_file()

@@ -19,6 +19,7 @@ import tarfile
 import pytest
 from download_helpers import TILE_TAR, assert_nothing_installed, run_download, tar_bytes
 
+import tpugraphs_kit.extract as extract_module
 from tpugraphs_kit.errors import DownloadError
 from tpugraphs_kit.extract import MAX_HEADER_BYTES, safe_extract
 
@@ -80,7 +81,7 @@ def test_a_header_declaring_a_terabyte_is_refused_unread(tmp_path, monkeypatch, 
             reads.append(size)
             return super().read(size)
 
-    monkeypatch.setattr(tarfile, "bltn_open", RecordingFile)  # what tarfile.open(path) opens the file with
+    monkeypatch.setattr(extract_module, "FileIO", RecordingFile)  # what safe_extract opens the archive with
     with pytest.raises(DownloadError) as err:
         _extract(tmp_path, _header_block(name, kind, 1 << 40) + tar_bytes([GOOD]))
     assert err.value.code == "ARCHIVE_TOO_LARGE"

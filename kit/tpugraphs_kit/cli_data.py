@@ -5,22 +5,25 @@
     tpugraphs-data urls --collections tile:xla --splits valid     # the official archive URLs
     tpugraphs-data download --collections tile:xla,layout:xla:default --splits train,valid,test
 
-Exit codes: 0 ok, 2 usage or data problem (including a failed download or an unsafe archive), 3 internal error.
+Exit codes: 0 ok, 2 usage or data problem (including a failed download or an unsafe archive: every archive is
+still attempted, each failure reported), 3 internal error.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
 from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
-from tpugraphs_eval.errors import EXIT_OK, UsageError
+from tpugraphs_eval.display import safe
+from tpugraphs_eval.errors import EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
 
 from .cli_common import add_codes_command, notice, print_codes
 from .data import collection, data_root, list_graphs
-from .download import BASE_URL, archives, download
+from .download import BASE_URL, DownloadFailures, archives, download
 from .errors import KitError
 
 _ROOT_HELP = "folder holding npz/, or `demo` (default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)"
@@ -119,9 +122,13 @@ def _download(args) -> int:
     root = Path(args.data_root or os.environ.get("TPUGRAPHS_DATA") or "~/data/tpugraphs").expanduser()
     if args.retries < 0 or not args.timeout > 0 or not (args.deadline is None or args.deadline > 0):
         raise UsageError("--retries must be >= 0, --timeout and --deadline > 0")
-    results = download(root, args.collections, args.splits, base_url=args.base_url,
-                       keep_archives=args.keep_archives, force=args.force, retries=args.retries,
-                       timeout=args.timeout, deadline=args.deadline, progress=False if args.no_progress else None)
+    failures = []
+    try:
+        results = download(root, args.collections, args.splits, base_url=args.base_url,
+                           keep_archives=args.keep_archives, force=args.force, retries=args.retries,
+                           timeout=args.timeout, deadline=args.deadline, progress=False if args.no_progress else None)
+    except DownloadFailures as err:  # every archive was attempted: report each failure, keep the successes
+        results, failures = err.results, err.errors
     for result in results:
         archive = result.archive
         if result.status == "skipped":
@@ -130,6 +137,11 @@ def _download(args) -> int:
             checked = ("size checked" if result.size_checked
                        else "no Content-Length: checked by reading the tar to its end-of-archive marker")
             print(f"{archive.name}: {result.files} files extracted, {checked}")
+    for err in failures:
+        print(f"tpugraphs-data: error: [{err.code}] {safe(err.args[0])}", file=sys.stderr)
+    if failures:
+        print(f"tpugraphs-data: {len(failures)} of {len(results) + len(failures)} archive(s) failed", file=sys.stderr)
+        return EXIT_USAGE_OR_DATA
     print(f"data root: {root} (use --data-root {root} with tpugraphs-eval and tpugraphs-baseline)")
     return EXIT_OK
 

@@ -303,6 +303,15 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     return path, total
 
 
+class DownloadFailures(DownloadError):
+    """Some archives of a :func:`download` failed: ``errors`` (one coded error per failed archive, in order) and
+    ``results`` (the :class:`Fetched` of those installed or skipped). Code and message: the first failure's."""
+
+    def __init__(self, errors: list[KitError], results: list[Fetched]) -> None:
+        super().__init__(errors[0].code, errors[0].args[0])
+        self.errors, self.results = errors, results
+
+
 @dataclass
 class Fetched:
     """The outcome for one archive: ``status`` is ``installed`` or ``skipped`` (marked done earlier).
@@ -325,9 +334,9 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
     """Download and extract the archives of ``collections`` × ``splits`` into the data root ``root``.
 
     ``root`` is created if missing; the archives untar to ``root/npz/...`` (the official layout).
-    Archives marked done are skipped unless ``force``. Stops at the first archive that fails: the ones
-    before it stay installed; it installs nothing and is not marked done (with ``force``, an earlier
-    installation of it and its marker are left as they were).
+    Archives marked done are skipped unless ``force``. Every archive is attempted: one that fails installs
+    nothing and is not marked done (with ``force``, an earlier installation of it and its marker are left as
+    they were); the others are installed and marked done all the same.
 
     Args:
         retries, timeout, deadline: as in :func:`fetch` (``deadline`` applies to each archive).
@@ -335,6 +344,9 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
         max_members: the most members an archive may hold.
 
     Raises:
+        DownloadFailures: after every archive was attempted, when one or more failed: ``.errors`` holds each
+            failure (a ``DownloadError`` or ``KitError`` with the codes below), ``.results`` the archives that
+            succeeded; its own code and message are those of the first failure.
         DownloadError: ``DOWNLOAD_FAILED``, ``TIMED_OUT``, ``SIZE_MISMATCH``, ``ARCHIVE_TOO_LARGE``
             (:func:`fetch`); ``UNSAFE_ARCHIVE``, ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET``
             (:func:`tpugraphs_kit.extract.safe_extract`; the downloaded tar is deleted).
@@ -343,21 +355,36 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
     root = Path(root).expanduser()
     chosen = archives(collections, splits, base_url)
     folder = downloads_folder(root)
-    out = []
+    out, failures = [], []
     for archive in chosen:
-        done = folder / f"{archive.name}.done"
-        if marked_done(done, archive.name) and not force:
-            out.append(Fetched(archive, "skipped"))
-            continue
-        tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, deadline=deadline,
-                           max_bytes=max_bytes, progress=progress)
         try:
-            placed = safe_extract(tar, root, max_bytes=max_bytes, max_members=max_members)
-        except DownloadError as err:
-            tar.unlink(missing_ok=True)
-            raise DownloadError(err.code, f"{err.args[0]}; the downloaded file was deleted") from None
-        write_atomic(done, f"{archive.url}\n{tar.stat().st_size} bytes\n{len(placed)} files\n".encode())
-        if not keep_archives:
-            tar.unlink()
-        out.append(Fetched(archive, "installed", len(placed), total is not None))
+            result = _install(archive, root, folder, keep_archives=keep_archives, force=force, retries=retries,
+                              timeout=timeout, deadline=deadline, max_bytes=max_bytes, max_members=max_members,
+                              progress=progress)
+        except KitError as err:  # a failed archive does not stop the others
+            failures.append(err)
+            continue
+        out.append(result)
+    if failures:
+        raise DownloadFailures(failures, out)
     return out
+
+
+def _install(archive: Archive, root: Path, folder: Path, *, keep_archives: bool, force: bool, retries: int,
+             timeout: float, deadline: float | None, max_bytes: int, max_members: int,
+             progress: bool | None) -> Fetched:
+    """Download, extract and mark done one archive (see :func:`download`)."""
+    done = folder / f"{archive.name}.done"
+    if marked_done(done, archive.name) and not force:
+        return Fetched(archive, "skipped")
+    tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, deadline=deadline,
+                       max_bytes=max_bytes, progress=progress)
+    try:
+        placed = safe_extract(tar, root, max_bytes=max_bytes, max_members=max_members)
+    except DownloadError as err:
+        tar.unlink(missing_ok=True)
+        raise DownloadError(err.code, f"{err.args[0]}; the downloaded file was deleted") from None
+    write_atomic(done, f"{archive.url}\n{tar.stat().st_size} bytes\n{len(placed)} files\n".encode())
+    if not keep_archives:
+        tar.unlink()
+    return Fetched(archive, "installed", len(placed), total is not None)

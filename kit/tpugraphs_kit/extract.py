@@ -49,6 +49,7 @@ import stat
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
+from io import FileIO
 from typing import BinaryIO
 
 from tpugraphs_eval.safeopen import file_type_in_words
@@ -312,7 +313,7 @@ def _open_archive(archive: Path) -> BinaryIO:
         os.close(fd)
         raise DownloadError("BAD_ARCHIVE", f"{archive} is {kind}, not a regular file; nothing extracted")
     os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb")
+    return FileIO(fd, "rb")  # unbuffered: tarfile's reads reach the file as asked
 
 
 def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES,
