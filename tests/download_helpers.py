@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
 import tarfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -186,3 +187,19 @@ def assert_nothing_installed(root: Path) -> None:
     """Only ``.downloads/`` in the root, holding no marker, no tar and no staging left-over."""
     assert sorted(p.name for p in root.iterdir()) == [".downloads"]
     assert [p.name for p in (root / ".downloads").iterdir() if not p.name.endswith(".part")] == []
+
+
+@contextlib.contextmanager
+def fails_instead_of_hanging(seconds: int = 20):
+    """Turn a blocked call (e.g. opening a FIFO) into an ``AssertionError`` after ``seconds`` (SIGALRM): a guard
+    against a hung test, not a timing assertion."""
+    def hung(*_):
+        raise AssertionError(f"blocked for {seconds} s (a FIFO opened?)")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

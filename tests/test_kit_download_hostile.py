@@ -23,6 +23,7 @@ from download_helpers import (
     LAYOUT_TAR,
     TILE_TAR,
     assert_nothing_installed,
+    fails_instead_of_hanging,
     listing,
     npz_bytes,
     official,
@@ -299,7 +300,6 @@ def test_a_special_partial_file_is_refused_at_once(sandbox, server, capsys, kind
     """A FIFO or a folder at the partial-file path: one UNSAFE_TARGET naming it, no request, no retry, no resume
     advice, and the FIFO never opened (opening it would block: the alarm turns a hang into a failure)."""
     import os
-    import signal
 
     root, _ = sandbox
     official(server)
@@ -307,16 +307,8 @@ def test_a_special_partial_file_is_refused_at_once(sandbox, server, capsys, kind
     part.parent.mkdir(parents=True)
     os.mkfifo(part) if kind == "fifo" else part.mkdir()
 
-    def hung(*_):
-        raise AssertionError("the download blocked on the partial file")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)
-    try:
+    with fails_instead_of_hanging():
         assert run_download(server, root) == 2
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     err = capsys.readouterr().err
     words = "a FIFO (named pipe)" if kind == "fifo" else "a folder"
     assert f"[UNSAFE_TARGET] {part} is {words}, not a regular file" in err
@@ -329,22 +321,13 @@ def test_an_archive_that_is_not_a_regular_file_is_not_opened(tmp_path, kind):
     """``safe_extract`` of a FIFO or a folder: BAD_ARCHIVE naming what it is, the FIFO never opened (the alarm
     turns a blocked open into a failure)."""
     import os
-    import signal
 
     archive = tmp_path / "a.tar"
     os.mkfifo(archive) if kind == "fifo" else archive.mkdir()
 
-    def hung(*_):
-        raise AssertionError("safe_extract blocked on the archive")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)
-    try:
+    with fails_instead_of_hanging():
         with pytest.raises(DownloadError) as caught:
             safe_extract(archive, tmp_path / "root")
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     words = "a FIFO (named pipe)" if kind == "fifo" else "a folder"
     assert caught.value.code == "BAD_ARCHIVE" and f"{archive} is {words}, not a regular file" in str(caught.value)
     assert not (tmp_path / "root").exists()
@@ -354,19 +337,13 @@ def test_fifos_at_the_downloads_folder_or_marker_are_never_opened(sandbox, serve
     """A FIFO as ``.downloads``: UNSAFE_TARGET naming it. A FIFO as the done-marker: not taken for a marker, not
     opened for reading (it would block) nor replaced (OUTPUT_WRITE_FAILED). The alarm turns a hang into a failure."""
     import os
-    import signal
 
     root, _ = sandbox
     official(server)
     root.mkdir()
     os.mkfifo(root / ".downloads")
 
-    def hung(*_):
-        raise AssertionError("the download blocked on a FIFO")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)
-    try:
+    with fails_instead_of_hanging():
         assert run_download(server, root) == 2
         assert f"[UNSAFE_TARGET] {root / '.downloads'} is a FIFO (named pipe), not a folder" in capsys.readouterr().err
         (root / ".downloads").unlink()
@@ -374,9 +351,6 @@ def test_fifos_at_the_downloads_folder_or_marker_are_never_opened(sandbox, serve
         marker = root / ".downloads" / f"{TILE_TAR}.done"
         os.mkfifo(marker)
         assert run_download(server, root) == 2
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     assert "[OUTPUT_WRITE_FAILED]" in capsys.readouterr().err and server.requests != []
     assert os.path.exists(marker) and not os.path.isfile(marker)
 
