@@ -17,6 +17,7 @@ from public_scan import graph_names, numbers, scored_values
 
 from tpugraphs_eval.api import Evaluator
 from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.errors import UsageError
 from tpugraphs_eval.report.report import PUBLIC_REPORT_FIELDS
 from tpugraphs_eval.truth.solution import build_solution, load_solution
 
@@ -114,3 +115,23 @@ def test_problems_and_missing_ids_are_found_over_the_whole_split(demo_solution, 
         assert public["problems"] or public["missing_ids"]
         named = json.dumps([public["problems"], public["missing_ids"]])
         assert public_id in named and private_id in named
+
+
+@pytest.mark.parametrize("command", [[], ["validate"], ["compare"]], ids=["score", "validate", "compare"])
+def test_collections_with_public_only_is_refused(demo_solution, tmp_path, capsys, command):
+    """``--collections tile:xla`` would show tile:xla's public value as the overall, and ``tile:xla,
+    layout:xla:random`` (one public graph there) that graph's tau as 2 * overall - tile: refused, in every command."""
+    truth = load_solution(demo_solution)
+    path = tmp_path / "s.csv"
+    path.write_bytes(rows_for(truth, 0.5, 1))
+    files = [str(path)] * (2 if command == ["compare"] else 1)
+    for selection in ("tile:xla", "tile:xla,layout:xla:random"):
+        code = cli.main([*command, *files, "--solution", str(demo_solution), "--public-only",
+                         "--collections", selection, "--json", "-"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == ""
+        assert "[USAGE_ERROR] --collections cannot be combined with --public-only" in err
+    with pytest.raises(UsageError, match="--collections cannot be combined with --public-only"):
+        Evaluator.load(split=None, solution=demo_solution, public_only=True, collections=["tile:xla"])
+    with pytest.raises(UsageError, match="--collections cannot be combined with --public-only"):
+        Evaluator.over(truth.catalog, truth, public_only=True, collections=["tile:xla"])

@@ -109,6 +109,22 @@ def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalo
                      "xla_random.json, nlp_default.json, nlp_random.json (tpu_graphs/baselines/layout/eval_indices)")
 
 
+def _refuse_public_selection(public_only: bool, collections: Sequence[str] | None) -> None:
+    """Refuse a ``--collections`` selection in the public view (code ``USAGE_ERROR``).
+
+    The public overall is the mean over the selected collections, so selecting one collection shows its value
+    and selecting it with a one-public-graph collection gives that graph's value (2 * overall - collection):
+    the rule of :mod:`.scoring.public_rule` could be undone by choosing the selection.
+
+    Raises:
+        UsageError: ``public_only`` with ``collections`` not None.
+    """
+    if public_only and collections is not None:
+        raise UsageError("--collections cannot be combined with --public-only: the public overall over a chosen "
+                         "set of collections would show a collection's value, or one public graph's value, that "
+                         "the public view hides (score the whole split, or drop --public-only)")
+
+
 def select_collections(names: Sequence[str], catalog: SplitCatalog) -> list[str]:
     """Check a ``--collections`` selection against a split; returns the names in :data:`COLLECTIONS` order.
 
@@ -183,6 +199,7 @@ class Evaluator:
             raise UsageError("give a data root or a solution file, not both")
         if public_only and solution is None:
             raise UsageError("--public-only needs --solution (only a solution file says which graphs are public)")
+        _refuse_public_selection(public_only, collections)
         if eval_indices_dir is not None and options.configs != "official":
             raise UsageError("--eval-indices is only used with --configs official")
         if split is not None:
@@ -215,6 +232,7 @@ class Evaluator:
                 official configs.
             DataError: unusable eval-indices files.
         """
+        _refuse_public_selection(public_only, collections)
         if collections is not None:
             names = select_collections(collections, catalog)
             catalog = catalog.restrict(names)
