@@ -31,9 +31,12 @@ from tpugraphs_eval.scoring import metrics
 from tpugraphs_eval.scoring.metrics import UndefinedMetricError
 from tpugraphs_eval.submission.csvfile import MAX_SUBMISSION_BYTES
 from tpugraphs_eval.submission.problems import MAX_LISTED_PER_CODE
-from tpugraphs_eval.truth.solution import MANIFEST_KEY, MAX_USAGE_FILE_BYTES, build_solution, read_manifest
+from tpugraphs_eval.commands import leaderboard
+from tpugraphs_eval.truth.solution import MANIFEST_KEY, MAX_USAGE_FILE_BYTES, build_solution, load_solution, read_manifest
 
 LAYOUT = "npz/layout/xla/default/test"
+LEADERBOARD = "tpugraphs-leaderboard"
+"""A case's first argument naming the leaderboard command (the others run ``tpugraphs-eval``)."""
 TILE = "npz/tile/xla/test"
 
 
@@ -135,6 +138,19 @@ def _two_outputs_at_one_path(tmp_path, tiny, solution):
     return [csv, "--data-root", tiny, "--split", "test", "--json", out, "--html", out], out
 
 
+def _one_public_graph(tmp_path, tiny, solution):
+    """A solution whose public leaderboard holds one graph in all: its public build is refused."""
+    from tpugraphs_eval import resolve_data_root
+
+    ids = [i for c in load_solution(solution).collections.values() for i in c.graphs.ids]
+    usage = tmp_path / "usage.csv"
+    usage.write_text("ID,Usage\n" + "".join(f"{i},{'Public' if k == 0 else 'Private'}\n" for k, i in enumerate(ids)))
+    build_solution(resolve_data_root(tiny), "test", tmp_path / "one.parquet", usage_file=usage)
+    (tmp_path / "subs").mkdir()
+    return [LEADERBOARD, "build", tmp_path / "subs", "--solution", tmp_path / "one.parquet", "-o", tmp_path / "out",
+            "--public-only", "--no-progress"], None
+
+
 CASES = {
     "SUBMISSION_NOT_FOUND": _submission(lambda t: t / "missing.csv"),
     "SUBMISSION_NOT_A_FILE": _submission(lambda t: t),
@@ -164,6 +180,7 @@ CASES = {
     "OUTPUT_IS_INPUT": _report_onto_submission,
     "SAME_OUTPUT_TWICE": _two_outputs_at_one_path,
     "INVALID_SUBMISSION": _compare_invalid,
+    "PUBLIC_BOARD_TOO_SMALL": _one_public_graph,
     "DATA_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tmp_path / "gone",
                                                      "--split", "test"], tmp_path / "gone"),
     "USAGE_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,
@@ -187,7 +204,12 @@ def test_every_registered_code_has_a_case_here():
 @pytest.mark.parametrize("code", CASES)
 def test_each_error_prints_its_code_and_the_path(code, tmp_path, tiny_root, tiny_solution, capsys):
     argv, path = CASES[code](tmp_path, tiny_root, tiny_solution)
-    exit_code, text = run_cli(capsys, *argv)  # (fails on a traceback or an internal error)
+    if argv[0] == LEADERBOARD:
+        exit_code = leaderboard.main([str(a) for a in argv[1:]])
+        text = "".join(capsys.readouterr())
+        assert "Traceback" not in text and "internal error" not in text, text
+    else:
+        exit_code, text = run_cli(capsys, *argv)  # (fails on a traceback or an internal error)
     flat = " ".join(text.split())  # lists of faults wrap onto indented lines
     assert exit_code == (1 if code == "INVALID_SUBMISSION" else 2), text
     assert f"[{code}]" in flat and (path is None or str(path) in flat), text

@@ -118,3 +118,45 @@ def test_a_public_build_refuses_a_folder_holding_an_organiser_cache(demo_solutio
     err = capsys.readouterr().err
     assert ".cache" in err and "Traceback" not in err
     assert (out / "leaderboard.json").read_bytes() == before
+
+
+def test_a_graph_with_equal_runtimes_does_not_count_toward_showing_a_collection(demo_root, tmp_path):
+    """layout:xla:default with 2 public graphs, one of them with every runtime equal (tau-b undefined whatever
+    the submission): its value is the other graph's tau, so it is not shown, and as the left-out collections
+    then hold that one graph, no collection is (public_rule); the teams are still ranked by the overall."""
+    import shutil
+
+    import numpy as np
+
+    from tpugraphs_eval import resolve_data_root
+    from tpugraphs_eval.leaderboard.assemble import defined_public_graphs
+
+    root = tmp_path / "root"
+    shutil.copytree(demo_root.path, root)
+    folder = root / "npz" / "layout" / "xla" / "default" / "test"
+    constant = sorted(folder.iterdir())[0]
+    arrays = dict(np.load(constant))
+    arrays["config_runtime"] = np.full_like(arrays["config_runtime"], 5_000_000)
+    np.savez(constant, **arrays)
+    plain = tmp_path / "plain.parquet"
+    build_solution(resolve_data_root(str(root)), "test", plain)
+    xla_default = list(load_solution(plain).collections["layout:xla:default"].graphs.ids)
+    flat = next(i for i in xla_default if i.endswith(constant.stem))
+    public = {flat, next(i for i in xla_default if i != flat)}
+    ids = [i for c in load_solution(plain).collections.values() for i in c.graphs.ids]
+    usage = tmp_path / "usage.csv"
+    usage.write_text("ID,Usage\n" + "".join(
+        f"{i},{'Public' if i in public or not i.startswith('layout:xla:default') else 'Private'}\n" for i in ids))
+    solution = tmp_path / "solution.parquet"
+    build_solution(resolve_data_root(str(root)), "test", solution, usage_file=usage)
+    truth = load_solution(solution)
+    counts = defined_public_graphs(truth)
+    assert counts["layout:xla:default"] == 1 and counts["tile:xla"] == truth.collections["tile:xla"].public.sum()
+
+    subs = build_folder(tmp_path / "subs", solution, {"north": [("a", 0.3, True)], "south": [("b", 1.0, True)]})
+    out = tmp_path / "public"
+    assert cli.main(["build", str(subs), "--solution", str(solution), "-o", str(out), "--public-only",
+                     "--workers", "1", "--resamples", "30", "--no-progress"]) == 0
+    document = json.loads((out / "leaderboard.json").read_text())
+    assert document["collections"] == []
+    assert [t["rank"] for t in document["teams"]] == [1, 2] and all(t["collections"] == {} for t in document["teams"])

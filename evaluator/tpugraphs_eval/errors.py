@@ -47,6 +47,9 @@ ERROR_CODES: dict[str, str] = {
                             "it is not decompressed (a zip bomb).",
     # runtimes (DataError)
     "NO_GROUND_TRUTH": "Every runtime of the split is 0: the public test files, which hold no ground truth.",
+    "PUBLIC_BOARD_TOO_SMALL": "A public leaderboard build (`tpugraphs-leaderboard build --public-only`) over a "
+                              "solution whose public leaderboard holds fewer than 2 graphs with a defined metric "
+                              "in all: each overall ranked on it would be one graph's value, so it is refused.",
     "RUNTIME_NOT_POSITIVE": "A runtime or normalizer is not finite and positive.",
     "RUNTIME_OVERFLOW": "A tile runtime / normalizer quotient, or a graph's slowest / fastest runtime ratio, is "
                         "not a finite positive float64 (overflow or underflow): the metrics would be inf or NaN.",

@@ -8,7 +8,9 @@ The ``public`` view holds only what Kaggle's public leaderboard shows (:data:`PU
 ranked team its best public overall, that submission's public collection values, its number of entries
 and its last submission time. No graph ID, no per-graph value (collections are shown as
 :func:`..scoring.public_rule.shown_collections` says: one with fewer than ``MIN_PUBLIC_GRAPHS`` public
-graphs is left out, and none when the left-out ones hold a single public graph), no interval (a
+graphs whose metric is defined whatever the submission (:func:`defined_public_graphs`) is left out, and none
+when the left-out ones hold a single such graph; a team's cell is null when its submission's value there is
+a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs, e.g. a lenient row tying every config), no interval (a
 bootstrap interval is a function of per-graph values), no submission, file name, description,
 selection, problem or note.
 """
@@ -22,7 +24,8 @@ import numpy as np
 from .._version import __version__
 from ..dataset import COLLECTIONS
 from ..options import Options
-from ..scoring.public_rule import shown_collections
+from ..errors import DataError
+from ..scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..truth.groundtruth import GroundTruth
 from .cache import board_shape
 from .folder import Folder
@@ -49,6 +52,15 @@ def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
     return board_shape(truth)[board]
 
 
+def defined_public_graphs(truth: GroundTruth) -> dict[str, int]:
+    """Collection → its public graphs whose metric is defined for every submission, in catalog order: every
+    tile graph (the top-K slowdown needs one config), and each layout graph with at least two distinct
+    runtimes (Kendall's tau-b is undefined when the true runtimes are all equal, SPEC §3.2). A property of
+    the solution, so one set of columns holds for every team (:func:`public_document`)."""
+    return {name: int(t.public.sum() if t.n_distinct is None else (t.public & (t.n_distinct >= 2)).sum())
+            for name, t in truth.collections.items()}
+
+
 def last_submission(entries: list) -> str | None:
     """The latest known ``submitted`` time of ``entries`` (None when none is known)."""
     times = [e for e in entries if e.submitted is not None]
@@ -61,19 +73,33 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
 
     Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
     submission, or whose public score is undefined, has no public score and is not listed (Kaggle lists
-    teams by score). The collections shown: :func:`..scoring.public_rule.shown_collections` of the public
-    graph counts.
+    teams by score). The collections shown: :func:`..scoring.public_rule.shown_collections` of
+    :func:`defined_public_graphs`; a team's value in one is null when its submission's is a mean over fewer
+    than ``MIN_PUBLIC_GRAPHS`` graphs (the submission left the others undefined).
+
+    Raises:
+        DataError: ``PUBLIC_BOARD_TOO_SMALL``: the public leaderboard holds fewer than ``MIN_PUBLIC_GRAPHS``
+            graphs with a defined metric in all, so every overall ranked on it would be one graph's value.
     """
     entries = folder.entries
-    counts = board_shape(truth)["public"]
-    names = shown_collections({c.name: counts.get(c.name, 0) for c in COLLECTIONS})
+    defined = defined_public_graphs(truth)
+    counts = {c.name: defined.get(c.name, 0) for c in COLLECTIONS}
+    if not overall_shown(counts):
+        raise DataError(f"the public leaderboard of this solution holds {sum(counts.values())} graph(s) with a "
+                        f"defined metric, fewer than {MIN_PUBLIC_GRAPHS}: a public leaderboard ranked on it would "
+                        "publish one graph's value (build the solution with more public graphs, or build the "
+                        "organiser view without --public-only)", code="PUBLIC_BOARD_TOO_SMALL")
+    names = shown_collections(counts)
     teams = []
     for row in standings(folder.teams, entries, records, "public"):
         if row.rank is None:
             continue
-        chosen = records[row.chosen]["boards"]["public"]["collections"]
+        record = records[row.chosen]
+        values = {n: record["boards"]["public"]["collections"].get(n) for n in names}
+        kept = {n: v if np.isfinite(decode_array(record["per_graph"]["public"][n])).sum() >= MIN_PUBLIC_GRAPHS
+                else None for n, v in values.items()}
         teams.append({"rank": row.rank, "team": row.team, "overall": row.score,
-                      "collections": {n: chosen.get(n) for n in names}, "entries": len(row.submissions),
+                      "collections": kept, "entries": len(row.submissions),
                       "last_submission": last_submission([entries[i] for i in row.submissions])})
     return {"leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": "public", "ranked_by": "public",
             "solution": {"split": manifest["split"], "synthetic": bool(manifest.get("synthetic"))},
