@@ -64,15 +64,18 @@ def _errors(stderr: str) -> list[tuple[int | None, str]]:
 
 @pytest.fixture(scope="module")
 def program_results(tiny_bundle, tmp_path_factory):
-    """Every case scored by the bundle's score.py (Public task) in one subprocess: name → (exit, stdout, stderr)."""
+    """Every case scored by the bundle's score.py (Private task) in one subprocess: name → (exit, stdout, stderr).
+
+    The Private phase: it holds 2 graphs (one tile, one layout), so its overall is shown; the Public phase holds one
+    graph in all, whose overall the program leaves out (its value would be that graph's)."""
     work = tmp_path_factory.mktemp("malformed")
     folders = {}
     for number, (mode, name, data) in enumerate(CASES):
         case = work / f"c{number}"
         (case / "input/ref").mkdir(parents=True)
         (case / "input/res").mkdir()
-        (case / "input/ref/solution.csv").write_bytes((tiny_bundle / "reference_data_public/solution.csv").read_bytes())
-        settings = json.loads((tiny_bundle / "reference_data_public/settings.json").read_text())
+        (case / "input/ref/solution.csv").write_bytes((tiny_bundle / "reference_data_private/solution.csv").read_bytes())
+        settings = json.loads((tiny_bundle / "reference_data_private/settings.json").read_text())
         (case / "input/ref/settings.json").write_text(json.dumps({**settings, "mode": mode}))
         (case / "input/res/submission.csv").write_bytes(data)
         folders[f"{mode}:{name}"] = [str(case / "input"), str(case / "output")]
@@ -93,7 +96,7 @@ def test_the_program_gives_the_clis_verdict_and_errors(mode, name, data, program
     if validation.valid:
         truth = load_solution(tiny_bundle.parent / "test.parquet")
         report = score_submission(data, truth, Options(mode=mode))
-        assert json.loads((output / "scores.json").read_text())["overall"] == report.leaderboards["public"].overall
+        assert json.loads((output / "scores.json").read_text())["overall"] == report.leaderboards["private"].overall
     else:
         assert stderr.startswith(f"invalid submission: {len(expected)} error(s)\n")
         assert _errors(stderr) == expected

@@ -12,14 +12,15 @@ solution table of every graph with its Usage, and ``settings.json``: the Usage t
 validation mode, the tile runtime and whether the data is the synthetic demo) and ``input/res`` the
 participant's unzipped submission (one CSV).
 It writes ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
-``layout_xla_default``, …; a collection whose value is undefined is left out). Exit codes: 0 scored,
+``layout_xla_default``, …; a collection whose value is undefined is left out, and so is the overall when
+the phase holds fewer than 2 graphs with a defined metric, :func:`defined_graphs`). Exit codes: 0 scored,
 1 invalid submission (the problems on stderr, one per line), 2 the bundle or the call is wrong. A bundle of
 the synthetic demo says so first in its output log (stdout), scored or not.
 
 Participants see scores.json (the leaderboard's columns) and this program's output, so both show only what
 every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/scoring/public_rule.py``):
-a collection's value only when the phase's graphs hold at least 2 of its graphs, and none when the
-collections left out hold a single graph between them. The problems printed are the participant's own
+a collection's value only when the phase's graphs hold at least 2 of its graphs with a defined metric
+(:func:`defined_graphs`), and none when the collections left out hold a single such graph between them. The problems printed are the participant's own
 file's, found against every graph of the solution (both phases alike), so they tell no graph's Usage.
 """
 
@@ -295,6 +296,22 @@ def _where(line, graph_id) -> str:
     return where + ": " if where else ""
 
 
+def defined_graphs(solution, usage: str, collections) -> dict:
+    """Collection → the graphs of ``usage`` whose metric is defined whatever the submission: every tile graph,
+    and each layout graph with at least two distinct runtimes (tau-b is undefined when all are equal).
+
+    Args:
+        solution: the reference solution table (``ID``, ``runtimes`` as ``;``-separated integers, ``Usage``).
+    """
+    counts = {name: 0 for name in collections}
+    for graph_id, runtimes, graph_usage in zip(solution["ID"].tolist(), solution["runtimes"].tolist(),
+                                               solution["Usage"].tolist()):
+        collection = graph_id.rsplit(":", 1)[0]
+        if graph_usage == usage and (collection.startswith("tile:") or len(set(runtimes.split(";"))) >= 2):
+            counts[collection] += 1
+    return counts
+
+
 def main(argv: list[str]) -> int:
     """Score ``input/res`` against ``input/ref`` and write ``output/scores.json``; returns the exit code."""
     if len(argv) != 2:
@@ -346,11 +363,8 @@ def main(argv: list[str]) -> int:
         if len(problems) > 50:
             print(f"  … and {len(problems) - 50} more", file=sys.stderr)
         return EXIT_INVALID
-    counts = {name: 0 for name in metric.COLLECTIONS}
-    for graph_id, usage in zip(solution["ID"].tolist(), solution["Usage"].tolist()):
-        if usage == settings["usage"]:
-            counts[graph_id.rsplit(":", 1)[0]] += 1
-    shown = {"overall", *public_rule.shown_collections(counts)}
+    counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
+    shown = {*(["overall"] if public_rule.overall_shown(counts) else []), *public_rule.shown_collections(counts)}
     scores = {leaderboard_key(name): value for name, value in values.items()
               if name in shown and value is not None and math.isfinite(value)}
     output_dir.mkdir(parents=True, exist_ok=True)
