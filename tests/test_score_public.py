@@ -117,7 +117,7 @@ def test_problems_and_missing_ids_are_found_over_the_whole_split(demo_solution, 
         assert public_id in named and private_id in named
 
 
-@pytest.mark.parametrize("command", [[], ["validate"], ["compare"]], ids=["score", "validate", "compare"])
+@pytest.mark.parametrize("command", [[], ["compare"]], ids=["score", "compare"])
 def test_collections_with_public_only_is_refused(demo_solution, tmp_path, capsys, command):
     """``--collections tile:xla`` would show tile:xla's public value as the overall, and ``tile:xla,
     layout:xla:random`` (one public graph there) that graph's tau as 2 * overall - tile: refused, in every command."""
@@ -135,3 +135,14 @@ def test_collections_with_public_only_is_refused(demo_solution, tmp_path, capsys
         Evaluator.load(split=None, solution=demo_solution, public_only=True, collections=["tile:xla"])
     with pytest.raises(UsageError, match="--collections cannot be combined with --public-only"):
         Evaluator.over(truth.catalog, truth, public_only=True, collections=["tile:xla"])
+
+
+def test_validate_refuses_public_only(demo_solution, tmp_path, capsys):
+    """validate --public-only printed the organiser-shaped validation (graphs_scored all, the solution's path,
+    ground_truth_sha256): the flag is refused with validate (and with --collections too)."""
+    path = tmp_path / "s.csv"
+    path.write_bytes(rows_for(load_solution(demo_solution), 0.5, 1))
+    for extra in ([], ["--collections", "tile:xla"]):
+        code = cli.main(["validate", str(path), "--solution", str(demo_solution), "--public-only", *extra, "--json", "-"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and "[USAGE_ERROR] --public-only is not used with validate" in err

@@ -169,6 +169,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     """``score`` / ``validate``: options → :class:`Evaluator` (ground truth read once) → one report per file →
     JSON and terminal views."""
     validate_only = args.command == "validate" or getattr(args, "validate_only", False)
+    if validate_only and args.public_only:  # validation shows no score: nothing public to restrict it to
+        raise UsageError("--public-only is not used with validate (validation shows no score, and its problems are "
+                         "found over every graph alike); drop it, or score with --public-only")
     _refuse_missing_submissions(args)
     outputs, folders = [("--json", args.json)], []
     if args.html:
