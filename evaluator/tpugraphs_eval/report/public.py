@@ -2,7 +2,9 @@
 
 :func:`public_scores` turns the public leaderboard's :class:`.report.Scores` (per-graph results) into a
 :class:`PublicScores`, which holds no graph ID and no per-graph value: the overall, and for each collection
-the rule shows, its value, secondary means, references and normalised value. It is what
+the rule shows, its primary value, references and normalised value. No secondary mean (top-K errors,
+slowdowns) and no count of graphs a mean is over: a tile top-10 error is defined only on rows listing 10
+indices, so its count would tell which graphs are public to a file listing 10 on chosen rows. It is what
 :meth:`.report.Report.public_view` keeps, and the JSON, terminal and HTML public views are made from it.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
+from ..scoring.public_rule import overall_shown, shown_collections
 from ..scoring.references import References
 from .charts import finite as _finite
 
@@ -27,18 +29,12 @@ class PublicCollection:
         metric: the primary metric (``score`` tile, ``kendall_tau`` layout).
         n_graphs: public graphs of the collection.
         value: mean of ``metric`` over the public graphs where it is defined (at least :data:`MIN_PUBLIC_GRAPHS`).
-        means: metric → its mean over the public graphs where it is defined; None when over fewer than
-            :data:`MIN_PUBLIC_GRAPHS` (a tile top-10 error is defined only on rows listing 10 indices: over one
-            graph the mean is that graph's runtime ratio).
-        means_over: metric → the number of public graphs its mean is over.
         references: expected random and oracle values over the public graphs (None when undefined).
     """
 
     metric: str
     n_graphs: int
     value: float | None
-    means: dict[str, float | None]
-    means_over: dict[str, int]
     references: References | None
 
     @property
@@ -47,9 +43,8 @@ class PublicCollection:
         return self.references.normalise(self.value) if self.references is not None else None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{metric, value, n_graphs, means, means_over[, random, oracle, normalised]}`` for the JSON report."""
-        out: dict[str, Any] = {"metric": self.metric, "value": _finite(self.value), "n_graphs": self.n_graphs,
-                               "means": {m: _finite(v) for m, v in self.means.items()}, "means_over": self.means_over}
+        """``{metric, value, n_graphs[, random, oracle, normalised]}`` for the JSON report."""
+        out: dict[str, Any] = {"metric": self.metric, "value": _finite(self.value), "n_graphs": self.n_graphs}
         if self.references is not None:
             out.update(random=self.references.random, oracle=self.references.oracle,
                        normalised=_finite(self.normalised))
@@ -94,10 +89,6 @@ def public_scores(scores: Scores) -> PublicScores:
     collections = {}
     for name in shown:
         result = scores.collections[name]
-        over = result.counts()
-        collections[name] = PublicCollection(
-            result.metric, len(result.ids), result.value,
-            {m: v if over[m] >= MIN_PUBLIC_GRAPHS else None for m, v in result.means().items()}, over,
-            scores.references.get(name))
+        collections[name] = PublicCollection(result.metric, len(result.ids), result.value, scores.references.get(name))
     return PublicScores(scores.overall if overall_shown(counts) else None, collections,
                         [name for name in counts if name not in shown], sum(n > 0 for n in counts.values()))

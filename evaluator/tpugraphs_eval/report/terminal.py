@@ -154,8 +154,7 @@ def _public_scores(console: Console, report: Report) -> None:
     public = report.public
     table = _scores_table()
     for name, c in public.collections.items():
-        table.add_row(name, str(c.n_graphs), _LABEL[c.metric], _fmt(c.value), _fmt(c.normalised, 3),
-                      _secondary(c.means, c.means_over, c.n_graphs, c.metric))
+        table.add_row(name, str(c.n_graphs), _LABEL[c.metric], _fmt(c.value), _fmt(c.normalised, 3), "")
     _overall_row(console, table, report, public.n_counted)
     console.print(f"[dim]Public graphs only. A collection is shown with at least {MIN_PUBLIC_GRAPHS} public graphs "
                   "(none when the others hold a single one); no graph is listed.[/]")
