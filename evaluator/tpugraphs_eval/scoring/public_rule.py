@@ -11,6 +11,10 @@ ratio: one submission per config recovers the labels), so:
   collection values, SPEC §3.3) less the shown collections would give that graph's value;
 - the overall is shown only when it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs.
 
+Counts are of public graphs whose metric is defined (a layout graph with equal runtimes has no tau-b): the
+scorer counts per submission; the public leaderboard and the Codabench program count from the solution
+(every tile graph, each layout graph with at least 2 distinct runtimes).
+
 Worked case: public graphs {tile: 10, xla:default: 2, xla:random: 1}: the left-out xla:random holds one
 graph, and ``3 * overall - tile - xla:default`` is its value, so nothing is shown but the overall. With
 {tile: 10, xla:default: 2, xla:random: 1, nlp:default: 1} the left-out pair gives only the sum of two
