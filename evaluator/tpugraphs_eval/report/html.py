@@ -21,7 +21,7 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
-from ..scoring.public_rule import MIN_PUBLIC_GRAPHS
+from ..scoring.public_rule import RULE_IN_WORDS
 from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
@@ -132,8 +132,7 @@ def _collections(report: Report) -> str:
             rows.append(_collection_row(name, c.n_graphs, c.metric, c.value, c.references, c.normalised))
             bars.append(reference_bar(name, c.value, c.references))
         counted = report.public.n_counted
-        notes.append(f"Public graphs only. A collection is shown with at least {MIN_PUBLIC_GRAPHS} public graphs "
-                     "(none when the others hold a single one); no graph is listed.")
+        notes.append(RULE_IN_WORDS)
         if report.public.not_shown:
             notes.append(f"Not shown: {_e(', '.join(report.public.not_shown))}.")
     else:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from .._version import __version__
 from ..display import safe
-from ..scoring.public_rule import MIN_PUBLIC_GRAPHS
+from ..scoring.public_rule import RULE_IN_WORDS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
 from .report import Report
@@ -156,8 +156,7 @@ def _public_scores(console: Console, report: Report) -> None:
     for name, c in public.collections.items():
         table.add_row(name, str(c.n_graphs), _LABEL[c.metric], _fmt(c.value), _fmt(c.normalised, 3), "")
     _overall_row(console, table, report, public.n_counted)
-    console.print(f"[dim]Public graphs only. A collection is shown with at least {MIN_PUBLIC_GRAPHS} public graphs "
-                  "(none when the others hold a single one); no graph is listed.[/]")
+    console.print(f"[dim]{RULE_IN_WORDS}[/]")
     if public.not_shown:
         console.print(f"Not shown: {', '.join(public.not_shown)}.")
 

@@ -28,6 +28,9 @@ from collections.abc import Mapping
 MIN_PUBLIC_GRAPHS = 2
 """**Decision**: the public view shows a collection's value only when the collection has at least this many
 public graphs; with one, the value is that graph's metric (a per-graph number). Kaggle shows no collection."""
+RULE_IN_WORDS = (f"Public graphs only. A collection is shown with at least {MIN_PUBLIC_GRAPHS} public graphs "
+                 "(none when the others hold a single one); no graph is listed.")
+"""The rule as the scorer's public views (terminal, HTML page) state it under their table."""
 
 
 def shown_collections(n_graphs: Mapping[str, int]) -> list[str]:
