@@ -2,7 +2,7 @@
 
 Kaggle-sized test split shapes (tile 844 graphs; layout xla 8 + 8, nlp 50 + 50), random per-graph values
 with a few undefined taus. Both sides get the same draws; the naive side is the plain loop of
-tests/test_compare.py (each resample, each collection: mean of the defined drawn values). Prints the
+tests/scoring/test_compare.py (each resample, each collection: mean of the defined drawn values). Prints the
 best of N times, the ratio, and the time of the default 10,000 resamples (draws included).
 
     python bench/bench_compare.py [--resamples 1000] [--repeats 3]

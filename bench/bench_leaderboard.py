@@ -40,8 +40,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
-import numpy as np  # noqa: E402
 import leaderboard_scale  # noqa: E402
+import numpy as np  # noqa: E402
 import synth_data  # noqa: E402
 
 import tpugraphs_eval  # noqa: E402

@@ -25,8 +25,9 @@ from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import read_folder
 from tpugraphs_eval.leaderboard.scorer import decode_array, score_entries
 from tpugraphs_eval.leaderboard.standings import standings
-from tpugraphs_eval.leaderboard.uncertainty import draw, uncertainty
+from tpugraphs_eval.leaderboard.uncertainty import uncertainty
 from tpugraphs_eval.options import Options
+from tpugraphs_eval.scoring.bootstrap import draw_positions
 from tpugraphs_eval.truth.solution import load_solution
 
 PER_TEAM = 16
@@ -87,7 +88,7 @@ def assemble_parts(subs: Path, solution: Path, cache: Path, naive, resamples: in
     _, theirs = _best_of(2, lambda: [naive.standings(*args, b) for b in ("private", "public")], cpu)
     assert ours == theirs, "standings differ from the per-team scan"
     ranked = [r for r in ours[0] if r.rank is not None]
-    draws = draw(board_graphs(truth, "private"), resamples, 0)
+    draws = draw_positions(board_graphs(truth, "private"), resamples, 0)
 
     def bootstrap():
         scores = ranked_team_samples(ranked, records, "private", draws)

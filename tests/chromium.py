@@ -1,5 +1,5 @@
 """A headless Chromium driven over the Chrome DevTools Protocol on a pipe, for the browser tests
-(tests/test_leaderboard_browser.py, tests/test_report_html_browser.py; their ``browser`` fixture is in
+(tests/leaderboard/test_leaderboard_browser.py, tests/report/test_report_html_browser.py; their ``browser`` fixture is in
 conftest.py).
 
 ``--remote-debugging-pipe``: fd 3 carries our commands, fd 4 its replies, each a JSON message ending in a

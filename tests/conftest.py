@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ REPO = Path(__file__).resolve().parent.parent
 REALDATA = Path(os.environ.get("TPUGRAPHS_REALDATA", REPO.parent / "shared" / "realdata"))
 """The real files: ``../shared/realdata`` next to the repository, or ``$TPUGRAPHS_REALDATA``."""
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/naive_scorer.py
 
 
 @pytest.fixture(scope="session")

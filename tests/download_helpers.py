@@ -40,7 +40,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.stop.wait(every):
                 return
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):
         server = self.server
         name = self.path.rsplit("/", 1)[-1]
         server.requests.append((name, self.headers.get("Range")))

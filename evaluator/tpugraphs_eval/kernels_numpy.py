@@ -2,7 +2,7 @@
 
 Used when the C extension was not built (no C compiler at install) or when ``TPUGRAPHS_KERNEL=numpy``
 asks for it (:mod:`kernels`). Both functions take and return exactly what their C twins do, bytes for
-bytes (tests/test_kernels.py compares them on random, adversarial and real inputs), and are
+bytes (tests/scoring/test_kernels.py compares them on random, adversarial and real inputs), and are
 vectorised: a fixed number of numpy passes per TopConfigs field, and O(log n) passes per set of
 rankings, never a Python loop over entries.
 """

@@ -43,7 +43,7 @@ from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 from tpugraphs_eval.progress import progress_bar, wanted
 
 from .data import collection
-from .download_paths import DOWNLOADS, downloads_folder, marked_done, open_part, refuse_special
+from .download_paths import downloads_folder, marked_done, open_part, refuse_special
 from .errors import DownloadError, KitError
 from .extract import MAX_BYTES, MAX_MEMBERS, safe_extract
 from .files import write_atomic

@@ -48,8 +48,8 @@ import shutil
 import stat
 import tarfile
 import tempfile
-from pathlib import Path, PurePosixPath
 from io import FileIO
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from tpugraphs_eval.safeopen import file_type_in_words

@@ -44,7 +44,6 @@ from ..scoring.compare import (
     DEFAULT_SEED,
     HIGHER_IS_BETTER,
     LEVEL,
-    Difference,
     paired_bootstrap,
 )
 from ..scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections

@@ -3,7 +3,7 @@
 
 Every command that scores submissions adds these options with :func:`add_scoring_options` and turns them
 into an :class:`api.Evaluator` with :func:`load_evaluator`, so their help texts, choices and defaults
-cannot drift apart (``tests/test_cli.py`` compares the parsers).
+cannot drift apart (``tests/cli/test_cli.py`` compares the parsers).
 """
 
 from __future__ import annotations

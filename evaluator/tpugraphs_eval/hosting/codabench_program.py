@@ -205,8 +205,8 @@ def read_submission(data: bytes, collections):
     Every line is read on its own (no pandas reader: a row with a third field must not shift the columns of
     the file): encoding, byte-order marks, line ends, blank lines, the header, the delimiter, the number of
     fields and RFC 4180 quoting, with ``tpugraphs-eval``'s codes; a line with more than two fields is
-    EXTRA_COLUMNS and its first two are read. tests/test_codabench_malformed.py checks that the scoring
-    program gives the CLI's verdict and errors on the malformed submissions of tests/test_bad_submissions.py.
+    EXTRA_COLUMNS and its first two are read. tests/hosting/test_codabench_malformed.py checks that the scoring
+    program gives the CLI's verdict and errors on the malformed submissions of tests/submission/test_bad_submissions.py.
 
     Args:
         data: the file's bytes.

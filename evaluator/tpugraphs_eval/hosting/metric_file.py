@@ -3,7 +3,7 @@
 **Decision** (one source): the file is the text of :mod:`.standalone_metric` (a module of this package,
 imported and tested here) behind a two-line provenance comment; nothing is generated or rewritten, so the
 exported file, the Codabench scoring program's ``tpugraphs_metric.py`` and the tested module are the same
-code. tests/test_export_kaggle_metric.py runs the exported file with ``tpugraphs_eval`` out of reach and
+code. tests/hosting/test_export_kaggle_metric.py runs the exported file with ``tpugraphs_eval`` out of reach and
 compares it with ``tpugraphs-eval`` on every fixture.
 """
 

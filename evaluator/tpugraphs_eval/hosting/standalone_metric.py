@@ -3,7 +3,7 @@
 ``tpugraphs-eval export kaggle-metric -o metric.py`` writes this file's text unchanged, and the Codabench
 scoring program (``tpugraphs-eval export codabench``) vendors it: it must never import ``tpugraphs_eval``
 and must run on Python >= 3.9 (Codabench's ``codalab/codalab-legacy:py39`` image; Kaggle's is newer).
-tests/test_export_kaggle_metric.py checks that it gives ``tpugraphs-eval``'s numbers and verdicts on every
+tests/hosting/test_export_kaggle_metric.py checks that it gives ``tpugraphs-eval``'s numbers and verdicts on every
 fixture, so this file and the package cannot drift apart unnoticed.
 
 Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the

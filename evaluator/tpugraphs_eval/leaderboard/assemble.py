@@ -23,15 +23,16 @@ import numpy as np
 
 from .._version import __version__
 from ..dataset import COLLECTIONS
-from ..options import Options
 from ..errors import DataError
+from ..options import Options
+from ..scoring.bootstrap import draw_positions
 from ..scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..truth.groundtruth import GroundTruth
 from .cache import board_shape
 from .folder import Folder
 from .scorer import decode_array, listed_problems
 from .standings import TeamStanding, standings, time_key
-from .uncertainty import LEVEL, draw, shakeup, team_samples, uncertainty
+from .uncertainty import LEVEL, shakeup, team_samples, uncertainty
 
 LEADERBOARD_FORMAT = 1
 VIEWS = ("organiser", "public")
@@ -109,7 +110,7 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
 def ranked_team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board: str,
                         draws: dict[str, np.ndarray]) -> np.ndarray:
     """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
-    in each of the B resamples of ``draws`` (:func:`uncertainty.draw`), from the records' per-graph values
+    in each of the B resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values
     on ``board``."""
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
     per_graph = {name: np.array([decode_array(records[i]["per_graph"][board][name]) for _, i in counted])
@@ -161,7 +162,7 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
     board = "private"
     rows = standings(folder.teams, entries, records, board)
     ranked = [r for r in rows if r.rank is not None]
-    draws = draw(board_graphs(truth, board), resamples, seed)
+    draws = draw_positions(board_graphs(truth, board), resamples, seed)
     bounds = uncertainty(ranked_team_samples(ranked, records, board, draws), [r.rank for r in ranked])
     public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public")}
     names = [c.name for c in COLLECTIONS]

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring.bootstrap import draw_positions as draw
 from ..scoring.bootstrap import resampled_means, resampled_overall_means
 from ..scoring.metrics import UndefinedMetricError, kendall_tau_b
 

@@ -23,7 +23,7 @@ values, the overall, references, tile programs, the kit's random-baseline estima
 ``sum`` of floats became compensated in 3.12, which changed last digits) and in any order. Only where a
 mean is taken over thousands of rows at once (the leaderboard bootstrap, the kit's feature scaling) is
 it numpy's ``sum``/``mean`` along an axis: numpy's pairwise summation, which the Python version does not
-change either (tests/test_leaderboard_demo.py holds the demo leaderboard to the committed bytes on every
+change either (tests/leaderboard/test_leaderboard_demo.py holds the demo leaderboard to the committed bytes on every
 Python that CI finds).
 """
 

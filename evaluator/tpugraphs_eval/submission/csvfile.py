@@ -231,7 +231,7 @@ class SubmissionCsv:
         """(line number, content without terminator); LF, CRLF, CR CR LF and lone CR all end a line.
 
         CR CR LF is what a CSV writer's CRLF becomes in a file opened in text mode on Windows; pandas reads
-        it as one line end, Python's csv module as a line end and an empty row (tests/test_csv_forgiving.py).
+        it as one line end, Python's csv module as a line end and an empty row (tests/submission/test_csv_forgiving.py).
         """
         number = 0
         cr_lines = 0

@@ -26,7 +26,7 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741 (the table's severity columns)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,120 @@
+"""leaderboard.html in a real headless Chromium: every team is shown, clicking a header sorts, no console error,
+no request leaves the page, and hostile team names stay text.
+
+How: Debian's ``chromium`` (``/usr/bin/chromium``; ``.ci/run`` installs it where missing; elsewhere set
+``$CHROMIUM``) is driven over the Chrome DevTools Protocol on a pipe (``--remote-debugging-pipe``: fd 3
+carries our commands, fd 4 its replies, each a JSON message ending in a NUL byte), so no websocket
+library or browser download is needed. Clicks are real mouse events (``Input.dispatchMouseEvent``) at
+the header button's position. Expected values come from ``leaderboard.json`` (the document the page is
+rendered from) and Python's own sort of it. Skipped, with the reason, when no Chromium binary is found.
+
+Run locally: ``apt-get install chromium`` (Debian/Ubuntu), then
+``python -m pytest tests/leaderboard/test_leaderboard_browser.py -v``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from chromium import Browser
+from leaderboard_helpers import REPO, build_folder
+
+from tpugraphs_eval.leaderboard import build_leaderboard
+
+
+def _column(browser: Browser, table: str, index: int) -> list[str]:
+    return browser.js(f"Array.prototype.map.call(document.querySelectorAll('#{table} tbody tr'), "
+                      f"function (r) {{ return r.cells[{index}].getAttribute('data-sort'); }})")
+
+
+def _header_index(browser: Browser, table: str, label: str) -> int:
+    labels = browser.js(f"Array.prototype.map.call(document.querySelectorAll('#{table} thead th'), "
+                        "function (h) { return h.textContent; })")
+    return labels.index(label)
+
+
+def _click_header(browser: Browser, table: str, label: str) -> None:
+    index = _header_index(browser, table, label)
+    browser.click(f"#{table} thead th:nth-child({index + 1}) button")
+
+
+def _check_page(browser: Browser, folder: Path) -> dict:
+    """Open ``folder/leaderboard.html``; check teams, sorting, console and requests; return its document."""
+    document = json.loads((folder / "leaderboard.json").read_text(encoding="utf-8"))
+    url = (folder / "leaderboard.html").resolve().as_uri()
+    browser.open(url)
+    teams = [t["team"] for t in document["teams"]]
+    team_col = _header_index(browser, "teams", "Team")
+    assert _column(browser, "teams", team_col) == teams  # every team, in leaderboard order
+    shown = browser.js("Array.prototype.map.call(document.querySelectorAll('#teams tbody tr'), "
+                       f"function (r) {{ return r.cells[{team_col}].textContent; }})")
+    assert shown == teams  # shown as text, exactly (escaping is undone by the browser, nothing executed)
+
+    _click_header(browser, "teams", "Overall")  # ascending by overall; unranked teams stay last
+    ranked = sorted((t for t in document["teams"] if t["overall"] is not None),
+                    key=lambda t: (t["overall"], document["teams"].index(t)))
+    unranked = [t["team"] for t in document["teams"] if t["overall"] is None]
+    assert _column(browser, "teams", team_col) == [t["team"] for t in ranked] + unranked
+    assert browser.js("document.querySelector('#teams thead th[aria-sort]').textContent") == "Overall"
+    _click_header(browser, "teams", "Overall")  # descending
+    descending = sorted((t for t in document["teams"] if t["overall"] is not None),
+                        key=lambda t: (-t["overall"], document["teams"].index(t)))
+    assert _column(browser, "teams", team_col) == [t["team"] for t in descending] + unranked
+    _click_header(browser, "teams", "Team")  # by name (the page uses localeCompare; these names are ASCII-sortable)
+    names = _column(browser, "teams", team_col)
+    assert sorted(names, key=str.casefold) == sorted(teams, key=str.casefold) and len(names) == len(teams)
+    assert names != [t["team"] for t in descending] or len(teams) < 2
+
+    subs = _column(browser, "submissions", 0)
+    assert subs == [s["id"] for s in document["submissions"]]
+    assert browser.problems() == []
+    assert [u for u in browser.requests() if u != url] == []
+    return document
+
+
+def test_demo_page_in_chromium(browser):
+    document = _check_page(browser, REPO / "leaderboards" / "demo")
+    assert len(document["teams"]) >= 10
+
+
+def test_hostile_names_stay_text_in_chromium(browser, demo_solution, tmp_path):
+    hostile = ['"><img src=x onerror="console.error(1)">', "<script>console.error(2)<script>",
+               "x' onmouseover='console.error(3)", "\u202eevil", "=cmd|' -C calc'!A0"]
+    subs = build_folder(tmp_path / "subs", demo_solution, {name: [("s", 0.3 + 0.2 * i, True)]
+                                                           for i, name in enumerate(hostile)})
+    build_leaderboard(subs, demo_solution, tmp_path / "out", workers=1, resamples=50)
+    document = _check_page(browser, tmp_path / "out")
+    assert browser.js("document.querySelectorAll('img, #teams script').length") == 0
+    assert len(document["teams"]) == len(hostile)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_demo_page_fits_the_window(browser, width):
+    """At 1400 px every column of the teams table is in view (the last three were cut off: the table was
+    1692 px wide); at 800 px the page still has no horizontal scroll bar (the table scrolls in its box)."""
+    browser.set_width(width)
+    try:
+        browser.open((REPO / "leaderboards" / "demo" / "leaderboard.html").resolve().as_uri())
+        assert browser.overflow() == 0
+        if width == 1400:
+            rights = browser.js("Array.prototype.map.call(document.querySelectorAll('#teams thead th'), "
+                                "function (h) { return h.getBoundingClientRect().right; })")
+            assert len(rights) == 15 and max(rights) <= browser.js("document.documentElement.clientWidth")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)
+
+
+def test_a_long_title_wraps_at_800_px(browser, demo_solution, tmp_path):
+    """The title (``--name``, else the output folder's name) has no space to break at: it wraps inside the
+    window instead of widening the page (the report page's title, a deep path, did widen it on CI)."""
+    subs = build_folder(tmp_path / "subs", demo_solution, {"team": [("s", 0.5, True)]})
+    build_leaderboard(subs, demo_solution, tmp_path / "out", name="x" * 300, workers=1, resamples=50)
+    browser.set_width(800)
+    try:
+        browser.open((tmp_path / "out" / "leaderboard.html").resolve().as_uri())
+        assert browser.overflow() == 0
+        assert browser.js("document.querySelector('h1').getBoundingClientRect().height") > 60  # wrapped
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)
