@@ -114,7 +114,7 @@ def _refuse_public_selection(public_only: bool, collections: Sequence[str] | Non
 
     The public overall is the mean over the selected collections, so selecting one collection shows its value
     and selecting it with a one-public-graph collection gives that graph's value (2 * overall - collection):
-    the rule of :mod:`.scoring.public_rule` could be undone by choosing the selection.
+    the rule of :mod:`.rules.public_rule` could be undone by choosing the selection.
 
     Raises:
         UsageError: ``public_only`` with ``collections`` not None.
@@ -260,7 +260,7 @@ class Evaluator:
     def score(self, source: SubmissionSource) -> Report:
         """The organiser's report of ``source`` (every graph, both leaderboards), whatever :attr:`public_only`
         says: for a caller that computes over the public graphs' per-graph values and shows only what
-        :mod:`.scoring.public_rule` allows (``compare --public-only``). Never show it to a participant.
+        :mod:`.rules.public_rule` allows (``compare --public-only``). Never show it to a participant.
 
         Raises:
             UsageError: as :meth:`evaluate`.

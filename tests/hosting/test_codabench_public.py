@@ -1,4 +1,4 @@
-"""The Codabench scoring program's public rule (scoring/public_rule.py): it counts the phase's graphs whose
+"""The Codabench scoring program's public rule (rules/public_rule.py): it counts the phase's graphs whose
 metric is defined whatever the submission, and writes the overall only over at least 2 of them."""
 
 from __future__ import annotations

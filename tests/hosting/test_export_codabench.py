@@ -20,8 +20,7 @@ from tpugraphs_eval import score_submission
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.dataset import COLLECTIONS
 from tpugraphs_eval.options import Options
-from tpugraphs_eval.scoring import public_rule
-from tpugraphs_eval.submission import sniff
+from tpugraphs_eval.rules import public_rule, sniff
 from tpugraphs_eval.truth.solution import load_solution
 
 yaml = pytest.importorskip("yaml")  # the test extra (Codabench reads competition.yaml with PyYAML)

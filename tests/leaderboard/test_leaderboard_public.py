@@ -22,7 +22,7 @@ from public_scan import graph_names, numbers, scored_values
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard
 from tpugraphs_eval.leaderboard.assemble import PUBLIC_FIELDS, PUBLIC_TEAM_FIELDS
-from tpugraphs_eval.scoring.public_rule import MIN_PUBLIC_GRAPHS
+from tpugraphs_eval.rules.public_rule import MIN_PUBLIC_GRAPHS
 from tpugraphs_eval.truth.solution import build_solution, load_solution
 
 SPEC = {"north": [("n1", 0.2, False), ("n2", 0.1, True, 4)],

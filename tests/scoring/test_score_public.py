@@ -1,4 +1,4 @@
-"""``tpugraphs-eval SUB --solution S --public-only``: the scorer's participant-facing view (scoring.public_rule).
+"""``tpugraphs-eval SUB --solution S --public-only``: the scorer's participant-facing view (rules.public_rule).
 
 Every output (JSON, terminal, HTML page, the API's Report) is scanned: no graph name of the split, no
 per-graph number (every metric of every graph, from each submission scored alone by ``score_submission``),

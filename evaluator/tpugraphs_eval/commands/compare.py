@@ -10,7 +10,7 @@ participant may see (:func:`public_comparison`): no graph ID and no per-graph nu
 row of the table:
 
 - A collection's values (A, B, B − A) are shown as every public view shows them
-  (:func:`..scoring.public_rule.shown_collections`): only with at least ``MIN_PUBLIC_GRAPHS`` (2) public
+  (:func:`..rules.public_rule.shown_collections`): only with at least ``MIN_PUBLIC_GRAPHS`` (2) public
   graphs (with one, its value is that graph's metric), and none when the collections left out hold exactly
   one public graph between them (the overall less the shown collections would give that graph's value).
 - A row's interval, B-wins share, undefined resamples and per-graph tally (+/-/=) are shown only when
@@ -38,6 +38,7 @@ from .. import display
 from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
 from ..report.report import Report
+from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..scoring.bootstrap import draw_positions
 from ..scoring.compare import (
     DEFAULT_RESAMPLES,
@@ -46,7 +47,6 @@ from ..scoring.compare import (
     LEVEL,
     paired_bootstrap,
 )
-from ..scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from .entrypoint import int_at_least, stop_at_closed_pipe
 from .scoring_options import add_scoring_options, load_evaluator
 

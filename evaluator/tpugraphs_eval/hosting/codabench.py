@@ -7,8 +7,8 @@ Bundle layout (folders are zipped by Codabench at upload; zip the folder's *cont
     pages/{overview,evaluation,data,terms}.md
     scoring_program/                 metadata.yaml (the command), score.py (:mod:`.codabench_program`),
                                      tpugraphs_metric.py (:mod:`.standalone_metric`, vendored),
-                                     public_rule.py (:mod:`..scoring.public_rule`, vendored),
-                                     sniff.py (:mod:`..submission.sniff`, vendored)
+                                     public_rule.py (:mod:`..rules.public_rule`, vendored),
+                                     sniff.py (:mod:`..rules.sniff`, vendored)
     reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
     reference_data_private/          the same solution.csv + settings.json (usage Private)
     sample_submission/               submission.csv: a valid baseline (configs in index order)
@@ -36,8 +36,7 @@ from .._version import __version__
 from ..atomicfile import umask, write_atomically
 from ..dataset import COLLECTIONS, TILE_TOP_K
 from ..errors import UsageError
-from ..scoring import public_rule
-from ..submission import sniff
+from ..rules import public_rule, sniff
 from ..truth.dataroot import resolve_data_root
 from ..truth.solution import build_solution, read_manifest
 from . import codabench_program, standalone_metric

@@ -7,7 +7,7 @@ no build time, so the same inputs give the same bytes.
 The ``public`` view holds only what Kaggle's public leaderboard shows (:data:`PUBLIC_TEAM_FIELDS`): per
 ranked team its best public overall, that submission's public collection values, its number of entries
 and its last submission time. No graph ID, no per-graph value (collections are shown as
-:func:`..scoring.public_rule.shown_collections` says: one with fewer than ``MIN_PUBLIC_GRAPHS`` public
+:func:`..rules.public_rule.shown_collections` says: one with fewer than ``MIN_PUBLIC_GRAPHS`` public
 graphs whose metric is defined whatever the submission (:func:`defined_public_graphs`) is left out, and none
 when the left-out ones hold a single such graph; a team's cell is null when its submission's value there is
 a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs, e.g. a lenient row tying every config), no interval (a
@@ -25,8 +25,8 @@ from .._version import __version__
 from ..dataset import COLLECTIONS
 from ..errors import DataError
 from ..options import Options
+from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..scoring.bootstrap import draw_positions
-from ..scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..truth.groundtruth import GroundTruth
 from .cache import board_shape
 from .folder import Folder
@@ -74,7 +74,7 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
 
     Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
     submission, or whose public score is undefined, has no public score and is not listed (Kaggle lists
-    teams by score). The collections shown: :func:`..scoring.public_rule.shown_collections` of
+    teams by score). The collections shown: :func:`..rules.public_rule.shown_collections` of
     :func:`defined_public_graphs`; a team's value in one is null when its submission's is a mean over fewer
     than ``MIN_PUBLIC_GRAPHS`` graphs (the submission left the others undefined).
 

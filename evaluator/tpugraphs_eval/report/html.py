@@ -21,7 +21,7 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
-from ..scoring.public_rule import RULE_IN_WORDS
+from ..rules.public_rule import RULE_IN_WORDS
 from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
@@ -127,7 +127,7 @@ def _collection_row(name: str, n_graphs: int, metric: str, value: float | None, 
 
 def _collections(report: Report) -> str:
     rows, bars, notes = [], [], []
-    if report.public is not None:  # the shown collections only (scoring.public_rule)
+    if report.public is not None:  # the shown collections only (rules.public_rule)
         for name, c in report.public.collections.items():
             rows.append(_collection_row(name, c.n_graphs, c.metric, c.value, c.references, c.normalised))
             bars.append(reference_bar(name, c.value, c.references))
@@ -209,7 +209,7 @@ def _programs(report: Report) -> str:
 def render_html(report: Report) -> str:
     """The whole report as one HTML page (UTF-8 text): self-contained, no script, no network request."""
     body = _header(report) + _problems(report)
-    if report.public is not None:  # no per-graph histogram, worst graph or program mean (scoring.public_rule)
+    if report.public is not None:  # no per-graph histogram, worst graph or program mean (rules.public_rule)
         body += _collections(report)
     elif report.scored:
         body += _collections(report) + _histograms(report) + _worst_graphs(report) + _programs(report)

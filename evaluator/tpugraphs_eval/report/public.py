@@ -1,4 +1,4 @@
-"""The scores a participant may see: collection-level values over the public graphs, per :mod:`..scoring.public_rule`.
+"""The scores a participant may see: collection-level values over the public graphs, per :mod:`..rules.public_rule`.
 
 :func:`public_scores` turns the public leaderboard's :class:`.report.Scores` (per-graph results) into a
 :class:`PublicScores`, which holds no graph ID and no per-graph value: the overall, and for each collection
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..scoring.public_rule import overall_shown, shown_collections
+from ..rules.public_rule import overall_shown, shown_collections
 from ..scoring.references import References
 from .charts import finite as _finite
 
@@ -83,7 +83,7 @@ class PublicScores:
 
 def public_scores(scores: Scores) -> PublicScores:
     """The participant-facing summary of ``scores`` (the public leaderboard's): shown collections per
-    :func:`..scoring.public_rule.shown_collections` of the number of public graphs each value is a mean over."""
+    :func:`..rules.public_rule.shown_collections` of the number of public graphs each value is a mean over."""
     counts = {name: r.counts()[r.metric] for name, r in scores.collections.items()}
     shown = shown_collections(counts)
     collections = {}

@@ -158,7 +158,7 @@ class Report:
     @property
     def overall(self) -> float | None:
         """Unweighted mean of the defined collection values (SPEC §3.3); None when not scored (and in a public
-        view when :mod:`..scoring.public_rule` hides it)."""
+        view when :mod:`..rules.public_rule` hides it)."""
         return self.public.overall if self.public is not None else self.scores.overall
 
     def collection_values(self) -> dict[str, float | None]:
@@ -177,7 +177,7 @@ class Report:
         return self.scores.undefined_collections
 
     def public_view(self) -> Report:
-        """The participant-facing report: what :mod:`..scoring.public_rule` allows of the public leaderboard.
+        """The participant-facing report: what :mod:`..rules.public_rule` allows of the public leaderboard.
 
         It keeps the verdict, the submission's problems and missing IDs (found over the whole split, as
         validation is: they tell nothing of which graphs are public), and of the public graphs the overall

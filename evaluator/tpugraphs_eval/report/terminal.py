@@ -11,7 +11,7 @@ from rich.text import Text
 
 from .._version import __version__
 from ..display import safe
-from ..scoring.public_rule import RULE_IN_WORDS
+from ..rules.public_rule import RULE_IN_WORDS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
 from .report import Report
@@ -150,7 +150,7 @@ def _overall_row(console: Console, table: Table, report: Report, counted: int) -
 
 
 def _public_scores(console: Console, report: Report) -> None:
-    """The public view's table: the shown collections (:mod:`..scoring.public_rule`) and the overall."""
+    """The public view's table: the shown collections (:mod:`..rules.public_rule`) and the overall."""
     public = report.public
     table = _scores_table()
     for name, c in public.collections.items():

@@ -25,11 +25,11 @@ from typing import BinaryIO, NamedTuple, NoReturn, Union
 
 from ..dataset import BY_NAME
 from ..errors import UsageError
+from ..rules.sniff import not_text
 from ..safeopen import InputRefused, read_regular_file, read_stream, too_large
 from .compressed import MAX_UNPACKED_BYTES, unpack
 from .hints import index_column, looks_like_list, sep_line
 from .problems import ProblemLog, preview
-from .sniff import not_text
 
 HEADER = (b"ID", b"TopConfigs")
 UTF8_BOM = b"\xef\xbb\xbf"

@@ -1,4 +1,4 @@
-"""The one rule of every participant-facing view (scoring/public_rule.py), on its own and in the public
+"""The one rule of every participant-facing view (rules/public_rule.py), on its own and in the public
 leaderboard document, with cases worked by hand."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from scipy.stats import kendalltau
 
 from tpugraphs_eval import load_ground_truth
 from tpugraphs_eval.leaderboard import build_leaderboard
-from tpugraphs_eval.scoring.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
+from tpugraphs_eval.rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from tpugraphs_eval.truth.solution import build_solution, load_solution
 
 
