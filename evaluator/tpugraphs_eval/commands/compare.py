@@ -38,12 +38,12 @@ from .. import display
 from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
 from ..report.report import Report
+from ..rules.metric_table import BY_NAME
 from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..scoring.bootstrap import draw_positions
 from ..scoring.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    HIGHER_IS_BETTER,
     LEVEL,
     paired_bootstrap,
 )
@@ -128,7 +128,7 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     positions = draw_positions({name: v.size for name, v in per_graph_a.items()}, resamples, seed)
     # the primary metrics (tile score, tau-b) are all higher-is-better: B - A needs no flip
     collections, overall = paired_bootstrap(per_graph_a, per_graph_b, positions,
-                                            higher_is_better=all(HIGHER_IS_BETTER[m] for m in metrics.values()))
+                                            higher_is_better=all(BY_NAME[m].higher_is_better for m in metrics.values()))
     document = {
         "compare_format": COMPARE_FORMAT,
         "a": a.submission, "b": b.submission, "split": a.split, "data_root": a.data_root, "synthetic": a.synthetic,

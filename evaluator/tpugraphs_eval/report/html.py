@@ -21,6 +21,7 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
+from ..rules.metric_table import BY_NAME
 from ..rules.public_rule import RULE_IN_WORDS
 from ..scoring.references import References
 from ..scoring.score import CollectionResult
@@ -32,9 +33,6 @@ WORST_SHOWN = 10
 """Graphs listed per collection in the worst-graphs table."""
 PROBLEMS_SHOWN = 5
 """Problems listed per code (all are in the JSON report)."""
-
-_LABEL = {"score": "score", "kendall_tau": "tau-b", "top1_error": "err@1", "top5_error": "err@5",
-          "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem auto;padding:0 1rem;
@@ -56,6 +54,11 @@ section{margin-bottom:1rem}
 CSP = ("default-src 'none'; style-src 'sha256-" + base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()
        + "'; img-src data:; base-uri 'none'; form-action 'none'")
 """The page's Content-Security-Policy: only its own style; no script, font, frame or request of any kind."""
+
+
+def _label(metric: str) -> str:
+    """A metric's short label (:data:`..rules.metric_table.METRICS`)."""
+    return BY_NAME[metric].label
 
 
 def _e(text: object) -> str:
@@ -120,7 +123,7 @@ def _problems(report: Report) -> str:
 
 def _collection_row(name: str, n_graphs: int, metric: str, value: float | None, refs: References | None,
                     normalised: float | None) -> str:
-    return (f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_LABEL[metric])}</td>'
+    return (f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_label(metric))}</td>'
             f'{_num(value, 6)}{_num(refs.random if refs else None)}{_num(refs.oracle if refs else None)}'
             f'{_num(normalised, 3)}</tr>')
 
@@ -179,8 +182,8 @@ def _worst(name: str, result: CollectionResult) -> str:
             + "".join(_num(result.per_graph[m][i]) for m in metrics)
             + f'<td class="num">{int(result.n_scored[i])}</td></tr>' for i in order.tolist()]
     undefined = f" ({len(result.undefined)} with an undefined tau-b are listed last)" if result.undefined else ""
-    return (f"<h3>{_e(name)}: lowest {_e(_LABEL[result.metric])}{_e(undefined)}</h3>"
-            + _table(["graph", *(_LABEL[m] for m in metrics), "configs"], rows))
+    return (f"<h3>{_e(name)}: lowest {_e(_label(result.metric))}{_e(undefined)}</h3>"
+            + _table(["graph", *(_label(m) for m in metrics), "configs"], rows))
 
 
 def _worst_graphs(report: Report) -> str:
@@ -198,7 +201,7 @@ def _programs(report: Report) -> str:
         metrics = list(result.per_graph)
         rows = [f'<tr><td class="id">{_e(program)}</td><td class="num">{means["n_graphs"]}</td>'
                 + "".join(_num(means[m]) for m in metrics) + "</tr>" for program, means in programs.items()]
-        out.append(f"<h3>{_e(name)}</h3>" + _table(["program", "graphs", *(_LABEL[m] for m in metrics)], rows))
+        out.append(f"<h3>{_e(name)}</h3>" + _table(["program", "graphs", *(_label(m) for m in metrics)], rows))
     if not out:
         return ""
     return ('<section id="tile-programs"><h2>Tile programs</h2><p class="muted">Means per program: the graph name '

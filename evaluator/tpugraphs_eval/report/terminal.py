@@ -11,13 +11,18 @@ from rich.text import Text
 
 from .._version import __version__
 from ..display import safe
+from ..rules.metric_table import BY_NAME
 from ..rules.public_rule import RULE_IN_WORDS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
 from .report import Report
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
-_LABEL = {"score": "score", "kendall_tau": "tau-b"}
+
+
+def _label(metric: str) -> str:
+    """A metric's short label (:data:`..rules.metric_table.METRICS`)."""
+    return BY_NAME[metric].label
 
 
 def _fmt(value: float | None, digits: int = 6) -> str:
@@ -108,13 +113,13 @@ def _scores(console: Console, report: Report) -> None:
         secondary = _secondary(result.means(), result.counts(), len(result.ids), result.metric)
         if result.undefined:
             secondary += f" ({len(result.undefined)} undefined)"
-        table.add_row(name, str(len(result.ids)), _LABEL[result.metric], _fmt(result.value),
+        table.add_row(name, str(len(result.ids)), _label(result.metric), _fmt(result.value),
                       _fmt(normalised[name], 3), secondary)
     counted = len(report.collections) - len(report.undefined_collections)
     _overall_row(console, table, report, counted)
     for name, result in report.collections.items():
         counts, n = result.counts(), len(result.ids)
-        fewer = [f"{_SHORT[m]} over {counts[m]} of {n} graphs" for m in result.per_graph
+        fewer = [f"{_label(m)} over {counts[m]} of {n} graphs" for m in result.per_graph
                  if m != result.metric and counts[m] < n]
         if fewer and result.collection.kind == "tile":
             console.print(f"[dim]{name}: {', '.join(fewer)} (rows listing fewer than min(K, c) indices have no "
@@ -154,15 +159,11 @@ def _public_scores(console: Console, report: Report) -> None:
     public = report.public
     table = _scores_table()
     for name, c in public.collections.items():
-        table.add_row(name, str(c.n_graphs), _LABEL[c.metric], _fmt(c.value), _fmt(c.normalised, 3), "")
+        table.add_row(name, str(c.n_graphs), _label(c.metric), _fmt(c.value), _fmt(c.normalised, 3), "")
     _overall_row(console, table, report, public.n_counted)
     console.print(f"[dim]{RULE_IN_WORDS}[/]")
     if public.not_shown:
         console.print(f"Not shown: {', '.join(public.not_shown)}.")
-
-
-_SHORT = {"score": "score", "kendall_tau": "tau-b", "top1_error": "err@1", "top5_error": "err@5",
-          "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
 
 
 def _per_graph(console: Console, report: Report) -> None:
@@ -171,7 +172,7 @@ def _per_graph(console: Console, report: Report) -> None:
                       caption="n: configurations scored", caption_justify="left")
         table.add_column("graph", overflow="fold", min_width=32)
         for metric in result.per_graph:
-            table.add_column(_SHORT[metric], justify="right")
+            table.add_column(_label(metric), justify="right")
         table.add_column("n", justify="right")
         for i, graph_id in enumerate(result.ids):
             table.add_row(graph_id.rpartition(":")[2], *(_fmt(v[i], 4) for v in result.per_graph.values()),
@@ -184,7 +185,7 @@ def _per_graph(console: Console, report: Report) -> None:
             programs.add_column("program", overflow="fold", min_width=32)
             programs.add_column("graphs", justify="right")
             for metric in result.per_graph:
-                programs.add_column(_SHORT[metric], justify="right")
+                programs.add_column(_label(metric), justify="right")
             for program, means in means_by_program.items():
                 programs.add_row(program, str(means["n_graphs"]), *(_fmt(means[m], 4) for m in result.per_graph))
             console.print(programs)
