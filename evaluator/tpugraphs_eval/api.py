@@ -17,6 +17,7 @@ from typing import Any
 from .dataset import BY_NAME, COLLECTIONS
 from .errors import UsageError
 from .options import Options
+from .report.public import PublicReport, public_report
 from .report.report import LEADERBOARDS, Report, Scores, provenance
 from .scoring.references import collection_references
 from .scoring.score import score_parsed
@@ -157,8 +158,8 @@ class Evaluator:
         truth: the runtimes, or None when only validating.
         options: mode, tile runtime, config protocol.
         eval_indices: the official index lists, read once (``--configs official`` when scoring), else None.
-        public_only: :meth:`evaluate` gives the participant-facing :meth:`Report.public_view` (a solution
-            file's truth): the public leaderboard's collection-level values only, no graph ID, no per-graph value.
+        public_only: :meth:`evaluate` gives the participant-facing :class:`PublicReport` (a solution file's
+            truth, :func:`public_report`): the public leaderboard's collection-level values only, no graph ID, no per-graph value.
     """
 
     catalog: SplitCatalog
@@ -241,8 +242,9 @@ class Evaluator:
         indices = _official_indices(eval_indices_dir, catalog) if official else None
         return cls(catalog, truth, options, indices, public_only)
 
-    def evaluate(self, source: SubmissionSource) -> Report:
-        """Validate ``source`` (and score it when there is ground truth and it is valid): its one report.
+    def evaluate(self, source: SubmissionSource) -> Report | PublicReport:
+        """Validate ``source`` (and score it when there is ground truth and it is valid): its one report
+        (with :attr:`public_only`, the participant's :class:`.report.public.PublicReport` of it).
 
         Args:
             source: the submission: a path, bytes or a binary file object, at most 256 MiB
@@ -255,7 +257,7 @@ class Evaluator:
                 (``SUBMISSION_TOO_LARGE``, for a path, bytes and a file object alike).
         """
         report = self.score(source)
-        return report.public_view() if self.public_only else report
+        return public_report(report) if self.public_only else report
 
     def score(self, source: SubmissionSource) -> Report:
         """The organiser's report of ``source`` (every graph, both leaderboards), whatever :attr:`public_only`

@@ -3,7 +3,8 @@
 Sections: header (split, data, options, verdict, overall), problems (when any), collections (table and a
 bar per collection against the random and oracle references, :mod:`..scoring.references`), the per-graph
 tau-b histogram of each layout collection, the worst graphs of each collection, and the tile per-program
-table; a public view (:meth:`Report.public_view`) has the header, problems and collections only. Every text from the submission, the file system or the report is HTML-escaped
+table; a participant's :class:`.public.PublicReport` has the header, problems and collections only (it holds
+nothing else, docs/public-view.md). Every text from the submission, the file system or the report is HTML-escaped
 (:func:`html.escape`, quotes too); a Content-Security-Policy meta tag allows nothing but the page's own
 style, so not even a name that escaped escaping could load or run anything.
 """
@@ -27,6 +28,7 @@ from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
 from .charts import finite, reference_bar, tau_histogram
+from .public import PublicReport
 from .report import Report
 
 WORST_SHOWN = 10
@@ -76,7 +78,7 @@ def _table(head: list[str], rows: list[str], numeric_from: int = 1) -> str:
     return f"<table><thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _header(report: Report) -> str:
+def _header(report: Report | PublicReport) -> str:
     o = report.options
     title = f"TpuGraphs evaluation: {report.submission or 'submission'}"
     lines = [f"<h1>{_e(title)}</h1>",
@@ -86,7 +88,7 @@ def _header(report: Report) -> str:
     if report.synthetic:
         lines.append('<p class="synthetic">SYNTHETIC demo data: these numbers say nothing about real TpuGraphs '
                      "performance.</p>")
-    if report.public_only:
+    if isinstance(report, PublicReport):
         lines.append("<p><strong>Public leaderboard only</strong>: the numbers are over the public graphs.</p>")
     if not report.valid:
         lines.append(f'<p class="invalid">INVALID: {report.n_errors} error(s) in {report.n_rows} rows. Nothing was '
@@ -99,7 +101,7 @@ def _header(report: Report) -> str:
     return "".join(lines)
 
 
-def _problems(report: Report) -> str:
+def _problems(report: Report | PublicReport) -> str:
     if not report.problems:
         return ""
     by_code: dict[str, list] = {}
@@ -128,16 +130,16 @@ def _collection_row(name: str, n_graphs: int, metric: str, value: float | None, 
             f'{_num(normalised, 3)}</tr>')
 
 
-def _collections(report: Report) -> str:
+def _collections(report: Report | PublicReport) -> str:
     rows, bars, notes = [], [], []
-    if report.public is not None:  # the shown collections only (rules.public_rule)
-        for name, c in report.public.collections.items():
+    if isinstance(report, PublicReport):  # the shown collections only (rules.public_rule)
+        for name, c in report.scores.collections.items():
             rows.append(_collection_row(name, c.n_graphs, c.metric, c.value, c.references, c.normalised))
             bars.append(reference_bar(name, c.value, c.references))
-        counted = report.public.n_counted
+        counted = report.scores.n_counted
         notes.append(RULE_IN_WORDS)
-        if report.public.not_shown:
-            notes.append(f"Not shown: {_e(', '.join(report.public.not_shown))}.")
+        if report.scores.not_shown:
+            notes.append(f"Not shown: {_e(', '.join(report.scores.not_shown))}.")
     else:
         normalised = report.normalised()
         for name, result in report.collections.items():
@@ -151,7 +153,7 @@ def _collections(report: Report) -> str:
     if report.missing_collections:
         notes.append("Not in the ground truth (data root or solution), so not in the overall: "
                      f"{_e(', '.join(report.missing_collections))}.")
-    if report.undefined_collections:
+    if isinstance(report, Report) and report.undefined_collections:
         notes.append(f"Undefined everywhere, left out of the overall: {_e(', '.join(report.undefined_collections))}.")
     return ('<section id="collections"><h2>Collections</h2>'
             + _table(["collection", "graphs", "metric", "value", "random", "oracle", "normalised"], rows,
@@ -209,11 +211,12 @@ def _programs(report: Report) -> str:
             + "".join(out) + "</section>")
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report | PublicReport) -> str:
     """The whole report as one HTML page (UTF-8 text): self-contained, no script, no network request."""
     body = _header(report) + _problems(report)
-    if report.public is not None:  # no per-graph histogram, worst graph or program mean (rules.public_rule)
-        body += _collections(report)
+    if isinstance(report, PublicReport):  # it holds no per-graph histogram, worst graph or program mean
+        if report.scores is not None:
+            body += _collections(report)
     elif report.scored:
         body += _collections(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
     provenance = " · ".join(f"{_e(k)} {_e(v)}" for k, v in report.provenance.items())
@@ -250,7 +253,7 @@ def page_paths(target: str | os.PathLike[str], submissions: list[Path]) -> list[
     return pages
 
 
-def write_html(path: str | os.PathLike[str], report: Report, *, make_folder: bool = False) -> None:
+def write_html(path: str | os.PathLike[str], report: Report | PublicReport, *, make_folder: bool = False) -> None:
     """Write :func:`render_html` of ``report`` to ``path`` atomically (``make_folder``: make its folder
     first when missing; its own parent must exist). An existing ``path`` that is not a regular file (a
     device, a FIFO, a folder) is refused, never replaced.

@@ -1,4 +1,5 @@
-"""Terminal view of a :class:`Report` with rich: header, problem summary, score tables, verdict."""
+"""Terminal view of a :class:`Report` or a participant's :class:`.public.PublicReport` with rich: header, problem
+summary, score tables, verdict. A public report has no per-graph value to show (docs/public-view.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..rules.metric_table import BY_NAME
 from ..rules.public_rule import RULE_IN_WORDS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
+from .public import PublicReport
 from .report import Report
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -29,7 +31,7 @@ def _fmt(value: float | None, digits: int = 6) -> str:
     return "—" if value is None or value != value else f"{value:.{digits}f}"
 
 
-def _header(report: Report) -> Text:
+def _header(report: Report | PublicReport) -> Text:
     o = report.options
     text = Text(f"tpugraphs-eval {__version__}", style="bold")
     text.append(f" · split {report.split} · data {safe(report.data_root)}")
@@ -40,9 +42,9 @@ def _header(report: Report) -> Text:
     if report.selected_collections is not None:
         text.append(f"\ncollections {', '.join(report.selected_collections)} only (--collections): the overall is "
                     "their mean", style="bold")
-    if report.public_only:
+    if isinstance(report, PublicReport):
         text.append("\nPublic leaderboard only: the numbers are over the public graphs.", style="bold")
-    if report.ignored_files:
+    elif report.ignored_files:
         shown = ", ".join(safe(f) for f in report.ignored_files[:3])
         more = f" and {len(report.ignored_files) - 3} more" if len(report.ignored_files) > 3 else ""
         text.append(f"\nnote: {len(report.ignored_files)} dot file(s) in the data root are not graphs and were ignored "
@@ -146,7 +148,7 @@ def _scores_table() -> Table:
     return table
 
 
-def _overall_row(console: Console, table: Table, report: Report, counted: int) -> None:
+def _overall_row(console: Console, table: Table, report: Report | PublicReport, counted: int) -> None:
     table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(_fmt(report.overall), style="bold"),
                   "", "", end_section=True)
     console.print(table)
@@ -154,9 +156,9 @@ def _overall_row(console: Console, table: Table, report: Report, counted: int) -
                   "and 1 the oracle[/]")
 
 
-def _public_scores(console: Console, report: Report) -> None:
+def _public_scores(console: Console, report: PublicReport) -> None:
     """The public view's table: the shown collections (:mod:`..rules.public_rule`) and the overall."""
-    public = report.public
+    public = report.scores
     table = _scores_table()
     for name, c in public.collections.items():
         table.add_row(name, str(c.n_graphs), _label(c.metric), _fmt(c.value), _fmt(c.normalised, 3), "")
@@ -191,7 +193,7 @@ def _per_graph(console: Console, report: Report) -> None:
             console.print(programs)
 
 
-def verdict(console: Console, report: Report, validate_only: bool, label: str | None = None) -> None:
+def verdict(console: Console, report: Report | PublicReport, validate_only: bool, label: str | None = None) -> None:
     """One line: VALID (with the overall score when scored) or INVALID with the counts; ``label`` names the file."""
     counts = report.validation.counts
     errors = report.n_errors
@@ -209,26 +211,26 @@ def verdict(console: Console, report: Report, validate_only: bool, label: str | 
     console.print(f"{head}[bold green]VALID[/] ({report.n_rows} rows, {warnings} warning(s)){scored}")
 
 
-def render(report: Report, console: Console, *, per_graph: bool = False, per_code: int = 5,
+def render(report: Report | PublicReport, console: Console, *, per_graph: bool = False, per_code: int = 5,
            validate_only: bool = False) -> None:
-    """Print ``report``: header, problems (``per_code`` shown per code), scores, per-graph detail, verdict."""
+    """Print ``report``: header, problems (``per_code`` shown per code), scores, per-graph detail (``per_graph``;
+    a :class:`.public.PublicReport` has none), verdict."""
     console.print(_header(report))
     if report.problems:
         _problems(console, report.problems, report.validation, per_code)
-    if report.public is not None:
-        _public_scores(console, report)
+    if isinstance(report, PublicReport):
+        if report.scores is not None:
+            _public_scores(console, report)
     elif report.scored:
         _scores(console, report)
         if report.leaderboards:
             _leaderboards(console, report)
-        if per_graph and report.public is not None:
-            console.print("--per-graph: a public view lists no graph and no per-graph value.")
-        elif per_graph:
+        if per_graph:
             _per_graph(console, report)
     verdict(console, report, validate_only)
 
 
-def render_comparison(console: Console, names: list[object], reports: list[Report | None]) -> None:
+def render_comparison(console: Console, names: list[object], reports: list[Report | PublicReport | None]) -> None:
     """One row per submission: validity, overall and collection values (None: the file could not be read)."""
     values = [r.collection_values() if r else {} for r in reports]
     collections = list(dict.fromkeys(c for v in values for c in v))
