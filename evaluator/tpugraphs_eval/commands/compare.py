@@ -7,7 +7,7 @@ comparison is :func:`scoring.compare.paired_bootstrap` on their per-graph primar
 ``--public-only`` (with a solution file): both files are compared on the public leaderboard's graphs only
 (each report's ``leaderboards["public"]``), so every number is computed from public graphs, and the output shows what a
 participant may see (:func:`public_comparison`): no graph ID and no per-graph number. **Decision**, per
-row of the table:
+row of the table (the reasoning: docs/public-view.md):
 
 - A collection's values (A, B, B − A) are shown as every public view shows them
   (:func:`..rules.public_rule.shown_collections`): only with at least ``MIN_PUBLIC_GRAPHS`` (2) public

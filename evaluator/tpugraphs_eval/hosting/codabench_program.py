@@ -18,7 +18,8 @@ the phase holds fewer than 2 graphs with a defined metric, :func:`defined_graphs
 the synthetic demo says so first in its output log (stdout), scored or not.
 
 Participants see scores.json (the leaderboard's columns) and this program's output, so both show only what
-every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/rules/public_rule.py``):
+every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/rules/public_rule.py``;
+why: docs/public-view.md):
 a collection's value only when the phase's graphs hold at least 2 of its graphs with a defined metric
 (:func:`defined_graphs`), and none when the collections left out hold a single such graph between them. The problems printed are the participant's own
 file's, found against every graph of the solution (both phases alike), so they tell no graph's Usage.

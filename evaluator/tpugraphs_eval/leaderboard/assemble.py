@@ -12,7 +12,7 @@ graphs whose metric is defined whatever the submission (:func:`defined_public_gr
 when the left-out ones hold a single such graph; a team's cell is null when its submission's value there is
 a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs, e.g. a lenient row tying every config), no interval (a
 bootstrap interval is a function of per-graph values), no submission, file name, description,
-selection, problem or note.
+selection, problem or note. Why: docs/public-view.md.
 """
 
 from __future__ import annotations

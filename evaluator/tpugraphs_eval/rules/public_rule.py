@@ -1,14 +1,15 @@
 """What a participant-facing view may show of scores over the public graphs: the one rule of every public view.
 
 Used by the public leaderboard (:func:`..leaderboard.assemble.public_document`), ``compare --public-only``
-(:func:`..commands.compare.public_rows`) and the scorer's public view (:meth:`..report.report.Report.public_view`).
-A value over one public graph is that graph's metric, a per-graph number (a tile top-1 error is a runtime
-ratio: one submission per config recovers the labels), so:
+(:func:`..commands.compare.public_rows`), the scorer's public view (:func:`..report.public.public_report`) and the
+Codabench Public phase (``hosting/codabench_program.py``, which carries this file). Why each part of the rule is
+needed is docs/public-view.md. A value over one public graph is that graph's metric, a per-graph number (a tile
+top-1 error is a runtime ratio: one submission per config recovers the labels), so:
 
 - a collection value is shown only when it is a mean over at least :data:`MIN_PUBLIC_GRAPHS` public graphs;
 - when the collections left out hold exactly one public graph between them (0 < hidden total <
   :data:`MIN_PUBLIC_GRAPHS`), no collection value is shown at all: the overall (the unweighted mean of the
-  collection values, SPEC §3.3) less the shown collections would give that graph's value;
+  collection values, docs/metrics.md) less the shown collections would give that graph's value;
 - the overall is shown only when it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs.
 
 Counts are of public graphs whose metric is defined (a layout graph with equal runtimes has no tau-b): the
