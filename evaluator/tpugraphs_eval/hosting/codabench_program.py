@@ -30,7 +30,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import re
 import stat
 import sys
@@ -365,9 +364,7 @@ def main(argv: list[str]) -> int:
             print(f"  … and {len(problems) - 50} more", file=sys.stderr)
         return EXIT_INVALID
     counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
-    shown = {*(["overall"] if public_rule.overall_shown(counts) else []), *public_rule.shown_collections(counts)}
-    scores = {leaderboard_key(name): value for name, value in values.items()
-              if name in shown and value is not None and math.isfinite(value)}
+    scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "scores.json").write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
     print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from ..dataset import BY_NAME as COLLECTIONS_BY_NAME
 from ..options import Options
 from ..rules.metric_table import BY_NAME as METRICS_BY_NAME
-from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
+from ..rules.public_rule import MIN_PUBLIC_GRAPHS, public_values
 from ..scoring.references import References
 from ..submission.problems import Problem
 from ..submission.validation import ParsedSubmission, Validation
@@ -261,16 +261,15 @@ class PublicReport:
 
 
 def public_scores(scores: Scores) -> PublicScores:
-    """The participant-facing summary of ``scores`` (the public leaderboard's): shown collections per
-    :func:`..rules.public_rule.shown_collections` of the number of public graphs each value is a mean over."""
+    """The participant-facing summary of ``scores`` (the public leaderboard's): the values
+    :func:`..rules.public_rule.public_values` allows for the number of public graphs each value is a mean over."""
     counts = {name: r.counts()[r.metric] for name, r in scores.collections.items()}
-    shown = shown_collections(counts)
-    collections = {}
-    for name in shown:
-        result = scores.collections[name]
-        collections[name] = PublicCollection(result.metric, len(result.ids), result.value, scores.references.get(name))
-    return PublicScores(scores.overall if overall_shown(counts) else None, collections,
-                        tuple(name for name in counts if name not in shown), sum(n > 0 for n in counts.values()))
+    shown = public_values({"overall": scores.overall, **{name: r.value for name, r in scores.collections.items()}},
+                          counts)
+    collections = {name: PublicCollection(result.metric, len(result.ids), shown[name], scores.references.get(name))
+                   for name, result in scores.collections.items() if name in shown}
+    return PublicScores(shown.get("overall"), collections, tuple(name for name in counts if name not in collections),
+                        sum(n > 0 for n in counts.values()))
 
 
 def public_report(report: Report) -> PublicReport:

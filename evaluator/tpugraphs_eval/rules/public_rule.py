@@ -24,7 +24,9 @@ graphs' values: tile and xla:default are shown.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from typing import Dict, Optional
 
 MIN_PUBLIC_GRAPHS = 2
 """**Decision**: the public view shows a collection's value only when the collection has at least this many
@@ -55,3 +57,21 @@ def overall_shown(n_graphs: Mapping[str, int]) -> bool:
     """Whether the overall may be shown: it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs
     (``n_graphs`` as for :func:`shown_collections`)."""
     return sum(n_graphs.values()) >= MIN_PUBLIC_GRAPHS
+
+
+def public_values(values: Mapping[str, Optional[float]], n_graphs: Mapping[str, int]) -> Dict[str, float]:
+    """The values a participant-facing view may show, by the module docstring's rule: the one function that
+    applies it to numbers (the scorer's public view, the Codabench Public phase).
+
+    Args:
+        values: ``overall`` and collection → value (None or NaN: undefined).
+        n_graphs: collection → the number of public graphs its value is a mean over, as for
+            :func:`shown_collections`.
+
+    Returns:
+        ``overall`` (when :func:`overall_shown`) and each shown collection → its value, in ``n_graphs`` order
+        after ``overall``; undefined values are left out.
+    """
+    shown = (["overall"] if overall_shown(n_graphs) else []) + shown_collections(n_graphs)
+    return {name: float(values[name]) for name in shown
+            if values.get(name) is not None and math.isfinite(values[name])}
