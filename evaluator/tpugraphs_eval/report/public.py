@@ -46,7 +46,7 @@ PUBLIC_PROVENANCE_KEYS = ("submission_sha256", "evaluator_version", "eval_indice
 """The provenance a public view keeps: not ``ground_truth_sha256`` (a digest of every private runtime)."""
 
 
-def _number(name: str, value: Any) -> float | None:
+def one_number(name: str, value: Any) -> float | None:
     """``value`` as one float (None stays None); anything else (an array, a list, a mapping) is refused."""
     if value is None:
         return None
@@ -82,12 +82,12 @@ class PublicCollection:
         if isinstance(self.n_graphs, bool) or not isinstance(self.n_graphs, int) or self.n_graphs < MIN_PUBLIC_GRAPHS:
             raise ValueError(f"a public collection needs at least {MIN_PUBLIC_GRAPHS} public graphs, not "
                              f"{self.n_graphs!r} (docs/public-view.md)")
-        object.__setattr__(self, "value", _number("value", self.value))
+        object.__setattr__(self, "value", one_number("value", self.value))
         if self.references is not None:
             if not isinstance(self.references, References):
                 raise TypeError(f"references must be References, not {type(self.references).__name__}")
-            object.__setattr__(self, "references", References(_number("random", self.references.random),
-                                                              _number("oracle", self.references.oracle)))
+            object.__setattr__(self, "references", References(one_number("random", self.references.random),
+                                                              one_number("oracle", self.references.oracle)))
 
     @property
     def normalised(self) -> float | None:
@@ -125,7 +125,7 @@ class PublicScores:
     n_counted: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "overall", _number("overall", self.overall))
+        object.__setattr__(self, "overall", one_number("overall", self.overall))
         for name, collection in self.collections.items():
             if name not in COLLECTIONS_BY_NAME:
                 raise ValueError(f"{name!r} is not a collection")

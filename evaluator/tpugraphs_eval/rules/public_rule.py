@@ -1,7 +1,7 @@
 """What a participant-facing view may show of scores over the public graphs: the one rule of every public view.
 
 Used by the public leaderboard (:func:`..leaderboard.assemble.public_document`), ``compare --public-only``
-(:func:`..commands.compare.public_rows`), the scorer's public view (:func:`..report.public.public_report`) and the
+(:func:`..report.public_comparison.public_rows`), the scorer's public view (:func:`..report.public.public_report`) and the
 Codabench Public phase (``hosting/codabench_program.py``, which carries this file). Why each part of the rule is
 needed is docs/public-view.md. A value over one public graph is that graph's metric, a per-graph number (a tile
 top-1 error is a runtime ratio: one submission per config recovers the labels), so:
