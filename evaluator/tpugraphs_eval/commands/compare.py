@@ -80,7 +80,7 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     """The comparison document of two scored reports of the same split (the ``--json`` output).
 
     Args:
-        a, b: organiser reports (not :meth:`Report.public_view`, which holds no per-graph value).
+        a, b: organiser reports (not a :class:`..report.public.PublicReport`, which holds no per-graph value).
         public_only: compare the public leaderboard's graphs (the reports' ``leaderboards["public"]``) and
             return :func:`public_comparison` of the document.
         resamples, seed: the bootstrap's.
