@@ -152,3 +152,11 @@ def test_table_best_values_and_ks():
     assert {name: (BY_NAME[name].best, BY_NAME[name].k) for name in expected} == expected  # a new row adds, not breaks
     assert [m.name for m in METRICS if m.primary] == ["score", "kendall_tau"]
     assert [m.kind for m in METRICS] == sorted((m.kind for m in METRICS), key=["tile", "layout"].index)
+
+
+def test_the_exported_kaggle_metric_uses_the_table_k():
+    """The metric file runs without the package, with its own constant: it must be the table's tile score K."""
+    from tpugraphs_eval.dataset import TILE_TOP_K
+    from tpugraphs_eval.hosting import standalone_metric
+
+    assert standalone_metric.TILE_TOP_K == TILE_TOP_K == BY_NAME["score"].k == 5
