@@ -12,7 +12,7 @@ from rich.text import Text
 
 from .._version import __version__
 from ..display import safe
-from ..rules.metric_table import BY_NAME
+from ..rules.metric_table import BY_NAME, ks
 from ..rules.public_rule import RULE_IN_WORDS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
@@ -144,7 +144,8 @@ def _scores_table() -> Table:
     table.add_column("metric", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("norm.", justify="right", no_wrap=True)
-    table.add_column("tile err@1/5/10\nlayout slow@1/10/100", no_wrap=True)
+    table.add_column(f"tile err@{'/'.join(map(str, ks('top_k_error')))}\nlayout slow@{'/'.join(map(str, ks('slowdown')))}",
+                     no_wrap=True)
     return table
 
 
