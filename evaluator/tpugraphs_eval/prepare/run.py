@@ -126,7 +126,7 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
     if missing or not plan.collections:
         raise DataError(f"the source split(s) {', '.join(options.from_splits)} of {root.label} hold no "
                         f"{', '.join(missing) or 'graphs'}", code="PREPARE_TOO_FEW_GRAPHS")
-    held = select_held_out(plan.source, options.test_fraction, seed)
+    held = select_held_out(plan.source, options.test_fraction, seed, where=f"the {'+'.join(options.from_splits)} split(s) of {root.label}")
     plan.held, plan.programs = held.graphs, held.programs
     held_set = set(plan.held)
     plan.copied = [g for g in plan.source if g not in held_set]
@@ -192,7 +192,8 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
             opaque = opaque_name(plan.seed, stratum(c), name)
             target = public / c.split_dir("test") / f"{opaque}.npz"
             if target.exists():
-                raise DataError(f"two held-out {c.name} graphs get the opaque name {opaque}: choose another seed",
+                raise DataError(f"two held-out {c.name} graphs of {plan.root.label} get the opaque name {opaque} (the "
+                                f"same name in two source splits, or a collision): rename one or choose another seed",
                                 code="PREPARE_NAME_CLASH")
             target.parent.mkdir(parents=True, exist_ok=True)
             before = sources[g].stat().st_size
@@ -227,8 +228,8 @@ def _sample_submission(public: Path, collections: list[Collection]) -> tuple[str
     return "\n".join(rows) + "\n", counts
 
 
-def check_public(public: Path, held_programs: Sequence[str]) -> None:
-    """Refuse a public data root that leaks ground truth.
+def check_public(public: Path, held_programs: Sequence[str], source: str = "the source") -> None:
+    """Refuse a public data root that leaks ground truth (``source`` names the data root it was prepared from).
 
     Raises:
         DataError: ``PREPARE_PUBLIC_RUNTIME`` (a public test file with a non-zero runtime or a tile normalizer
@@ -242,13 +243,13 @@ def check_public(public: Path, held_programs: Sequence[str]) -> None:
             if np.any(arrays.runtime != 0) or (arrays.normalizer is not None and np.any(arrays.normalizer != 1)):
                 bad.append(f"{c.name}:{name}")
     if bad:
-        raise DataError(f"{len(bad)} public test file(s) hold a runtime other than 0 or a normalizer other than 1: "
+        raise DataError(f"prepared from {source}: {len(bad)} public test file(s) hold a runtime other than 0 or a normalizer other than 1: "
                         + ", ".join(bad[:5]), code="PREPARE_PUBLIC_RUNTIME")
     held = set(held_programs)
     leaks = [f"{split}/{c.name}:{name}" for split in LABELLED_SPLITS for c in COLLECTIONS
              for name in root.graph_names(c, split) if program_of(c, name) in held]
     if leaks:
-        raise DataError(f"{len(leaks)} graph(s) of held-out programs are in a public split (a program must be on "
+        raise DataError(f"prepared from {source}: {len(leaks)} graph(s) of held-out programs are in a public split (a program must be on "
                         "one side only): " + ", ".join(leaks[:5]), code="PREPARE_PROGRAM_LEAK")
 
 
@@ -270,7 +271,7 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
     private.mkdir()
     written = _write(plan, public, private, progress)
     held_programs = plan.programs
-    check_public(public, held_programs)
+    check_public(public, held_programs, plan.root.label)
     sample, test_counts = _sample_submission(public, plan.collections)
     (public / "sample_submission.csv").write_text(sample, encoding="utf-8")
     opts = plan.options.to_dict()

@@ -48,12 +48,12 @@ def _by_stratum(graphs: list[Graph]) -> dict[str, dict[str, list[Graph]]]:
     return {s: dict(sorted(p.items())) for s, p in sorted(out.items())}
 
 
-def select_held_out(graphs: list[Graph], test_fraction: float, seed: str) -> HeldOut:
+def select_held_out(graphs: list[Graph], test_fraction: float, seed: str, *, where: str = "the source") -> HeldOut:
     """Hold out whole programs until every collection holds out ``max(2, round(test_fraction * G))`` graphs.
 
     Per stratum the programs are shuffled (seed from (seed, stratum)) and taken in that order; a program is
     taken only while one of its collections is short of its target, so a big program does not push another
-    collection over. Rounding is Python's ``round`` (halves to even).
+    collection over. Rounding is Python's ``round`` (halves to even). ``where`` names the source in errors.
 
     Raises:
         DataError: ``PREPARE_TOO_FEW_GRAPHS``: a collection cannot hold out :data:`MIN_HELD_OUT` graphs and
@@ -79,7 +79,7 @@ def select_held_out(graphs: list[Graph], test_fraction: float, seed: str) -> Hel
     short = [f"{c.name}: {counts[c]} graph(s), {taken[c]} held out, {counts[c] - taken[c]} left"
              for c in counts if taken[c] < MIN_HELD_OUT or counts[c] - taken[c] < MIN_LEFT]
     if short:
-        raise DataError(f"too few graphs or programs to hold out {MIN_HELD_OUT} graphs per collection and keep "
+        raise DataError(f"{where}: too few graphs or programs to hold out {MIN_HELD_OUT} graphs per collection and keep "
                         f"{MIN_LEFT} (a program's graphs stay together): " + "; ".join(short)
                         + ". Add source splits (--from train,valid) or leave the collection out (--collections)",
                         code="PREPARE_TOO_FEW_GRAPHS")
