@@ -97,6 +97,12 @@ ERROR_CODES: dict[str, str] = {
                             "a program must be on one side only.",
     "PREPARE_NAME_CLASH": "`prepare`: two held-out graphs of one collection get the same opaque name (a 128-bit "
                           "collision: choose another seed).",
+    # --graphs FILE and fold files (UsageError)
+    "GRAPHS_FILE_INVALID": "A `--graphs` file or fold file cannot be used: unreadable, a fold file (`ID,fold`) "
+                           "without `--fold K` or without that fold, `--fold` with a plain list of IDs, a repeated "
+                           "ID, a fold that is not an integer of 0 or more (lines named).",
+    "GRAPHS_FILE_UNKNOWN_ID": "An ID of a `--graphs` file or fold file is not a graph of the split (every such ID "
+                              "named with its line).",
     # a submission a command must score (InvalidSubmissionError, exit 1)
     "INVALID_SUBMISSION": "Exit code 1, not 2: a submission that `compare` must score has an error-severity "
                           "problem under the mode in force; nothing is compared, and the message names the "

@@ -157,6 +157,14 @@ def _prepare_case(tmp_path, graphs: dict[str, list[int]], *extra):
     return ["prepare", "--data-root", root, "-o", tmp_path / "out", "--seed", "s", "--no-progress", *extra], root
 
 
+def _graphs_case(tmp_path, tiny, text: str, *extra):
+    """``validate --graphs FILE`` with ``text`` as the file: the path named is the file."""
+    (tmp_path / "s.csv").write_text(f"{HEADER}\n")
+    (tmp_path / "graphs.csv").write_text(text)
+    return ["validate", tmp_path / "s.csv", "--data-root", tiny, "--split", "test", "--graphs",
+            tmp_path / "graphs.csv", *extra], tmp_path / "graphs.csv"
+
+
 def _prepare_into_a_full_folder(tmp_path, tiny, solution):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "x").write_text("x")
@@ -224,6 +232,8 @@ CASES = {
     "PREPARE_NAME_CLASH": lambda t, tiny, s: _prepare_case(t, {**{f"train/p{i}": [5, 6] for i in range(4)},
                                                                **{f"valid/p{i}": [5, 6] for i in range(4)}},
                                                            "--from", "train,valid"),
+    "GRAPHS_FILE_INVALID": lambda t, tiny, s: _graphs_case(t, tiny, "ID,fold\ntile:xla:a,zero\n", "--fold", "0"),
+    "GRAPHS_FILE_UNKNOWN_ID": lambda t, tiny, s: _graphs_case(t, tiny, "ID\nlayout:xla:default:no_such_graph\n"),
     "OUTPUT_WRITE_FAILED": _unwritable_json,
     "OUTPUT_IS_INPUT": _report_onto_submission,
     "SAME_OUTPUT_TWICE": _two_outputs_at_one_path,
