@@ -135,21 +135,17 @@ def test_solution_holds_the_held_out_runtimes_with_usage(demo_prepared):
                                         "layout:nlp:default": 1, "layout:nlp:random": 1}
 
 
-def test_no_runtime_of_a_held_out_graph_reaches_public(demo_prepared):
-    """Every member of every public file: test files hold no held-out runtime value; the train and valid files are
-    byte-identical copies of source graphs that were not held out; the text files name no runtime."""
-    demo = resolve_data_root("demo").path
+def scan_public(out: Path, source: Path) -> int:
+    """Every member of every public file of the prepared ``out`` (from the data root ``source``): test files hold no
+    held-out runtime value; the train and valid files are byte-identical copies of source graphs that were not held
+    out (the same path in the source); the text files name no runtime. Returns the number of npz members scanned."""
     from tpugraphs_eval.dataset import BY_NAME
 
-    names = _manifest(demo_prepared)["names"]
-    held_runtimes = np.unique(np.concatenate([
-        npz_members(demo / BY_NAME[n["collection"]].split_dir(n["split"]) / f"{n['graph']}.npz")["config_runtime"]
-        for n in names]))
-    held_files = {hashlib.sha256((demo / BY_NAME[n["collection"]].split_dir(n["split"]) / f"{n['graph']}.npz")
-                                 .read_bytes()).hexdigest() for n in names}
-    kept_files = {hashlib.sha256(p.read_bytes()).hexdigest() for p in (demo / "npz").rglob("*.npz")} - held_files
+    names = _manifest(out)["names"]
+    held_paths = [source / BY_NAME[n["collection"]].split_dir(n["split"]) / f"{n['graph']}.npz" for n in names]
+    held_runtimes = np.unique(np.concatenate([npz_members(p)["config_runtime"] for p in held_paths]))
     scanned = 0
-    for path in public_files(demo_prepared / "public"):
+    for path in public_files(out / "public"):
         data = path.read_bytes()
         if not is_npz(path):
             text = data.decode()
@@ -157,15 +153,20 @@ def test_no_runtime_of_a_held_out_graph_reaches_public(demo_prepared):
             continue
         members = npz_members(path)
         scanned += len(members)
-        if "/test/" in str(path):
+        if path.parent.name == "test":
             for key, array in members.items():
                 if array.dtype.kind in "iu":
                     assert not np.isin(array, held_runtimes).any(), (path, key)
-                else:  # float members: neither a runtime as a float nor its bytes
+                else:  # float members: no runtime as a float either
                     assert not np.isin(array.astype(np.float64), held_runtimes.astype(np.float64)).any(), (path, key)
-        else:
-            assert hashlib.sha256(data).hexdigest() in kept_files, path
-    assert scanned > 100
+        else:  # the source file at the same place, not held out, byte for byte
+            same = source / path.relative_to(out / "public")
+            assert same not in held_paths and data == same.read_bytes(), path
+    return scanned
+
+
+def test_no_runtime_of_a_held_out_graph_reaches_public(demo_prepared):
+    assert scan_public(demo_prepared, resolve_data_root("demo").path) > 100
 
 
 def test_the_same_seed_gives_the_same_bytes(demo_prepared, tmp_path):
@@ -235,11 +236,12 @@ def test_a_public_test_file_with_a_runtime_is_refused(tmp_path, capsys, monkeypa
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_organiser_tools_run_unchanged_on_the_prepared_folder(demo_prepared, tmp_path, capsys):
+def organiser_tools_run(prepared: Path, tmp_path: Path, capsys) -> None:
+    """validate, both baselines, score (all, public view), leaderboard build, both exports on a prepared folder."""
     from tpugraphs_eval.commands import leaderboard as board_cli
     from tpugraphs_kit import cli_baseline
 
-    public, solution = demo_prepared / "public", demo_prepared / "private" / "solution.parquet"
+    public, solution = prepared / "public", prepared / "private" / "solution.parquet"
     subs = tmp_path / "subs"
     subs.mkdir()
     assert cli.main(["validate", str(public / "sample_submission.csv"), "--data-root", str(public), "--split",
@@ -272,33 +274,20 @@ def test_the_organiser_tools_run_unchanged_on_the_prepared_folder(demo_prepared,
     assert score(frame, sub, "ID") == pytest.approx(expected.scores.overall, abs=1e-12)
 
 
-def test_realdata_labelled_root_end_to_end(realdata, tmp_path, capsys):
-    from tpugraphs_kit import cli_baseline
+def test_the_organiser_tools_run_unchanged_on_the_prepared_folder(demo_prepared, tmp_path, capsys):
+    organiser_tools_run(demo_prepared, tmp_path, capsys)
 
+
+def test_realdata_labelled_root_end_to_end(realdata, tmp_path, capsys):
     root = realdata_labelled_root(realdata, tmp_path / "root")
     out = tmp_path / "comp"
     assert cli.main(["prepare", "--data-root", str(root), "-o", str(out), "--seed", SEED, "--test-fraction", "0.3",
                      "--no-progress"]) == 0
     names = _manifest(out)["names"]
     big = [n for n in names if n["configs"] > 1000]
-    assert all(len(n["kept_configs"]) == 1000 for n in big)  # the 1159 and 1965-config real graphs, sampled
-    public = out / "public"
-    assert cli.main(["validate", str(public / "sample_submission.csv"), "--data-root", str(public), "--split",
-                     "test", "-q"]) == 0
-    for kind in ("random", "learned"):
-        assert cli_baseline.main([kind, "--data-root", str(public), "--split", "test", "-o",
-                                  str(tmp_path / f"{kind}.csv"), "--no-progress"]) == 0
-        assert cli.main([str(tmp_path / f"{kind}.csv"), "--solution", str(out / "private/solution.parquet"),
-                         "-q"]) == 0
-    held = np.unique(np.concatenate([npz_members(root / _dir(n) / f"{n['graph']}.npz")["config_runtime"]
-                                     for n in names]))
-    for path in (public / "npz").rglob("test/*.npz"):
-        for key, array in npz_members(path).items():
-            if array.dtype.kind in "iu":
-                assert not np.isin(array, held).any(), (path, key)
-
-
-def _dir(n: dict) -> str:
-    from tpugraphs_eval.dataset import BY_NAME
-
-    return str(BY_NAME[n["collection"]].split_dir(n["split"]))
+    assert big and all(len(n["kept_configs"]) == 1000 for n in big)  # the 1159 and 1965-config real graphs
+    organiser_tools_run(out, tmp_path, capsys)
+    assert scan_public(out, root) > 30
+    again = tmp_path / "again"
+    prepare_dir(root, again, seed=SEED, test_fraction=0.3)
+    assert _files(again) == _files(out)
