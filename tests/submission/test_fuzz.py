@@ -244,7 +244,7 @@ def _by_the_validator(data: bytes, split_max: int | None = None) -> tuple[list, 
     return rows, [(p.code, p.line, p.id, p.message) for p in log.problems]
 
 
-@settings(FUZZ, max_examples=800)
+@settings(FUZZ, max_examples=400)
 @given(data=st.one_of(mutated(), mutated(ROW_EDITS),
                       st.text(alphabet=st.sampled_from(list("ID,TopConfigs;:tilexayoud0123456789-\n \t[]")),
                               max_size=300).map(str.encode)),
@@ -257,7 +257,7 @@ def test_the_plain_file_paths_equal_the_rules(data, split_max):
     assert _by_the_validator(data, split_max) == _by_the_rules(data)
 
 
-@settings(FUZZ, max_examples=1500)
+@settings(FUZZ, max_examples=600)
 @given(field=st.one_of(st.text(alphabet=st.sampled_from(list("0123456789;-+ .,[]e")), max_size=30),
                        st.lists(st.integers(0, 31), max_size=12).map(lambda v: ";".join(map(str, v)))),
        n_configs=st.integers(1, 30), kind=st.sampled_from(["tile", "layout"]))
