@@ -1,8 +1,9 @@
 """The Codabench scoring program on malformed submissions: the CLI's verdict and errors, line for line.
 
-The program reads a submission's CSV with its own reader (``read_submission`` of
-:mod:`tpugraphs_eval.hosting.codabench_program`: the program runs with numpy, pandas and scipy only), so this
-test holds it to ``tpugraphs-eval``: every malformed submission of tests/submission/test_bad_submissions.py (strict and
+The program reads a submission's CSV with the validator's own rules (``read_rows`` of
+:mod:`tpugraphs_eval.hosting.codabench_program` calls ``csvshape.py`` and ``sniff.py``, the bundle's copies of
+``tpugraphs_eval/rules/``; its row rules are the metric file's, made of ``rules/``), so this test checks the
+program as a whole against ``tpugraphs-eval``: every malformed submission of tests/submission/test_bad_submissions.py (strict and
 lenient cases) is scored by the bundle's ``score.py`` in one subprocess, and its exit status and its errors
 (line, code), in order, must equal what ``validate_submission`` (the CLI's validator) reports; an accepted
 submission must get the package's public score.

@@ -19,8 +19,9 @@ from csv_rows import csv_bytes, demo_rows
 from tpugraphs_eval import score_submission
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.dataset import COLLECTIONS
+from tpugraphs_eval.hosting.metric_file import metric_source
 from tpugraphs_eval.options import Options
-from tpugraphs_eval.rules import public_rule, sniff
+from tpugraphs_eval.rules import csvshape, public_rule, sniff
 from tpugraphs_eval.truth.solution import load_solution
 
 yaml = pytest.importorskip("yaml")  # the test extra (Codabench reads competition.yaml with PyYAML)
@@ -99,14 +100,18 @@ def test_competition_yaml_is_codabench_v2_and_names_files_that_exist(bundle):
 
 def test_scoring_program_needs_only_numpy_pandas_scipy(bundle):
     program = bundle / "scoring_program"
-    for name in ("score.py", "tpugraphs_metric.py", "public_rule.py", "sniff.py"):
+    assert {p.name for p in program.iterdir()} == {"metadata.yaml", "score.py", "tpugraphs_metric.py", "public_rule.py",
+                                                  "sniff.py", "csvshape.py"}
+    for name in ("score.py", "tpugraphs_metric.py", "public_rule.py", "sniff.py", "csvshape.py"):
         tree = ast.parse((program / name).read_text(), feature_version=(3, 9))
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
         assert imported - sys.stdlib_module_names <= {"numpy", "pandas", "scipy", "tpugraphs_metric", "public_rule",
-                                                         "sniff"}, name
+                                                         "sniff", "csvshape"}, name
     assert (program / "public_rule.py").read_bytes() == Path(public_rule.__file__).read_bytes()
     assert (program / "sniff.py").read_bytes() == Path(sniff.__file__).read_bytes()
+    assert (program / "csvshape.py").read_bytes() == Path(csvshape.__file__).read_bytes()
+    assert (program / "tpugraphs_metric.py").read_text() == metric_source()  # codes.py and topconfigs.py inside
 
 
 def test_worker_scores_equal_tpugraphs_eval_on_both_phases(bundle, demo_solution, tmp_path):

@@ -4,6 +4,7 @@ gives tpugraphs-eval's numbers and verdicts on every fixture, run where tpugraph
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from tpugraphs_eval import resolve_data_root, score_submission
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.hosting import kaggle_metric, standalone_metric
 from tpugraphs_eval.hosting.kaggle_metric import solution_frame
-from tpugraphs_eval.hosting.metric_file import metric_source
+from tpugraphs_eval.hosting.metric_file import METRIC_RULES, metric_source, module_code
 from tpugraphs_eval.options import Options
 from tpugraphs_eval.truth.solution import build_solution
 
@@ -71,10 +72,21 @@ def exported(tmp_path_factory) -> Path:
     return path
 
 
-def test_the_file_is_the_standalone_module_and_imports_only_numpy_pandas_scipy(exported):
+def test_the_file_is_the_rules_and_the_standalone_module_and_imports_only_numpy_pandas_scipy(exported):
     text = exported.read_text(encoding="utf-8")
-    module_text = Path(standalone_metric.__file__).read_text(encoding="utf-8")
-    assert text == metric_source() and text.endswith(module_text)  # one source: copied, not generated
+    assert text == metric_source()
+    for module in (*METRIC_RULES, standalone_metric):  # one source: each module's code, in order, unchanged
+        code = module_code(module)
+        assert code in text and text.index(code) > text.index("from __future__ import annotations"), module
+        original = Path(module.__file__).read_text(encoding="utf-8").splitlines(keepends=True)
+        edits = difflib.SequenceMatcher(None, original, code.splitlines(keepends=True), autojunk=False).get_opcodes()
+        assert {tag for tag, *_ in edits} <= {"equal", "delete"}, module  # only whole lines are left out ...
+        left_out = "".join("".join(original[i1:i2]) for tag, i1, i2, _, _ in edits if tag == "delete")
+        assert all(isinstance(node, ast.ImportFrom) and (node.level or node.module == "__future__")
+                   for node in ast.parse(left_out).body), left_out  # ... and those are the package's imports
+    assert [m.__name__ for m in METRIC_RULES] == ["tpugraphs_eval.rules.codes", "tpugraphs_eval.rules.topconfigs",
+                                                "tpugraphs_eval.rules.csvshape"]
+    assert text.endswith(module_code(standalone_metric))
     tree = ast.parse(text, feature_version=(3, 9))  # Codabench's legacy image runs Python 3.9
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}

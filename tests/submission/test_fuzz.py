@@ -5,7 +5,8 @@ replaced; lines dropped, duplicated, swapped; the file cut off; TopConfigs repla
 lists; fields quoted; a BOM; separators, quotes, CR, NUL, non-ASCII and digits swapped in): when no
 error is reported, scoring works and gives finite values; strict and lenient find the same problems
 (one parser); CRLF line ends change nothing but add a note; (c) the CLI on random files exits 0 or 1
-(as the API's verdict says), never 2 or 3, and prints no traceback. The tiny data root is the one of
+(as the API's verdict says), never 2 or 3, and prints no traceback; (d) the accelerators (the plain-file
+iterators of submission/csvfile.py, the kernel's row scan) equal the rules of rules/ on every input. The tiny data root is the one of
 ``test_bad_submissions``. The whole module runs in about 10 s.
 """
 
@@ -16,15 +17,24 @@ import io
 import math
 import re
 from pathlib import Path
+from unittest import mock
 
+import numpy as np
 import pytest
 from badinput import ROW_A, ROW_B, ROW_L, A, B, L, build_tiny_root, csv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tpugraphs_eval import Options, load_ground_truth, resolve_data_root, score_submission, validate_submission
+from tpugraphs_eval import Options, kernels, load_ground_truth, resolve_data_root, score_submission, validate_submission
 from tpugraphs_eval.commands import evaluate as cli
-from tpugraphs_eval.submission.problems import CODES, Severity
+from tpugraphs_eval.dataset import BY_NAME
+from tpugraphs_eval.kernels import Scanned
+from tpugraphs_eval.rules.csvshape import ShapeReader
+from tpugraphs_eval.rules.sniff import refusal
+from tpugraphs_eval.rules.topconfigs import check_field
+from tpugraphs_eval.submission import csvfile
+from tpugraphs_eval.submission.problems import CODES, ProblemLog, Severity
+from tpugraphs_eval.submission.topconfigs import diagnose
 
 pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
 
@@ -211,3 +221,56 @@ def test_crlf_changes_nothing_but_a_note(data, truth):
             assert key(crlf.problems) == key(lf.problems)
             if not any(p.code in ("NOT_TEXT", "EMPTY_FILE") for p in lf.problems):  # files read to the end
                 assert (b"\n" in data) == any(p.code == "CRLF" for p in crlf.problems)
+
+
+# --- (d) the accelerators equal the rules (rules/csvshape.py, rules/topconfigs.py) --------------------------------
+
+def _by_the_rules(data: bytes) -> tuple[list, list]:
+    """(rows, problems) of a file read line by line by rules/csvshape.py alone (what the Codabench program does)."""
+    found: list = []
+    refused = refusal(data)
+    if refused:
+        return [], [(refused[0], refused[2], None, refused[1])]
+    add = lambda code, message, line=None, id=None: found.append((code, line, id, message))  # noqa: E731
+    rows = [(line, ident, bytes(configs)) for line, ident, configs in ShapeReader(add, BY_NAME).read(data)]
+    return rows, found
+
+
+def _by_the_validator(data: bytes, split_max: int | None = None) -> tuple[list, list]:
+    """(rows, problems) of the same file through submission/csvfile.py (its plain-file paths where they apply)."""
+    log = ProblemLog("strict")
+    with mock.patch.object(csvfile, "_SPLIT_MAX_BYTES", csvfile._SPLIT_MAX_BYTES if split_max is None else split_max):
+        rows = [(line, ident, bytes(configs)) for line, ident, configs in csvfile.SubmissionCsv(data, log)]
+    return rows, [(p.code, p.line, p.id, p.message) for p in log.problems]
+
+
+@settings(FUZZ, max_examples=400)
+@given(data=st.one_of(mutated(), mutated(ROW_EDITS),
+                      st.text(alphabet=st.sampled_from(list("ID,TopConfigs;:tilexayoud0123456789-\n \t[]")),
+                              max_size=300).map(str.encode)),
+       split_max=st.sampled_from([None, 0]))
+def test_the_plain_file_paths_equal_the_rules(data, split_max):
+    """Both plain-file iterators (split at once, and cut in place: ``split_max=0``) give the rows and problems that
+    rules/csvshape.py gives reading every line itself, on any file (a zip or gzip is the validator's alone)."""
+    if data.startswith((b"PK", b"\x1f\x8b")):
+        return
+    assert _by_the_validator(data, split_max) == _by_the_rules(data)
+
+
+@settings(FUZZ, max_examples=600)
+@given(field=st.one_of(st.text(alphabet=st.sampled_from(list("0123456789;-+ .,[]e")), max_size=30),
+                       st.lists(st.integers(0, 31), max_size=12).map(lambda v: ";".join(map(str, v)))),
+       n_configs=st.integers(1, 30), kind=st.sampled_from(["tile", "layout"]))
+def test_the_fast_row_scan_equals_the_rules(field, n_configs, kind):
+    """The kernel's row scan (C or numpy) and diagnose's use of it find what rules/topconfigs.py's check_field finds:
+    a row the scan passes as clean has no problem by the rules and the same indices; any other, the same problems."""
+    configs = field.encode()
+    values, n_tokens, flags = kernels.active().scan_indices(configs, n_configs)
+    rules = check_field(configs, kind, n_configs)
+    need = min(5, n_configs) if kind == "tile" else n_configs
+    if flags == 0 and (n_tokens == need or (kind == "tile" and need < n_tokens <= 10)):
+        assert rules.problems == [] and rules.usable.tolist() == np.frombuffer(values, np.int32).tolist()
+    else:
+        fast = diagnose(configs, kind, n_configs, Scanned(values, n_tokens, flags))
+        assert [code for code, _ in fast.problems] == [code for code, _ in rules.problems]
+        assert (fast.usable.tolist(), fast.one_past_end) == (rules.usable.tolist(), rules.one_past_end)

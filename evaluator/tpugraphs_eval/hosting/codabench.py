@@ -6,9 +6,9 @@ Bundle layout (folders are zipped by Codabench at upload; zip the folder's *cont
     logo.png                         the required image
     pages/{overview,evaluation,data,terms}.md
     scoring_program/                 metadata.yaml (the command), score.py (:mod:`.codabench_program`),
-                                     tpugraphs_metric.py (:mod:`.standalone_metric`, vendored),
-                                     public_rule.py (:mod:`..rules.public_rule`, vendored),
-                                     sniff.py (:mod:`..rules.sniff`, vendored)
+                                     tpugraphs_metric.py (the exported Kaggle metric file, :mod:`.metric_file`),
+                                     csvshape.py, sniff.py, public_rule.py (``tpugraphs_eval/rules/``'s files,
+                                     byte for byte: :data:`BUNDLED_RULES`)
     reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
     reference_data_private/          the same solution.csv + settings.json (usage Private)
     sample_submission/               submission.csv: a valid baseline (configs in index order)
@@ -36,18 +36,22 @@ from .._version import __version__
 from ..atomicfile import umask, write_atomically
 from ..dataset import COLLECTIONS, TILE_TOP_K
 from ..errors import UsageError
-from ..rules import public_rule, sniff
+from ..rules import csvshape, public_rule, sniff
 from ..truth.dataroot import resolve_data_root
 from ..truth.solution import build_solution, read_manifest
-from . import codabench_program, standalone_metric
+from . import codabench_program
 from .codabench_pages import logo_png, pages
 from .kaggle_metric import solution_frame
+from .metric_file import metric_source
 
 DOCKER_IMAGE = "codalab/codalab-legacy:py39"
 COMMAND = "python3 /app/program/score.py /app/input /app/output"
 """The scoring program's command (metadata.yaml): the worker mounts the program at /app/program (its
 working directory), the input (ref/, res/) at /app/input and the output at /app/output."""
 PHASE_USAGES = ("Public", "Private")
+BUNDLED_RULES = (csvshape, sniff, public_rule)
+"""The modules of ``rules/`` that score.py imports, copied beside it unchanged (the others, ``codes.py`` and
+``topconfigs.py``, are in ``tpugraphs_metric.py``)."""
 
 
 def _scalar(value: Any) -> str:
@@ -213,9 +217,9 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
     program.mkdir()
     (program / "metadata.yaml").write_text(to_yaml({"command": COMMAND}) + "\n", encoding="utf-8")
     shutil.copyfile(codabench_program.__file__, program / "score.py")
-    shutil.copyfile(standalone_metric.__file__, program / "tpugraphs_metric.py")
-    shutil.copyfile(public_rule.__file__, program / "public_rule.py")
-    shutil.copyfile(sniff.__file__, program / "sniff.py")
+    (program / "tpugraphs_metric.py").write_text(metric_source(), encoding="utf-8")
+    for rule in BUNDLED_RULES:  # the rules score.py imports, byte for byte
+        shutil.copyfile(rule.__file__, program / Path(rule.__file__).name)
     for usage in PHASE_USAGES:
         ref = out / f"reference_data_{usage.lower()}"
         ref.mkdir()

@@ -3,8 +3,10 @@
 ``tpugraphs-eval export codabench`` copies this file as ``score.py`` beside ``tpugraphs_metric.py`` (the
 text of :mod:`.standalone_metric`), so the program needs only numpy, pandas and scipy (the stock
 ``codalab/codalab-legacy:py39`` image has them) and Python >= 3.9. It never imports ``tpugraphs_eval``, so
-it reads the submission CSV itself (:func:`read_submission`: ``tpugraphs-eval``'s file rules and codes) and
-hands the rows, their lines and the file's errors to the metric file's ``collection_scores``.
+it reads the submission CSV by the rules ``tpugraphs-eval`` reads it by (:func:`read_rows`: ``csvshape.py`` and
+``sniff.py`` beside it are the files of ``tpugraphs_eval/rules/``, byte for byte) and hands the rows, their lines
+and the file's errors to the metric file's ``collection_scores`` (whose TopConfigs rules and problem table are
+``rules/topconfigs.py`` and ``rules/codes.py``).
 
 A compute worker runs ``python3 /app/program/score.py /app/input /app/output`` (``metadata.yaml``) with
 the working directory ``/app/program``, ``input/ref`` holding the reference data (``solution.csv``, the
@@ -27,30 +29,23 @@ file's, found against every graph of the solution (both phases alike), so they t
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import re
 import stat
 import sys
 from pathlib import Path
 
-try:  # in the package: tpugraphs_eval/rules/sniff.py; in the bundle: sniff.py beside this file
-    from ..rules.sniff import not_text
+try:  # in the package: tpugraphs_eval/rules/; in the bundle: the same files beside this one
+    from ..rules import csvshape, sniff
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from sniff import not_text
+    import csvshape
+    import sniff
 
 EXIT_INVALID = 1
 EXIT_SETUP = 2
 SYNTHETIC_LINE = "SYNTHETIC demo data: these scores say nothing about real TpuGraphs performance."
 MAX_SUBMISSION_BYTES = 256 << 20
 """Largest submission CSV read (bytes), as ``tpugraphs-eval`` caps it."""
-NOT_ERRORS = frozenset({"BOM", "CRLF", "BLANK_LINE", "QUOTED_FIELD"})
-"""Codes of :func:`read_submission` that are notes or warnings in both modes (the submission is scored)."""
-_HEADER = ("ID", "TopConfigs")
-_SEP_LINE = re.compile(r"\s*sep=(.?)\s*")
-_INDEX_NAMES = ("", "unnamed: 0", "index")
 
 
 def leaderboard_key(collection: str) -> str:
@@ -85,180 +80,29 @@ def _submission_csv(res: Path) -> Path:
     return found[0]
 
 
-def _lines(data: bytes, problems: list):
-    """(line number, bytes without terminator): LF, CRLF, CR CR LF and a lone CR each end a line."""
-    number = cr_lines = 0
-    for raw in io.BytesIO(data):
-        body = raw[:-1] if raw.endswith(b"\n") else raw
-        if body.endswith(b"\r"):
-            body = body[:-2] if raw.endswith(b"\r\r\n") else body[:-1]
-            cr_lines += 1
-        parts = body.split(b"\r")
-        cr_lines += len(parts) - 1
-        for part in parts:
-            number += 1
-            yield number, part
-    if cr_lines:
-        problems.append((None, None, "CRLF", f"{cr_lines} line(s) end in CR, CRLF or CR CR LF instead of LF; they "
-                                             "are read normally."))
-
-
-class _Reader:
-    """The state of :func:`read_submission` between lines: header seen, delimiter, index column, quoted lines."""
-
-    def __init__(self, problems: list, collections):
-        self.problems = problems
-        self.collections = collections
-        self.header_seen = False
-        self.delimiter = ","
-        self.index_column = False
-        self.quoted = []
-
-    def add(self, code, message, line=None, graph_id=None):
-        self.problems.append((line, graph_id, code, message))
-
-    def fields(self, number: int, text: str):
-        """The fields of a line (RFC 4180 quotes removed), or None when its quotes are malformed."""
-        if '"' not in text:
-            return text.split(self.delimiter)
-        previous = csv.field_size_limit(max(len(text), 131072))  # a layout field can be ~600,000 characters
-        try:
-            fields = next(csv.reader([text], delimiter=self.delimiter, strict=True))
-        except csv.Error as err:
-            self.add("MALFORMED_QUOTES", f"cannot split the line into fields: {err}.", number)
-            return None
-        finally:
-            csv.field_size_limit(previous)
-        if any('"' in field for field in fields):
-            self.add("MALFORMED_QUOTES", "a double quote inside an unquoted field.", number)
-            return None
-        self.quoted.append(number)
-        return fields
-
-    def header(self, number: int, text: str) -> bool:
-        """Check the first line; True when it is a data row (no header) to be read as such."""
-        if _SEP_LINE.fullmatch(text):
-            self.add("SEP_LINE", f"the first line `{text.strip()}` is Excel's separator hint, not the header: "
-                     "delete it. The next line is read as the header.", number)
-            self.header_seen = False
-            return False
-        fields = self.fields(number, text)
-        if fields is None or tuple(fields) == _HEADER:
-            return False
-        if len(fields) == 3 and fields[0].strip().lower() in _INDEX_NAMES and \
-                [f.strip() for f in fields[1:]] == list(_HEADER):
-            self.index_column = True
-            self.add("INDEX_COLUMN", f"the header `{text[:40]}` starts with a pandas index column: write the file "
-                     "with `to_csv(path, index=False)`. Rows are read without their first field.", number)
-            return False
-        lower = [h.lower() for h in _HEADER]
-        if len(fields) == 1:
-            for delimiter, name in (("\t", "a tab"), (";", "`;`")):
-                if [p.strip().lower() for p in text.split(delimiter)[:2]] == lower:
-                    self.delimiter = delimiter
-                    self.add("WRONG_DELIMITER", f"columns are separated by {name}; use a comma: `ID,TopConfigs`. "
-                             f"Rows are read splitting at their first {name.split()[-1]} instead.", number)
-                    return False
-        if fields[0].split(";")[0].strip().rpartition(":")[0] in self.collections:
-            self.add("HEADER_MISSING", "the first line is a data row; the file must start with the header "
-                     "`ID,TopConfigs`. The line is read as data.", number)
-            return True
-        if [f.strip().lower() for f in fields[:2]] == lower and len(fields) > 2:
-            self.add("EXTRA_COLUMNS", f"the header has {len(fields)} columns; it must be exactly `ID,TopConfigs`.",
-                     number)
-            return False
-        self.add("HEADER_RENAMED", f"the header is `{text[:80]}`; it must be exactly `ID,TopConfigs` (case and "
-                 "spaces matter).", number)
-        return False
-
-    def row(self, number: int, text: str):
-        """The (line, ID, TopConfigs) of a data line, or None when it has none (its problem is added)."""
-        if self.delimiter != "," and '"' not in text:
-            fields = text.split(self.delimiter, 1)
-        else:
-            fields = self.fields(number, text)
-            if fields is None:
-                return None
-            if self.delimiter != "," and len(fields) > 2:
-                fields = [fields[0], self.delimiter.join(fields[1:])]
-        if self.index_column and len(fields) > 2:
-            fields = fields[1:]
-        if len(fields) > 2 and fields[1].lstrip().startswith(("[", "(")) and fields[-1].rstrip().endswith(("]", ")")):
-            fields = [fields[0], ",".join(fields[1:])]  # `id,[0, 1, 2]`: one (non-integer) field
-        if fields[0].strip() == _HEADER[0] and len(fields) > 1 and fields[1].strip() == _HEADER[1]:
-            self.add("HEADER_REPEATED", "the header `ID,TopConfigs` appears again (concatenated files?).", number)
-            return None
-        if len(fields) == 1:
-            hint = " (a tab, `;` or space where the comma should be?)" if ":" in text and any(
-                c in text for c in ";\t ") else ""
-            self.add("MISSING_COLUMN", f"the line has one field; expected `ID,TopConfigs`{hint}.", number, fields[0])
-            return None
-        if len(fields) > 2:
-            self.add("EXTRA_COLUMNS", f"the line has {len(fields)} comma-separated fields; expected 2 "
-                     "(`ID,TopConfigs`). The first two are read.", number, fields[0])
-        return number, fields[0], fields[1]
-
-
-def read_submission(data: bytes, collections):
-    """The data rows of a submission CSV and its file-shape problems, by ``tpugraphs-eval``'s rules (SPEC §2).
-
-    Every line is read on its own (no pandas reader: a row with a third field must not shift the columns of
-    the file): encoding, byte-order marks, line ends, blank lines, the header, the delimiter, the number of
-    fields and RFC 4180 quoting, with ``tpugraphs-eval``'s codes; a line with more than two fields is
-    EXTRA_COLUMNS and its first two are read. tests/hosting/test_codabench_malformed.py checks that the scoring
-    program gives the CLI's verdict and errors on the malformed submissions of tests/submission/test_bad_submissions.py.
+def read_rows(data: bytes, collections):
+    """The data rows of a submission CSV and its file-shape problems, by the rules of ``csvshape.py`` (the text of
+    ``tpugraphs_eval/rules/csvshape.py``, as ``tpugraphs-eval`` reads a file; docs/codes.md).
 
     Args:
         data: the file's bytes.
-        collections: the collection names (``tpugraphs_metric.COLLECTIONS``): a first line whose ID starts
-            with one is a data row (HEADER_MISSING), not a renamed header.
+        collections: the collection names (``tpugraphs_metric.COLLECTIONS``).
 
     Returns:
         (rows, problems): rows as (line, ID, TopConfigs) text; problems as (line or None, ID or None, code,
-        message) in file order, the codes of :data:`NOT_ERRORS` notes, every other one an error.
+        message) in the order found.
     """
+    refused = sniff.refusal(data)
+    if refused:
+        code, message, line = refused
+        return [], [(line, None, code, message)]
     problems = []
-    if not data or data.isspace():
-        what = "holds only blank lines and spaces" if data else "is empty"
-        problems.append((1 if data else None, None, "EMPTY_FILE", f"the file {what}; it must start with the "
-                         "header `ID,TopConfigs`."))
-        return [], problems
-    binary = not_text(data)
-    if binary:
-        return [], [(binary[1], None, "NOT_TEXT", f"this is not a CSV text file: {binary[0]}.")]
-    reader, rows = _Reader(problems, collections), []
-    for number, body in _lines(data, problems):
-        if body.startswith(b"\xef\xbb\xbf"):
-            if number == 1:
-                reader.add("BOM", "a UTF-8 byte-order mark starts the file; it is skipped, as CSV readers do.", 1)
-            else:
-                reader.add("BOM_INSIDE", "a UTF-8 byte-order mark starts this line (files concatenated?). Save "
-                           "every part as UTF-8 without BOM.", number)
-            body = body[3:]
-        if not body or body.isspace():
-            reader.add("BLANK_LINE", "blank line.", number)
-            continue
-        if b"\x00" in body:
-            reader.add("NOT_TEXT", "the line contains NUL bytes: binary data; nothing after it is read.", number)
-            break
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError as err:
-            reader.add("NOT_UTF8", f"byte 0x{body[err.start]:02x} at column {err.start + 1} is not UTF-8 text; "
-                       "the line is skipped.", number)
-            reader.header_seen = True  # an unreadable first line stands for the header
-            continue
-        if not reader.header_seen:
-            reader.header_seen = True
-            if not reader.header(number, text):
-                continue
-        row = reader.row(number, text)
-        if row is not None:
-            rows.append(row)
-    if reader.quoted:
-        shown = ", ".join(map(str, reader.quoted[:3])) + (", …" if len(reader.quoted) > 3 else "")
-        reader.add("QUOTED_FIELD", f"{len(reader.quoted)} line(s) (line {shown}) enclose fields in double quotes "
-                   "(RFC 4180); their unquoted values are read.", reader.quoted[0])
+
+    def add(code, message, line=None, id=None):
+        problems.append((line, id, code, message))
+
+    rows = [(line, graph_id, bytes(configs).decode("utf-8"))
+            for line, graph_id, configs in csvshape.ShapeReader(add, collections).read(data)]
     return rows, problems
 
 
@@ -343,15 +187,15 @@ def main(argv: list[str]) -> int:
     if settings.get("synthetic"):
         print(SYNTHETIC_LINE, flush=True)
     try:
-        rows, problems = read_submission(_submission_bytes(_submission_csv(input_dir / "res")), metric.COLLECTIONS)
+        rows, problems = read_rows(_submission_bytes(_submission_csv(input_dir / "res")), metric.COLLECTIONS)
+        errors = [p for p in problems if metric.is_error(p[2], settings["mode"])]
         for line, graph_id, code, message in problems:
-            if code in NOT_ERRORS:
+            if not metric.is_error(code, settings["mode"]):
                 print(f"note: {_where(line, graph_id)}{code}: {message}")
         submission = pd.DataFrame({"ID": [r[1] for r in rows], "TopConfigs": [r[2] for r in rows]}, dtype=object)
         values = metric.collection_scores(solution, submission, "ID", mode=settings["mode"],
                                           tile_runtime=settings["tile_runtime"], usage=settings["usage"],
-                                          lines=[r[0] for r in rows],
-                                          file_errors=[p for p in problems if p[2] not in NOT_ERRORS])
+                                          lines=[r[0] for r in rows], file_errors=errors)
     except _Invalid as err:
         print(f"invalid submission: {err}", file=sys.stderr)
         return EXIT_INVALID

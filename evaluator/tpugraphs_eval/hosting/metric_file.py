@@ -1,27 +1,59 @@
 """``tpugraphs-eval export kaggle-metric``: the self-contained metric file for Kaggle-like platforms.
 
-**Decision** (one source): the file is the text of :mod:`.standalone_metric` (a module of this package,
-imported and tested here) behind a two-line provenance comment; nothing is generated or rewritten, so the
-exported file, the Codabench scoring program's ``tpugraphs_metric.py`` and the tested module are the same
-code. tests/hosting/test_export_kaggle_metric.py runs the exported file with ``tpugraphs_eval`` out of reach and
-compares it with ``tpugraphs-eval`` on every fixture.
+**Decision** (one source): the file is made of the package's own modules, not written again: a provenance
+comment, then the text of the ``rules/`` modules the metric uses (:data:`METRIC_RULES`: the problem table and the
+TopConfigs rules and the header rules), then :mod:`.standalone_metric`, each unchanged but for its relative imports (the names they
+import stand above them in the file) and its ``from __future__`` line (one at the top). The Codabench bundle's
+``tpugraphs_metric.py`` is this same text. tests/hosting/test_export_kaggle_metric.py checks that the file holds
+each module's code and runs it with ``tpugraphs_eval`` out of reach against ``tpugraphs-eval`` on every fixture.
 """
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
+from types import ModuleType
 
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
+from ..rules import codes, csvshape, topconfigs
 from . import standalone_metric
+
+METRIC_RULES: tuple[ModuleType, ...] = (codes, topconfigs, csvshape)
+"""The ``rules/`` modules in the metric file, in dependency order (each imports only those before it)."""
+_FUTURE = "from __future__ import annotations\n"
+
+
+def module_code(module: ModuleType) -> str:
+    """A module's text as the metric file holds it: without its relative imports and its ``from __future__`` line.
+
+    Raises:
+        ValueError: the module imports a name of this package that the file would not define (an import of
+            ``tpugraphs_eval`` by absolute name).
+    """
+    text = Path(module.__file__).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    drop: set[int] = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ImportFrom) and (node.level > 0 or node.module == "__future__"):
+            drop.update(range(node.lineno - 1, node.end_lineno))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and "tpugraphs_eval" in ast.unparse(node):
+            raise ValueError(f"{module.__name__} imports the package: {ast.unparse(node)}")
+    return "".join(line for number, line in enumerate(lines) if number not in drop)
 
 
 def metric_source() -> str:
-    """The exported file's text: a provenance comment, then :mod:`.standalone_metric`'s source unchanged."""
-    text = Path(standalone_metric.__file__).read_text(encoding="utf-8")
-    return (f"# TpuGraphs metric, written by `tpugraphs-eval export kaggle-metric` (tpugraphs-eval {__version__}).\n"
-            "# Self-contained: numpy, pandas, scipy and the standard library. Kaggle calls score().\n" + text)
+    """The exported file's text: a provenance comment, ``from __future__ import annotations``, then
+    :func:`module_code` of each module of :data:`METRIC_RULES` and of :mod:`.standalone_metric`, each under a
+    comment naming its file."""
+    parts = [f"# TpuGraphs metric, written by `tpugraphs-eval export kaggle-metric` (tpugraphs-eval {__version__}).\n"
+             "# Self-contained: numpy, pandas, scipy and the standard library. Kaggle calls score().\n", _FUTURE]
+    for module in (*METRIC_RULES, standalone_metric):
+        name = module.__name__.removeprefix("tpugraphs_eval.").replace(".", "/")
+        parts.append(f"\n\n# ---- {name}.py (tpugraphs-eval {__version__}) ----\n")
+        parts.append(module_code(module))
+    return "".join(parts)
 
 
 def write_metric_file(path: Path) -> None:

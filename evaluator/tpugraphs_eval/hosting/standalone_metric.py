@@ -1,10 +1,12 @@
-"""The TpuGraphs competition metric in one self-contained file (numpy, pandas, scipy, standard library).
+"""The TpuGraphs competition metric: the solution table, validation of a submission table and the metrics.
 
-``tpugraphs-eval export kaggle-metric -o metric.py`` writes this file's text unchanged, and the Codabench
-scoring program (``tpugraphs-eval export codabench``) vendors it: it must never import ``tpugraphs_eval``
-and must run on Python >= 3.9 (Codabench's ``codalab/codalab-legacy:py39`` image; Kaggle's is newer).
-tests/hosting/test_export_kaggle_metric.py checks that it gives ``tpugraphs-eval``'s numbers and verdicts on every
-fixture, so this file and the package cannot drift apart unnoticed.
+``tpugraphs-eval export kaggle-metric -o metric.py`` writes one self-contained file of ``rules/codes.py``,
+``rules/topconfigs.py``, ``rules/csvshape.py`` and this module (:mod:`.metric_file`: their text unchanged but for the
+relative imports below, whose names stand above it there), and the Codabench scoring program carries that file as
+``tpugraphs_metric.py``: so this module imports nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9
+(Codabench's ``codalab/codalab-legacy:py39`` image; Kaggle's is newer). Its TopConfigs rules and problem severities
+are the validator's own (``rules/``); tests/hosting/test_export_kaggle_metric.py checks that the exported file gives
+``tpugraphs-eval``'s numbers and verdicts on every fixture.
 
 Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the
 Public rows, then the Private ones, and shows a :class:`ParticipantVisibleError`'s message to the
@@ -29,37 +31,26 @@ fastest first; tile: the top min(5, c), up to 10, of which the first 5 are score
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..rules.codes import MODES, is_error, preview  # in the exported file: rules/codes.py's text
+from ..rules.csvshape import other_delimiter, wrong_delimiter  # likewise
+from ..rules.topconfigs import (  # likewise
+    FIELD_MISTAKES,
+    ONE_BASED_FOLLOWS,
+    TILE_TOP_K,
+    check_field,
+    field_mistake,
+    mistake_problems,
+    one_based,
+)
+
 COLLECTIONS = ("tile:xla", "layout:xla:default", "layout:xla:random", "layout:nlp:default", "layout:nlp:random")
-TILE_TOP_K = 5
-"""Configs of a tile row that the score uses (Kaggle's K)."""
-TILE_MAX_LISTED = 10
-"""Entries a strict tile row may list (more: TILE_TOO_MANY); the score uses the first TILE_TOP_K."""
-MAX_FIELD_CHARS = 8 * 1024 * 1024
-"""Longer TopConfigs fields are not read (FIELD_TOO_LONG)."""
-LENIENT_WARNINGS = frozenset({"NEGATIVE_INDEX", "INDEX_OUT_OF_RANGE", "DUPLICATE_INDEX", "TILE_TOO_MANY",
-                              "TILE_TOO_FEW", "LAYOUT_NOT_PERMUTATION"})
-"""Codes that are errors in strict mode but warnings in lenient (Kaggle-compatible) mode."""
-MODES = ("strict", "lenient")
 TILE_RUNTIMES = ("normalized", "raw")
 _SHOWN_PROBLEMS = 5
-_MAX_DIGITS = 18
-_INTEGER = re.compile(r"[0-9]+")
-_NEGATIVE = re.compile(r"-[0-9]*[1-9][0-9]*")
-_CLEAN = re.compile(r"[0-9]{1,18}(?:;[0-9]{1,18})*")
-_DIGITS = re.compile(r"[0-9]+")
-_FIELD_MISTAKES = {
-    "INDICES_SPACE_SEPARATED": re.compile(r"\s*[0-9]+(?:\s+[0-9]+)+\s*", re.ASCII),
-    "INDICES_AS_LIST": re.compile(r"\s*[\[(]\s*[0-9]+(?:\s*,\s*[0-9]+|\s+[0-9]+)*\s*,?\s*[\])]\s*", re.ASCII),
-}
-_FIELD_ADVICE = {"INDICES_SPACE_SEPARATED": "indices joined by spaces (`0 1 2`); join them with `;` (`0;1;2`)",
-                 "INDICES_AS_LIST": "TopConfigs written as a list (`[0, 1, 2]`); write the indices joined by `;` "
-                                    "(`0;1;2`)"}
 
 
 class ParticipantVisibleError(Exception):
@@ -89,17 +80,6 @@ def _collection_of(graph_id):
     ``tpugraphs-eval`` reads it: `` tile:xla:g `` is an unknown ID of tile:xla), or None."""
     prefix = graph_id.strip().rpartition(":")[0]
     return prefix if prefix in COLLECTIONS else None
-
-
-def _rewrite_field(text):
-    """(indices joined by ``;``, code) for a TopConfigs field written as ``0 1 2`` or ``[0, 1, 2]``, else
-    (``text``, None): such a row is read for its indices and the mistake reported once for the file."""
-    if _CLEAN.fullmatch(text):
-        return text, None
-    for code, pattern in _FIELD_MISTAKES.items():
-        if pattern.fullmatch(text):
-            return ";".join(_DIGITS.findall(text)), code
-    return text, None
 
 
 def _integers(text, what, graph_id):
@@ -153,86 +133,6 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
     return graphs
 
 
-def _plural(n, one, many):
-    return one if n == 1 else many
-
-
-def _preview(values):
-    shown = ", ".join(str(v) for v in values[:_SHOWN_PROBLEMS])
-    return shown + (f", … ({len(values)} in all)" if len(values) > _SHOWN_PROBLEMS else "")
-
-
-def check_row(text, kind, n_configs):
-    """The problems of one TopConfigs field and its usable indices (SPEC §2).
-
-    Args:
-        text: the field (str; NaN or None is empty).
-        kind: ``tile`` or ``layout``.
-        n_configs: the graph's number of configurations c, or None when the ID is unknown (syntax only).
-
-    Returns:
-        (problems, usable): problems as (code, message) pairs; usable (u,) int64, the distinct valid
-        indices in the order first listed (what lenient mode scores).
-    """
-    problems, usable = [], np.empty(0, dtype=np.int64)
-    text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
-    if len(text) > MAX_FIELD_CHARS:
-        return [("FIELD_TOO_LONG", f"TopConfigs has {len(text)} characters (at most {MAX_FIELD_CHARS})")], usable
-    if not text.strip():
-        return [("EMPTY_CONFIGS", "TopConfigs is empty")], usable
-    tokens = text.split(";")
-    empty, bad, negative, values = [], [], [], []
-    clean = _CLEAN.fullmatch(text) is not None  # the common case: converted at once, not token by token
-    for position, token in enumerate(() if clean else tokens, start=1):
-        if not token:
-            empty.append(position)
-        elif _INTEGER.fullmatch(token):
-            values.append(int(token) if len(token) <= _MAX_DIGITS else 10 ** _MAX_DIGITS)
-        elif _NEGATIVE.fullmatch(token):
-            negative.append(token)
-        else:
-            bad.append(repr(token[:24]))
-    if empty:
-        problems.append(("EMPTY_TOKEN", f"empty {_plural(len(empty), 'entry', 'entries')} at position "
-                                        f"{_preview(empty)} of {len(tokens)} (`1;;2`, or a leading or trailing `;`)"))
-    if bad:
-        problems.append(("NON_INTEGER", f"{len(bad)} {_plural(len(bad), 'entry is', 'entries are')} not a "
-                                        f"non-negative integer: {_preview(bad)}"))
-    if negative:
-        problems.append(("NEGATIVE_INDEX", f"negative {_plural(len(negative), 'index', 'indices')}: "
-                                           f"{_preview(negative)}; configuration indices start at 0"))
-    if n_configs is None:
-        return problems, usable
-    values = np.array(tokens if clean else values, dtype=np.int64)
-    too_big = values[values >= n_configs]
-    if too_big.size:
-        problems.append(("INDEX_OUT_OF_RANGE", f"{too_big.size} {_plural(too_big.size, 'index', 'indices')} >= "
-                                               f"{n_configs}: {_preview(too_big.tolist())}; valid indices are "
-                                               f"0..{n_configs - 1}"))
-    in_range = values[values < n_configs]
-    distinct, first, counts = np.unique(in_range, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        repeated = distinct[counts > 1].tolist()
-        problems.append(("DUPLICATE_INDEX", f"{len(repeated)} {_plural(len(repeated), 'index', 'indices')} listed "
-                                            f"more than once: {_preview(repeated)}"))
-    usable = in_range[np.sort(first)]
-    if kind == "tile":
-        if len(tokens) > TILE_MAX_LISTED:
-            problems.append(("TILE_TOO_MANY", f"{len(tokens)} entries; a tile row lists the top {TILE_TOP_K} to "
-                                              f"{TILE_MAX_LISTED} (the score uses the first {TILE_TOP_K})"))
-        need = min(TILE_TOP_K, n_configs)
-        if 0 < usable.size < need:
-            problems.append(("TILE_TOO_FEW", f"{usable.size} distinct valid "
-                                             f"{_plural(usable.size, 'index', 'indices')}; a tile row lists "
-                                             f"min(5, c) = {need} for this graph of {n_configs} configurations"))
-    elif 0 < usable.size < n_configs:
-        problems.append(("LAYOUT_NOT_PERMUTATION", f"lists {usable.size} of the graph's {n_configs} configurations; "
-                                                   f"a layout row ranks all of 0..{n_configs - 1}"))
-    if usable.size == 0:
-        problems.append(("NO_USABLE_CONFIGS", "no valid configuration index left to score"))
-    return problems, usable
-
-
 def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=()):
     """ID → usable indices of every submitted graph of ``graphs``, or the participant's errors.
 
@@ -251,11 +151,18 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    if len(submission.columns) == 1:  # `ID;TopConfigs` read with sep=",": the tab or `;` delimiter, said once
+        other = other_delimiter(str(submission.columns[0]).encode("utf-8"))
+        if other is not None:
+            message = wrong_delimiter(other[1])
+            raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 WRONG_DELIMITER: {message}",
+                                          [(1, None, "WRONG_DELIMITER", message)])
     if set(submission.columns) != {row_id_column_name, "TopConfigs"} or len(submission.columns) != 2:
         raise ParticipantVisibleError(f"the submission must have exactly the columns {row_id_column_name} and "
                                       f"TopConfigs, not {', '.join(map(str, submission.columns))}")
     present = {graph.collection for graph in graphs.values()}
-    errors, rankings, seen, mistakes = [], {}, set(), {code: [] for code in _FIELD_MISTAKES}
+    errors, rankings, seen, mistakes = [], {}, set(), {code: [] for code in FIELD_MISTAKES}
+    one_past_end, zero_listed, n_known = {}, False, 0
     ids, texts = submission[row_id_column_name].tolist(), submission["TopConfigs"].tolist()
     for line, graph_id, text in zip(range(2, len(ids) + 2) if lines is None else lines, ids, texts):
         graph_id = "" if graph_id is None or (isinstance(graph_id, float) and math.isnan(graph_id)) else str(graph_id)
@@ -263,11 +170,12 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
         graph = graphs.get(graph_id)
         if graph is None and collection is not None and collection not in present:
             continue  # a collection this solution (a Public/Private subset) lacks: not scored here
-        row, problems, usable = [], [], np.empty(0, dtype=np.int64)
+        row = []
         text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
-        text, mistake = _rewrite_field(text)
+        mistake = field_mistake(text)
         if mistake:
-            mistakes[mistake].append(line)
+            text = mistake[0].decode("ascii")
+            mistakes[mistake[1]].append(line)
         if collection is None:
             row.append(("UNKNOWN_COLLECTION", f"the ID does not start with one of {', '.join(COLLECTIONS)}"))
         elif graph is None:
@@ -275,30 +183,36 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
         elif graph_id in seen:
             row.append(("DUPLICATE_ID", "a second row for this ID"))
         if graph_id not in seen or graph is None:  # a repeated row is not checked further
-            problems, usable = check_row(text, collection.split(":", 1)[0] if collection else "tile",
-                                         None if graph is None else graph.y.size)
-        row += problems
-        row_errors = [(line, graph_id, code, message) for code, message in row
-                      if mode == "strict" or code not in LENIENT_WARNINGS]
+            checked = check_field(text, collection.split(":", 1)[0] if collection else "tile",
+                                  None if graph is None else graph.y.size)
+            row += checked.problems
+            if graph is not None:
+                n_known += 1
+                zero_listed = zero_listed or bool(checked.usable.size and checked.usable.min() == 0)
+                if checked.one_past_end:
+                    one_past_end[line] = len(errors)
+        row_errors = [(line, graph_id, code, message) for code, message in row if is_error(code, mode)]
         errors += row_errors
         if graph is not None and not row_errors and graph_id not in seen:
-            rankings[graph_id] = usable
+            rankings[graph_id] = checked.usable
         seen.add(graph_id)
+    found = one_based(sorted(one_past_end), n_known, zero_listed) if one_past_end else None
+    if found is not None:  # one problem for the file in place of what counting from 1 explains
+        errors = [e for e in errors if not (e[0] in one_past_end and e[2] in ONE_BASED_FOLLOWS)]
+        errors.append((found[2], None, found[0], found[1]))
     file_errors = list(file_errors)
     errors = [e for _, e in sorted([(0, e) for e in file_errors] + [(1, e) for e in errors],
                                    key=lambda item: (item[1][0] is None, item[1][0] or 0, item[0]))]
-    for code, at in mistakes.items():
-        if at:
-            errors.append((at[0], None, code, f"{len(at)} row(s) (line {_preview(at)}): "
-                                              f"{_FIELD_ADVICE[code]}. Their indices are read to check the rest."))
+    for code, message, line in mistake_problems(mistakes):
+        errors.append((line, None, code, message))
     nothing_read = not ids and any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors)
     missing = {}
     for graph_id, graph in () if nothing_read else graphs.items():
         if graph_id not in seen:
             missing.setdefault(graph.collection, []).append(graph_id)
     for collection, ids in missing.items():
-        have = _plural(len(ids), "graph has", "graphs have")
-        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {have} no row: {_preview(ids)}"))
+        have = "graph has" if len(ids) == 1 else "graphs have"
+        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {have} no row: {preview(ids)}"))
     if errors:
         shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
                            f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])

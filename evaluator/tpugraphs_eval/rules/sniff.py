@@ -41,3 +41,15 @@ def not_text(data: bytes) -> tuple[str, int | None] | None:
         return None
     nul = data.find(b"\x00", 0, SNIFF_BYTES)
     return why, (data.count(b"\n", 0, nul) + 1 if nul >= 0 and "NUL" in why else None)
+
+
+def refusal(data):
+    """``(code, message, line)`` when a whole file (``data``, its bytes) holds nothing to read line by line: empty
+    or only blank (EMPTY_FILE), or not CSV text by :func:`not_text` (NOT_TEXT); None for a file to read."""
+    if not data or data.isspace():
+        what = "is empty" if not data else "holds only blank lines and spaces"
+        return "EMPTY_FILE", f"the file {what}; it must start with the header `ID,TopConfigs`.", 1 if data else None
+    binary = not_text(data)
+    if binary:
+        return "NOT_TEXT", f"this is not a CSV text file: {binary[0]}.", binary[1]
+    return None

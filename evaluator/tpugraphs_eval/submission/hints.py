@@ -2,10 +2,10 @@
 
 - :class:`IdHints`: near misses for IDs that name no graph (whitespace, ``.npz``, ``/`` for ``:``, case,
   another split, a missing collection prefix, a cut-off ID, a partial copy of the dataset).
-- :func:`sep_line`, :func:`index_column`: the header-level mistakes (Excel's ``sep=,`` line, a pandas
-  index column), read by :mod:`.csvfile`.
-- :class:`FieldHints`: TopConfigs written with spaces (``0 1 2``) or as a list (``[0, 1, 2]``), read
-  with their indices and reported as one problem for the whole file.
+- the header-level mistakes (Excel's ``sep=,`` line, a pandas index column, a tab or ``;`` delimiter) are rules
+  of :mod:`..rules.csvshape`.
+- :class:`FieldHints`: TopConfigs written with spaces (``0 1 2``), as a list (``[0, 1, 2]``) or joined by commas
+  in a quoted field (``"0,1,2"``), read with their indices and reported as one problem for the whole file.
 
 Which mistakes are read with a note and which refused with one hint: docs/codes.md.
 """
@@ -13,11 +13,11 @@ Which mistakes are read with a note and which refused with one hint: docs/codes.
 from __future__ import annotations
 
 import difflib
-import re
 from functools import cached_property
 
 from ..dataset import BY_NAME, COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS, split_submission_id, submission_id
 from ..display import shorten
+from ..rules.topconfigs import FIELD_MISTAKES, field_mistake, mistake_problems
 from ..truth.groundtruth import SplitCatalog
 from .problems import ProblemLog, preview
 
@@ -121,66 +121,25 @@ class IdHints:
         return f"`{shown}` is not a graph of {collection.name} in the {split} split.{partial}"
 
 
-_SEP_LINE = re.compile(rb"\s*sep=(.?)\s*")
-_INDEX_NAMES = {b"", b"unnamed: 0", b"index"}
-"""Header names of a pandas index column: ``to_csv()`` without ``index=False`` (``""``), a file read and
-written again (``Unnamed: 0``), ``reset_index()`` (``index``)."""
-
-
-def sep_line(line: bytes) -> bytes | None:
-    """The delimiter an Excel ``sep=X`` first line names (``b","`` when it names none), or None for another line."""
-    match = _SEP_LINE.fullmatch(line)
-    if match is None:
-        return None
-    return match.group(1) or b","
-
-
-def index_column(fields: list[bytes]) -> bool:
-    """True for a header ``[<index name>, ID, TopConfigs]``: a pandas index column before the two columns."""
-    return (len(fields) == 3 and fields[0].strip().lower() in _INDEX_NAMES
-            and [f.strip() for f in fields[1:]] == [b"ID", b"TopConfigs"])
-
-
-def looks_like_list(fields: list[bytes]) -> bool:
-    """True when the fields after the ID are an unquoted list split at its commas (``id,[0, 1, 2]``)."""
-    return (len(fields) > 2 and fields[1].lstrip().startswith((b"[", b"("))
-            and fields[-1].rstrip().endswith((b"]", b")")))
-
-
-_SPACED = re.compile(rb"\s*[0-9]+(?:\s+[0-9]+)+\s*")
-_LISTED = re.compile(rb"\s*[\[(]\s*[0-9]+(?:\s*,\s*[0-9]+|\s+[0-9]+)*\s*,?\s*[\])]\s*")
-_DIGITS = re.compile(rb"[0-9]+")
-_FIELD_HINTS = {
-    "INDICES_SPACE_SEPARATED": "indices joined by spaces (`0 1 2`); join them with `;` (`0;1;2`).",
-    "INDICES_AS_LIST": "TopConfigs written as a Python or numpy list (`[0, 1, 2]`); write the indices joined by "
-                       "`;` (`0;1;2`), e.g. `';'.join(map(str, ranking))`.",
-}
-
-
 class FieldHints:
-    """Recognises TopConfigs fields written with spaces or as a list, and reports each kind once per file."""
+    """Recognises TopConfigs fields written with spaces, as a list or joined by commas (the rules'
+    :func:`..rules.topconfigs.field_mistake`), and reports each kind once per file."""
 
     def __init__(self) -> None:
-        self._lines: dict[str, list[int]] = {code: [] for code in _FIELD_HINTS}
+        self._lines: dict[str, list[int]] = {code: [] for code in FIELD_MISTAKES}
 
     def rewrite(self, configs: bytes | memoryview, line: int) -> bytes | None:
         """The field's indices joined by ``;`` when it is one of the recognised mistakes (noted), else None.
 
         Only fields that failed the fast check come here, so the regular expressions cost nothing on good files.
         """
-        text = bytes(configs)
-        if _SPACED.fullmatch(text):
-            code = "INDICES_SPACE_SEPARATED"
-        elif _LISTED.fullmatch(text):
-            code = "INDICES_AS_LIST"
-        else:
+        found = field_mistake(configs)
+        if found is None:
             return None
-        self._lines[code].append(line)
-        return b";".join(_DIGITS.findall(text))
+        self._lines[found[1]].append(line)
+        return found[0]
 
     def report(self, log: ProblemLog) -> None:
         """One problem per mistake seen, naming how many rows have it and where (the first line)."""
-        for code, lines in self._lines.items():
-            if lines:
-                log.add(code, f"{len(lines)} row(s) (line {preview(lines, 3)}): {_FIELD_HINTS[code]} Their "
-                        "indices are read to check the rest.", line=lines[0])
+        for code, message, line in mistake_problems(self._lines):
+            log.add(code, message, line=line)

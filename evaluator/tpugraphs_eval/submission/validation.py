@@ -9,22 +9,24 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import kernels
 from ..dataset import split_submission_id
 from ..display import shorten
 from ..kernels import FLAG_BAD_TOKEN, Scanned
+from ..rules.topconfigs import MAX_FIELD_BYTES, ONE_BASED_FOLLOWS, TILE_MAX_LISTED, one_based, too_long
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import FieldHints, IdHints, code_of
 from .problems import CODES, Mode, Problem, ProblemLog, Severity, errors_in, preview
 from .rankings import INDEX_DTYPE, Rankings
-from .topconfigs import TILE_MAX_LISTED, diagnose
+from .topconfigs import diagnose
 
 _MISSING_NAMED = 5
-MAX_FIELD_BYTES = 8 << 20
-"""TopConfigs fields longer than this are not read (the longest real field, 100k configs, is about 0.6 MB)."""
 _NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX", "CRLF",
-                   "QUOTED_FIELD", "INDICES_SPACE_SEPARATED", "INDICES_AS_LIST"}
+                   "QUOTED_FIELD", "INDICES_SPACE_SEPARATED", "INDICES_AS_LIST", "INDICES_COMMA_SEPARATED",
+                   "INDICES_ONE_BASED"}
 _NOTHING_READ = ("EMPTY_FILE", "NOT_TEXT", "ARCHIVE_UNREADABLE", "ARCHIVE_TOO_LARGE")
 """Problems that mean no row could be read: one problem says so, no MISSING_IDS follow."""
 """Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
@@ -119,14 +121,14 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     rankings_of = parsed.rankings
     lines = parsed.lines
     absent: dict[str, list[int]] = {}  # rows of collections absent or left out: collection → line numbers
+    one_past_end: dict[int, list[str]] = {}  # rows whose only out-of-range index is c: line → their problem codes
     n_rows = 0
 
     for line, graph_id, configs in csv_file:
         n_rows += 1
         spec = specs.get(graph_id)
         if len(configs) > MAX_FIELD_BYTES:
-            log.add("FIELD_TOO_LONG", f"TopConfigs has {len(configs):,} characters; the limit is "
-                    f"{MAX_FIELD_BYTES:,}.", line=line, id=shorten(graph_id))
+            log.add(*too_long(len(configs)), line=line, id=shorten(graph_id))
             if spec is not None:
                 lines.setdefault(graph_id, line)  # the row exists: its ID is not missing
             continue
@@ -148,9 +150,13 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
         diagnosis = diagnose(configs, kind, n_configs, scanned)
         for code, message in diagnosis.problems:
             log.add(code, message, line=line, id=graph_id)
+        if diagnosis.one_past_end:
+            one_past_end[line] = [code for code, _ in diagnosis.problems if code in ONE_BASED_FOLLOWS]
         if diagnosis.usable.size:
             rankings_of[collection][position] = diagnosis.usable.astype(INDEX_DTYPE).tobytes()
 
+    if one_past_end:
+        _one_based(one_past_end, rankings_of, lines, log)
     field_hints.report(log)
     unselected = absent.pop(_UNSELECTED, None)
     if unselected:
@@ -200,6 +206,19 @@ def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog:
     if scanned.flags:
         for code, message in diagnose(configs, "layout", None, scanned).problems:
             log.add(code, message, line=line, id=shorten(graph_id))
+
+
+def _one_based(one_past_end: dict[int, list[str]], rankings_of: dict[str, Rankings], lines: dict[str, int],
+               log: ProblemLog) -> None:
+    """One INDICES_ONE_BASED problem in place of the rows' own when the file counts from 1
+    (:func:`..rules.topconfigs.one_based`: no row lists configuration 0; checked only when some row lists c)."""
+    stored = [ranking for rankings in rankings_of.values() for ranking in rankings.values()]
+    zero_listed = bool((np.frombuffer(b"".join(stored), dtype=INDEX_DTYPE) == 0).any())
+    found = one_based(sorted(one_past_end), len(lines), zero_listed)
+    if found is not None:
+        log.withdraw(one_past_end)
+        code, message, line = found
+        log.add(code, message, line=line)
 
 
 def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) -> dict[str, list[str]]:
