@@ -116,6 +116,20 @@ def test_selection_and_ranking_rules():
     assert [public[t].rank for t in ("t1", "t2", "t4", "t3")] == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize("zero", [0.0, -0.0], ids=["zero", "minus-zero"])
+def test_a_public_overall_of_zero_is_a_score_when_the_two_best_public_become_finals(zero):
+    # no selection: the finals are the 2 best public overalls, 0.0 and -1/3 (by hand), not -1/3 and -2/3
+    # (a 0.0 read as "no score" sorted last); the private score is then 0.9, the 0.0 one's
+    E = Entry
+    entries = [E("t", "zero.csv", Path("x"), "2023-01-01T00:00:00Z"), E("t", "third.csv", Path("x"), "2023-01-02T00:00:00Z"),
+               E("t", "two-thirds.csv", Path("x"), "2023-01-03T00:00:00Z")]
+    records = [_scored(zero, 0.9), _scored(-1 / 3, 0.2), _scored(-2 / 3, 0.1)]
+    private = standings(["t"], entries, records, "private")[0]
+    assert (private.finals, private.chosen, private.score) == ([0, 1], 0, 0.9)
+    public = standings(["t"], entries, records, "public")[0]
+    assert (public.chosen, public.score) == (0, 0.0)
+
+
 # -- uncertainty (independent loops over the same draws) ----------------------------------------------------------
 
 

@@ -118,7 +118,8 @@ def final_submissions(team: str, mine: list[int], valid: list[int], entries: lis
         return kept, notes
     if selected:
         return selected, notes
-    ranked = sorted(valid, key=lambda i: -(board_score(records[i], "public") or float("-inf")))  # stable: earliest
+    publics = {i: board_score(records[i], "public") for i in valid}  # None: undefined, after every score
+    ranked = sorted(valid, key=lambda i: (publics[i] is None, 0.0 if publics[i] is None else -publics[i]))  # stable
     position = {i: k for k, i in enumerate(valid)}
     return sorted(ranked[:MAX_FINAL], key=position.__getitem__), notes
 
