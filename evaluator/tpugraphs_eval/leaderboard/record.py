@@ -41,7 +41,7 @@ class BoardScores:
 
     Attributes:
         overall: the mean of the defined collection values (None when every one is undefined), as the
-            report's :class:`tpugraphs_eval.scoring.score.Scores` gives it.
+            report's :class:`tpugraphs_eval.report.report.Scores` gives it.
         collections: collection name → its value on the board's graphs (None when undefined).
     """
 

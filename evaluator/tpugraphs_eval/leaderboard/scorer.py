@@ -67,7 +67,7 @@ def record_of(data: bytes, truth: GroundTruth, options: Options) -> Record:
     Returns:
         a :class:`record.Record`, ``scored`` or ``invalid``: its sha256, rows, errors, ``problem_counts``
         (exact) and ``problems`` (capped by :func:`listed_problems`), plus for a scored submission its
-        ``boards`` (``public``, ``private``, ``all``: the report's :class:`Scores` values) and ``per_graph``
+        ``boards`` (``public``, ``private``, ``all``: the report's :class:`tpugraphs_eval.report.report.Scores` values) and ``per_graph``
         (``public``, ``private``: the primary metric per graph, tile ``score`` or layout ``kendall_tau``, NaN
         where undefined, in the solution's graph order restricted to that leaderboard).
     """

@@ -25,9 +25,9 @@ MAX_FIELD_BYTES = 8 << 20
 """TopConfigs fields longer than this are not read (the longest real field, 100k configs, is about 0.6 MB)."""
 _NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX", "CRLF",
                    "QUOTED_FIELD", "INDICES_SPACE_SEPARATED", "INDICES_AS_LIST"}
+"""Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
 _NOTHING_READ = ("EMPTY_FILE", "NOT_TEXT", "ARCHIVE_UNREADABLE", "ARCHIVE_TOO_LARGE")
 """Problems that mean no row could be read: one problem says so, no MISSING_IDS follow."""
-"""Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
 
 
 @dataclass
