@@ -228,10 +228,9 @@ def _modified(path: Path) -> str | None:
     it cannot be looked at (the scorer then records the file as unreadable)."""
     try:
         ns = os.lstat(path).st_mtime_ns
-    except OSError:
+        return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=ns // 1000)).isoformat() + "Z"
+    except (OSError, OverflowError):  # gone, or a time outside years 1 to 9999
         return None
-    when = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=ns // 1000)
-    return when.isoformat() + "Z"
 
 
 def _listing(folder: Path) -> list[str]:
