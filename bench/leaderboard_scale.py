@@ -19,12 +19,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from leaderboard_helpers import plain_standings, plain_submissions
+
 from tpugraphs_eval.leaderboard import build_leaderboard
 from tpugraphs_eval.leaderboard.assemble import board_graphs, ranked_team_samples
 from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import read_folder
-from tpugraphs_eval.leaderboard.scorer import decode_array, score_entries
-from tpugraphs_eval.leaderboard.standings import standings
+from tpugraphs_eval.leaderboard.scorer import score_entries
+from tpugraphs_eval.leaderboard.standings import DEFAULT_MAX_DAILY, standings
 from tpugraphs_eval.leaderboard.uncertainty import uncertainty
 from tpugraphs_eval.options import Options
 from tpugraphs_eval.scoring.bootstrap import draw_positions
@@ -68,7 +70,7 @@ def _best_of(repeats: int, call: Callable[[], object], cpu: list[float] | None =
 
 
 def _naive_bootstrap(naive, rows, records, board, draws, resamples):
-    finals = [[{n: decode_array(records[i]["per_graph"][board][n]) for n in draws} for i in row.finals] for row in rows]
+    finals = [[{n: records[i].per_graph_values(board, n) for n in draws} for i in row.finals] for row in rows]
     scores = naive.team_samples(finals, draws, resamples)
     ranks = [r.rank for r in rows]
     return scores, naive.ranks_per_resample(scores), naive.tied_with_leader(scores, ranks)
@@ -84,9 +86,10 @@ def assemble_parts(subs: Path, solution: Path, cache: Path, naive, resamples: in
     out: dict[str, float] = {}
     cpu: list[float] = []  # CPU times of this process, in the order measured: steadier than wall times on shared cores
     args = (folder.teams, folder.entries, records)
-    _, ours = _best_of(2, lambda: [standings(*args, b) for b in ("private", "public")], cpu)
-    _, theirs = _best_of(2, lambda: [naive.standings(*args, b) for b in ("private", "public")], cpu)
-    assert ours == theirs, "standings differ from the per-team scan"
+    plain = (folder.teams, plain_submissions(folder.entries, records))
+    _, ours = _best_of(2, lambda: [standings(*args, b, DEFAULT_MAX_DAILY) for b in ("private", "public")], cpu)
+    _, theirs = _best_of(2, lambda: [naive.standings(*plain, b, DEFAULT_MAX_DAILY) for b in ("private", "public")], cpu)
+    assert [plain_standings(rows, folder.entries) for rows in ours] == theirs, "standings differ from the per-team scan"
     ranked = [r for r in ours[0] if r.rank is not None]
     draws = draw_positions(board_graphs(truth, "private"), resamples, 0)
 

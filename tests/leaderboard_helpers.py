@@ -37,3 +37,21 @@ def build_folder(root: Path, solution: Path, spec: dict[str, list[tuple]]) -> Pa
             meta = {"selected": selected, "submitted": f"2023-10-{(day[0] if day else k) + 1:02d}T09:00:00Z"}
             (root / team / f"{stem}.json").write_text(json.dumps(meta), encoding="utf-8")
     return root
+
+
+def plain_submissions(entries, records) -> list[dict]:
+    """The folder's submissions and their records as the plain dicts tests/naive_leaderboard.py takes."""
+    return [{"id": e.id, "team": e.team, "file": e.file, "submitted": e.submitted, "modified": e.modified,
+             "selected": e.selected, "status": r.status, "public": r.overall("public"),
+             "private": r.overall("private")} for e, r in zip(entries, records)]
+
+
+def plain_standings(rows, entries) -> list[dict]:
+    """``standings.standings`` rows as the plain dicts tests/naive_leaderboard.py gives (IDs for indices, note
+    codes for notes)."""
+    def ids(indices):
+        return [entries[i].id for i in indices]
+
+    return [{"team": r.team, "rank": r.rank, "score": r.score,
+             "scored_by": None if r.chosen is None else entries[r.chosen].id, "submissions": ids(r.submissions),
+             "valid": ids(r.valid), "finals": ids(r.finals), "notes": [n["code"] for n in r.notes]} for r in rows]

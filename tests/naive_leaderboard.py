@@ -1,80 +1,122 @@
 """Plain reference versions of the leaderboard's standings and bootstrap: what the tests and the bench compare with.
 
-These are the straightforward forms the leaderboard code had before it was made linear in the number of
-submissions: every team scans all submissions (O(teams x submissions)), ranks are found by scanning back
-over equal scores, and the bootstrap loops over submissions, resamples and teams in Python. Same rules
-(docs/leaderboard.md), same draws; the optimised code must give the same standings and the same bytes.
+Written from docs/leaderboard.md ("Rules", "Uncertainty and shake-up") alone, in the plainest form: every team
+scans all submissions (O(teams x submissions)), a rank is one plus the number of better scores, the daily
+limit counts submissions one by one, and the bootstrap loops over submissions, resamples and teams in Python.
+It imports nothing of ``tpugraphs_eval``: its inputs are plain dicts, and its outputs plain dicts with what
+the rules define (ranks, scores, which submissions count, note codes; not the notes' wording).
+
+A submission is a dict: ``id`` (unique), ``team``, ``file``, ``submitted`` (``YYYY-MM-DDTHH:MM:SS[.f]Z`` or
+None), ``modified`` (the file's modification time, same form, or None), ``selected`` (bool), ``status``
+(``scored``, ``invalid`` or ``error``) and, for a scored one, ``public`` and ``private`` (its overall on each
+leaderboard, None when undefined).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
 
 import numpy as np
 
-from tpugraphs_eval.leaderboard.codes import note
-from tpugraphs_eval.leaderboard.standings import MAX_FINAL, TeamStanding, board_score, time_key
-
+MAX_FINAL = 2
+"""docs/leaderboard.md: "the ones it selected, at most 2"."""
 TAILS = (2.5, 97.5)
+"""docs/leaderboard.md: "the 95% percentile interval"."""
 
 
-def _best(indices, records, board):
+def _time(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _order(submission: dict) -> tuple:
+    """"by `submitted`; unknown times after all known ones, by file name"."""
+    if submission["submitted"] is None:
+        return (1, dt.datetime.min.replace(tzinfo=dt.timezone.utc), submission["file"])
+    return (0, _time(submission["submitted"]), submission["file"])
+
+
+def over_daily_limit(submissions: list[dict], max_daily: int) -> set[str]:
+    """IDs of the valid submissions beyond a team's first ``max_daily`` of one UTC day (by ``submitted``, else the
+    file's modification time; in time order, then file name, then ID); none when ``max_daily`` is 0."""
+    if max_daily == 0:
+        return set()
+    over = set()
+    for team in {s["team"] for s in submissions}:
+        timed = []
+        for s in submissions:
+            when = s["submitted"] if s["submitted"] is not None else s["modified"]
+            if s["team"] == team and s["status"] == "scored" and when is not None:
+                timed.append((_time(when), s["file"], s["id"]))
+        timed.sort()
+        for k, (when, _, sid) in enumerate(timed):
+            same_day_before = sum(1 for other, _, _ in timed[:k] if other.date() == when.date())
+            if same_day_before >= max_daily:
+                over.add(sid)
+    return over
+
+
+def _best(candidates: list[dict], score) -> dict | None:
+    """The candidate with the highest defined score; the earliest (first in ``candidates``) among equals."""
     best = None
-    for i in indices:
-        score = board_score(records[i], board)
-        if score is not None and (best is None or score > board_score(records[best], board)):
-            best = i
+    for s in candidates:
+        if score(s) is not None and (best is None or score(s) > score(best)):
+            best = s
     return best
 
 
-def _finals(team, valid, entries, records):
-    notes = []
-    for i in [i for i, e in enumerate(entries) if e.team == team]:
-        if entries[i].selected and i not in valid:
-            notes.append(note("SELECTED_INVALID", f"{entries[i].id} is selected but was not scored; it does not "
-                                                  "count"))
-    selected = [i for i in valid if entries[i].selected]
-    if len(selected) > MAX_FINAL:
-        kept = selected[-MAX_FINAL:]
-        notes.append(note("TOO_MANY_SELECTED", f"{team} selected {len(selected)} valid submissions; the "
-                                               f"{MAX_FINAL} most recent count: "
-                                               + ", ".join(entries[i].file for i in kept)))
-        return kept, notes
-    if selected:
-        return selected, notes
-    ranked = sorted(valid, key=lambda i: -(board_score(records[i], "public") or float("-inf")))
-    return sorted(ranked[:MAX_FINAL], key=valid.index), notes
+def standings(teams: list[str], submissions: list[dict], board: str, max_daily: int = 0) -> list[dict]:
+    """Every team of ``teams`` on ``board`` (``public``/``private``), in display order: dicts ``team, rank, score,
+    scored_by`` (an ID or None), ``submissions, valid, finals`` (IDs, earliest first) and ``notes`` (codes)."""
+    over = over_daily_limit(submissions, max_daily)
 
+    def public(s: dict) -> float | None:
+        return None if s["id"] in over else s["public"]
 
-def standings(teams: list[str], entries: list, records: list[dict[str, Any]], board: str) -> list[TeamStanding]:
-    """:func:`tpugraphs_eval.leaderboard.standings.standings`, each team scanning every submission."""
-    out = []
+    score = public if board == "public" else (lambda s: s["private"])
+    rows = []
     for team in teams:
-        mine = sorted((i for i, e in enumerate(entries) if e.team == team), key=lambda i: time_key(entries[i]))
-        valid = [i for i in mine if records[i].get("status") == "scored"]
-        standing = TeamStanding(team, mine, valid)
+        mine = sorted((s for s in submissions if s["team"] == team), key=_order)
+        valid = [s for s in mine if s["status"] == "scored"]
+        notes: list[str] = []
+        finals: list[dict] = []
         if not valid:
-            why = "no submissions" if not mine else f"none of its {len(mine)} submissions is valid"
-            standing.notes.append(note("NO_VALID_SUBMISSION", f"{team}: {why}"))
+            notes.append("NO_VALID_SUBMISSION")
         elif board == "public":
-            standing.finals = valid
+            finals = [s for s in valid if s["id"] not in over]
         else:
-            standing.finals, standing.notes = _finals(team, valid, entries, records)
-        standing.chosen = _best(standing.finals, records, board)
-        if standing.chosen is not None:
-            standing.score = board_score(records[standing.chosen], board)
-        elif valid:
-            standing.notes.append(note("SCORE_UNDEFINED", f"{team}: no {board} score is defined"))
-        out.append(standing)
-    ranked = sorted((s for s in out if s.score is not None),
-                    key=lambda s: (-s.score, time_key(entries[s.chosen]), s.team))
-    scores = [s.score for s in ranked]
-    for position, standing in enumerate(ranked):
-        first = position
-        while first > 0 and scores[first - 1] == standing.score:
-            first -= 1
-        standing.rank = first + 1
-    return ranked + sorted((s for s in out if s.score is None), key=lambda s: s.team)
+            notes += ["SELECTED_INVALID" for s in submissions if s["team"] == team and s["selected"]
+                      and s["status"] != "scored"]
+            selected = [s for s in valid if s["selected"]]
+            if len(selected) > MAX_FINAL:
+                notes.append("TOO_MANY_SELECTED")
+                finals = selected[-MAX_FINAL:]
+            elif selected:
+                finals = selected
+            else:  # the 2 best public ones; the earlier among equals; no public score after every score
+                with_score = [s for s in valid if public(s) is not None]
+                without = [s for s in valid if public(s) is None]
+                picked = []
+                for s in sorted(with_score, key=lambda s: -public(s)) + without:  # sorted() is stable
+                    if len(picked) < MAX_FINAL:
+                        picked.append(s)
+                finals = [s for s in valid if s in picked]
+        chosen = _best(finals, score)
+        if chosen is None and valid:
+            notes.append("SCORE_UNDEFINED")
+        rows.append({"team": team, "score": None if chosen is None else score(chosen),
+                     "scored_by": None if chosen is None else chosen["id"], "chosen": chosen,
+                     "submissions": [s["id"] for s in mine], "valid": [s["id"] for s in valid],
+                     "finals": [s["id"] for s in finals], "notes": notes})
+    ranked = [r for r in rows if r["score"] is not None]
+    for r in ranked:
+        r["rank"] = 1 + sum(1 for other in ranked if other["score"] > r["score"])
+    ranked.sort(key=lambda r: (r["rank"], _order(r["chosen"]), r["team"]))
+    unranked = sorted((r for r in rows if r["score"] is None), key=lambda r: r["team"])
+    for r in unranked:
+        r["rank"] = None
+    for r in rows:
+        del r["chosen"]
+    return ranked + unranked
 
 
 def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndarray]) -> np.ndarray:

@@ -16,10 +16,11 @@ from .errors import DataError, NoGroundTruthError, TpuGraphsEvalError, UsageErro
 from .options import Options
 from .report.public import PublicReport
 from .report.report import Report
+from .roots import resolve_data_root
 from .scoring.references import References, collection_references
 from .submission.problems import CODES, Problem, Severity
 from .submission.validation import Validation, validate_submission
-from .truth.dataroot import DataRoot, resolve_data_root
+from .truth.dataroot import DataRoot
 from .truth.eval_indices import load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog

@@ -19,11 +19,12 @@ from .errors import UsageError
 from .options import Options
 from .report.public import PublicReport, public_report
 from .report.report import LEADERBOARDS, Report, Scores, provenance
+from .roots import resolve_data_root
 from .scoring.references import collection_references
 from .scoring.score import score_parsed
 from .submission.csvfile import SubmissionSource
 from .submission.validation import Validation, validate_submission
-from .truth.dataroot import DataRoot, resolve_data_root
+from .truth.dataroot import DataRoot
 from .truth.eval_indices import LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog

@@ -1,7 +1,10 @@
-"""Writing a file so that readers see the old file or the new one, never half of one."""
+"""Writing a file (or replacing a symbolic link) so that readers see the old one or the new one, never half of
+one: the one helper every output of the package uses (reports, solution files, bundles, the leaderboard's
+generations, links and score cache)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import tempfile
@@ -9,6 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .safeopen import file_type_in_words
+
+TEMPORARY_SUFFIX = ".tmp"
+"""The suffix of :func:`write_atomically`'s temporary files (``.<name>.<random>.tmp``), for a folder's
+clean-up of ones a killed process left."""
 
 
 def umask() -> int:
@@ -43,31 +50,73 @@ def refuse_special(path: str | os.PathLike[str]) -> None:
                       os.fspath(path))
 
 
-def write_atomically(path: Path, write: Callable[[str], None]) -> None:
+def write_atomically(path: Path, write: Callable[[str], None], *, durable: bool = True,
+                     mode: int | None = None, replace_special: bool = False) -> None:
     """Call ``write(tmp)`` to fill a temporary file next to ``path``, then move it over ``path``.
 
-    The new file gets the usual permissions (0o666 less the umask, not the temporary file's 0o600) and
-    is flushed to disk before the move; on any error the temporary file is removed and ``path`` is left
-    as it was.
+    The new file gets the usual permissions (0o666 less the umask, not the temporary file's 0o600; or
+    ``mode``) and, when ``durable``, is flushed to disk before the move (``durable=False`` for what may be
+    lost in a crash, such as a cache entry: the move alone still shows readers the old file or the whole
+    new one); on any error the temporary file (named ``.<name>.*.tmp``) is removed and ``path`` is left as
+    it was.
 
     An existing ``path`` that is not a regular file (a device such as /dev/full, a FIFO, a socket, a
     folder; links followed) is refused before anything is written: it is never replaced (see
-    :func:`refuse_special`).
+    :func:`refuse_special`); unless ``replace_special`` (for a path only this package writes, such as a
+    cache entry), where the new file is renamed over it (a link is replaced, not followed; a folder still
+    cannot be replaced: ``OSError``).
 
     Raises:
         OSError: from the file system, or from :func:`refuse_special` (callers turn it into their own usage
             or data error).
     """
     path = Path(path)
-    refuse_special(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if not replace_special:
+        refuse_special(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX, dir=path.parent)
     os.close(fd)
     try:
         write(tmp)
-        with open(tmp, "rb") as written:
-            os.fsync(written.fileno())
-        os.chmod(tmp, 0o666 & ~umask())
+        if durable:
+            with open(tmp, "rb") as written:
+                os.fsync(written.fileno())
+        os.chmod(tmp, 0o666 & ~umask() if mode is None else mode)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def symlink_atomically(target: str, at: Path) -> None:
+    """Make ``at`` a symbolic link to ``target`` atomically: a new link is made next to it and renamed over
+    whatever was there (readers see the old entry or the new link, never no entry). Nothing is done when
+    ``at`` already is that link.
+
+    Raises:
+        OSError: from the file system (``at`` unchanged).
+    """
+    at = Path(at)
+    if at.is_symlink() and os.readlink(at) == target:
+        return
+    temporary = at.with_name(f".{at.name}.{os.getpid()}.new")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temporary)
+    os.symlink(target, temporary)
+    try:
+        os.replace(temporary, at)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+def fsync_folder(folder: Path) -> None:
+    """Flush ``folder``'s entries (names made, renamed or removed in it) to disk.
+
+    Raises:
+        OSError: from the file system.
+    """
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

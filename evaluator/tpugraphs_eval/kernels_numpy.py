@@ -34,7 +34,7 @@ def scan_indices(field: bytes | memoryview, n_configs: int) -> tuple[bytes, int,
         ``(values, n_tokens, flags)``: ``values`` the tokens as packed native int32 (-1 for a bad token),
         ``n_tokens`` = number of ``;`` + 1, and ``flags`` the OR of :data:`FLAG_BAD_TOKEN`,
         :data:`FLAG_OUT_OF_RANGE` (only when n_configs >= 0) and :data:`FLAG_DUPLICATE` (values below
-        c, only when c > 0). A field with any flag set is re-read by :func:`indices.diagnose`.
+        c, only when c > 0). A field with any flag set is re-read by :func:`tpugraphs_eval.submission.topconfigs.diagnose`.
     """
     data = np.frombuffer(field, dtype=np.uint8)
     is_separator = data == _SEMICOLON

@@ -32,6 +32,7 @@ from tpugraphs_eval.scoring import metrics
 from tpugraphs_eval.scoring.metrics import UndefinedMetricError
 from tpugraphs_eval.submission.csvfile import MAX_SUBMISSION_BYTES
 from tpugraphs_eval.submission.problems import MAX_LISTED_PER_CODE
+from tpugraphs_eval.truth import ranks
 from tpugraphs_eval.truth.solution import (
     MANIFEST_KEY,
     MAX_USAGE_FILE_BYTES,
@@ -340,8 +341,10 @@ defined_mean) None when nothing is defined (test_defined_mean_skips_undefined_va
 
 
 def _public_functions() -> set[str]:
-    return {name for name, f in inspect.getmembers(metrics, inspect.isfunction)
-            if not name.startswith("_") and f.__module__ == metrics.__name__}
+    """The public functions of the metric definitions and of the truth side's dense ranks (truth/ranks.py, which
+    metrics.py uses)."""
+    return {name for module in (metrics, ranks) for name, f in inspect.getmembers(module, inspect.isfunction)
+            if not name.startswith("_") and f.__module__ == module.__name__}
 
 
 def test_defined_mean_skips_undefined_values_and_never_gives_nan():

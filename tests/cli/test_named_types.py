@@ -11,9 +11,9 @@ from badinput import VALID, A, B, L
 
 from tpugraphs_eval import kernels, validate_submission
 from tpugraphs_eval.kernels import Scanned
-from tpugraphs_eval.scoring.metrics import dense_ranks
 from tpugraphs_eval.submission.rankings import Joined, Rankings
 from tpugraphs_eval.truth.groundtruth import GraphRef, RowSpec
+from tpugraphs_eval.truth.ranks import dense_ranks
 
 
 def test_validation_hands_scoring_named_rankings(catalog):

@@ -175,12 +175,12 @@ def test_bad_submissions_are_recorded_never_fatal(demo_solution, tmp_path, capsy
     entry = Entry("bad", "gone.csv", bad / "gone.csv")
     records, counts = score_entries([entry], load_solution(demo_solution), demo_solution, Options(), ScoreCache(None),
                                     workers=1)
-    assert records[0]["status"] == "error" and records[0]["problems"][0]["code"] == "SUBMISSION_UNREADABLE"
+    assert records[0].status == "error" and records[0].problems[0]["code"] == "SUBMISSION_UNREADABLE"
     assert counts["unread"] == 1
     entry = Entry("bad", "big.csv", bad / "big.csv")  # a byte limit below the file's size
     records, _ = score_entries([entry], load_solution(demo_solution), demo_solution, Options(), ScoreCache(None),
                                workers=1, max_bytes=5000)
-    assert records[0]["problems"][0]["code"] == "SUBMISSION_TOO_LARGE" and "5014 bytes" in records[0]["problems"][0]["message"]
+    assert records[0].problems[0]["code"] == "SUBMISSION_TOO_LARGE" and "5014 bytes" in records[0].problems[0]["message"]
 
 
 def test_names_cannot_write_outside_the_output_folder(demo_solution, tmp_path):

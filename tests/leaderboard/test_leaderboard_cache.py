@@ -218,3 +218,39 @@ def source_digest_of(package: Path) -> str:
         data = path.read_bytes()
         digest.update(f"{path.relative_to(package).as_posix()}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
+
+
+def test_an_entry_that_cannot_be_written_is_a_note_and_the_build_goes_on(demo_solution, tmp_path, capsys,
+                                                                         monkeypatch):
+    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
+    clean = build_leaderboard(subs, demo_solution, tmp_path / "c" / "out", workers=1, resamples=20, cache_dir=None)
+
+    def full_disk(path, write, **options):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(cache, "write_atomically", full_disk)
+    out = tmp_path / "out"
+    argv = ["build", str(subs), "--solution", str(demo_solution), "-o", str(out), "--workers", "1",
+            "--resamples", "20", "--no-progress"]
+    assert cli.main(argv) == 0
+    printed, err = capsys.readouterr()
+    assert err.count("[CACHE_ENTRY_UNWRITABLE]") == 3 and "Traceback" not in err
+    assert "north/n1.csv: cache entry " in err and "cannot be written (No space left on device)" in err
+    assert "Scored now 3, from the cache 0, 3 cache entries not written." in printed
+    assert {n: (out / n).read_bytes() for n in OUTPUTS} == {n: t.encode() for n, t in clean.files.items()
+                                                           if n in OUTPUTS}
+
+
+def test_an_entry_a_worker_cannot_write_is_noted_by_the_build(demo_solution, tmp_path, monkeypatch):
+    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
+    out = tmp_path / "out"
+    first = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
+    entry = _entry_of(out, subs / "north" / "n1.csv")
+    entry.unlink()
+    entry.mkdir()  # a folder holding a file: never removed by the cache, so the worker cannot write the entry
+    (entry / "kept.txt").write_text("not the cache's")
+    monkeypatch.setattr(scorer, "PARALLEL_MIN_BYTES", 0)  # score in worker processes, which write the entries
+    second = build_leaderboard(subs, demo_solution, out, workers=2, resamples=20)
+    assert [n["code"] for n in second.notes] == ["CACHE_ENTRY_CORRUPT", "CACHE_ENTRY_UNWRITABLE"]
+    assert second.notes[1]["message"].startswith(f"north/n1.csv: cache entry {entry.name} cannot be written")
+    assert (second.counts["corrupt"], second.counts["unwritable"]) == (1, 1) and second.files == first.files

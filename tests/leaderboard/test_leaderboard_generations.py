@@ -92,11 +92,17 @@ def test_a_failed_build_leaves_the_previous_set_intact(where, built, demo_soluti
     elif where == "third file":
         monkeypatch.setattr(output.os, "fsync", fail_on_call(os.fsync, 3))
     elif where == "switch":
-        monkeypatch.setattr(output.os, "replace", fail_on_call(os.replace, 2))  # 1: staging → generation, 2: current
+        real = os.replace  # the switch: the rename onto `current` (cache entries and generation files come first)
+
+        def fail_at_switch(source, target, *args, **kwargs):
+            if Path(target).name == "current":
+                raise OSError(28, "No space left on device")
+            return real(source, target, *args, **kwargs)
+        monkeypatch.setattr(output.os, "replace", fail_at_switch)
     else:
         def interrupted(*args):
             raise KeyboardInterrupt
-        monkeypatch.setattr(output, "_link", interrupted)
+        monkeypatch.setattr(output, "symlink_atomically", interrupted)
     code = cli.main(["build", str(subs), "--solution", str(demo_solution), "-o", str(out), "--workers", "1",
                      "--resamples", "20", "--no-progress", "-q"])
     err = capsys.readouterr().err

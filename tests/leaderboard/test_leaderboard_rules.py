@@ -17,7 +17,8 @@ from leaderboard_helpers import rows_for
 from tpugraphs_eval.leaderboard import read_folder
 from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import Entry, parse_time
-from tpugraphs_eval.leaderboard.scorer import decode_array, score_entries
+from tpugraphs_eval.leaderboard.record import BoardScores, Record
+from tpugraphs_eval.leaderboard.scorer import score_entries
 from tpugraphs_eval.leaderboard.standings import standings
 from tpugraphs_eval.leaderboard.uncertainty import (
     ranks_per_resample,
@@ -80,8 +81,8 @@ def test_parse_time():
 # -- selection and ranking rules (hand-worked records) -----------------------------------------------------------
 
 
-def _scored(public: float, private: float) -> dict:
-    return {"status": "scored", "boards": {"public": {"overall": public}, "private": {"overall": private}}}
+def _scored(public: float, private: float) -> Record:
+    return Record("scored", boards={"public": BoardScores(public), "private": BoardScores(private)})
 
 
 def test_selection_and_ranking_rules():
@@ -100,7 +101,7 @@ def test_selection_and_ranking_rules():
     records = [_scored(0.9, 0.1), _scored(0.5, 0.6), _scored(0.4, 0.7),
                _scored(0.3, 0.9), _scored(0.8, 0.2), _scored(0.7, 0.3),
                _scored(0.1, 0.7),
-               {"status": "invalid"}, _scored(0.2, 0.4)]
+               Record("invalid"), _scored(0.2, 0.4)]
     teams = ["t1", "t2", "t3", "t4", "t5"]
     private = {s.team: s for s in standings(teams, entries, records, "private")}
     assert private["t1"].finals == [1, 2] and private["t1"].score == 0.7
@@ -114,6 +115,20 @@ def test_selection_and_ranking_rules():
     public = {s.team: s for s in standings(teams, entries, records, "public")}
     assert (public["t1"].score, public["t1"].chosen) == (0.9, 0)  # best public over all submissions
     assert [public[t].rank for t in ("t1", "t2", "t4", "t3")] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("zero", [0.0, -0.0], ids=["zero", "minus-zero"])
+def test_a_public_overall_of_zero_is_a_score_when_the_two_best_public_become_finals(zero):
+    # no selection: the finals are the 2 best public overalls, 0.0 and -1/3 (by hand), not -1/3 and -2/3
+    # (a 0.0 read as "no score" sorted last); the private score is then 0.9, the 0.0 one's
+    E = Entry
+    entries = [E("t", "zero.csv", Path("x"), "2023-01-01T00:00:00Z"), E("t", "third.csv", Path("x"), "2023-01-02T00:00:00Z"),
+               E("t", "two-thirds.csv", Path("x"), "2023-01-03T00:00:00Z")]
+    records = [_scored(zero, 0.9), _scored(-1 / 3, 0.2), _scored(-2 / 3, 0.1)]
+    private = standings(["t"], entries, records, "private")[0]
+    assert (private.finals, private.chosen, private.score) == ([0, 1], 0, 0.9)
+    public = standings(["t"], entries, records, "public")[0]
+    assert (public.chosen, public.score) == (0, 0.0)
 
 
 # -- uncertainty (independent loops over the same draws) ----------------------------------------------------------
@@ -144,9 +159,9 @@ def test_identity_draw_gives_the_reported_private_overall(demo_solution):
     path.write_bytes(data)
     entries[0].path = path
     records, _ = score_entries(entries, truth, demo_solution, Options(), ScoreCache(None), workers=1)
-    per_graph = {n: decode_array(t) for n, t in records[0]["per_graph"]["private"].items()}
+    per_graph = {n: records[0].per_graph_values("private", n) for n in records[0].per_graph["private"]}
     identity = {n: np.arange(v.size)[None, :] for n, v in per_graph.items()}
-    assert abs(resampled_overall(per_graph, identity)[0] - records[0]["boards"]["private"]["overall"]) <= 1e-12
+    assert abs(resampled_overall(per_graph, identity)[0] - records[0].overall("private")) <= 1e-12
 
 
 def test_rank_and_score_intervals_by_hand():

@@ -1,5 +1,6 @@
 """The grouped standings and the vectorised bootstrap give exactly what the plain per-team scan and the
-per-submission loops give (tests/naive_leaderboard.py), on random folders and random scores."""
+per-submission loops give (tests/naive_leaderboard.py, written from docs/leaderboard.md alone), on random
+folders and random scores (0.0 and -0.0 among them), with and without a daily limit."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 import naive_leaderboard as naive
 import numpy as np
 import pytest
+from leaderboard_helpers import plain_standings, plain_submissions
 
 from tpugraphs_eval.leaderboard.folder import Entry
-from tpugraphs_eval.leaderboard.standings import competition_ranks, standings, submissions_by_team
+from tpugraphs_eval.leaderboard.record import BoardScores, Record
+from tpugraphs_eval.leaderboard.standings import competition_ranks, over_daily_limit, standings, submissions_by_team
 from tpugraphs_eval.leaderboard.uncertainty import (
     ranks_per_resample,
     resampled_overall,
@@ -22,9 +25,9 @@ from tpugraphs_eval.scoring.bootstrap import draw_positions
 
 
 def _random_folder(seed: int, n_teams: int, n_entries: int):
-    """Entries in random order (teams interleaved, some unknown times, equal times, selections), their records
-    (scored with repeated scores and undefined ones, invalid, unread), and the team list (some without entries,
-    some entries of teams not in the list)."""
+    """Entries in random order (teams interleaved, some unknown times, equal times, selections, modification
+    times on other days), their records (scored with repeated scores, 0.0, -0.0 and negative ones, undefined ones,
+    invalid, unread), and the team list (some without entries, some entries of teams not in the list)."""
     rng = np.random.default_rng(seed)
     teams = [f"team{k:03d}" for k in range(n_teams)]
     entries, records = [], []
@@ -32,27 +35,38 @@ def _random_folder(seed: int, n_teams: int, n_entries: int):
         team = teams[int(rng.integers(0, n_teams))] if rng.random() > 0.02 else "not-listed"
         day, hour = 1 + int(rng.integers(0, 9)), int(rng.integers(0, 3))  # few distinct times: equal times occur
         when = None if rng.random() < 0.1 else f"2023-10-{day:02d}T{hour:02d}:00:00Z"
-        entries.append(Entry(team, f"s{k:04d}.csv", Path("x"), when, selected=bool(rng.random() < 0.3)))
+        modified = f"2023-10-{1 + int(rng.integers(0, 4)):02d}T{int(rng.integers(0, 24)):02d}:30:00.250000Z"
+        entries.append(Entry(team, f"s{k:04d}.csv", Path("x"), when, selected=bool(rng.random() < 0.3),
+                             modified=None if rng.random() < 0.02 else modified))
         status = rng.choice(["scored"] * 8 + ["invalid", "error"])
         if status == "scored":
             def value():
-                return None if rng.random() < 0.05 else float(rng.choice([0.1, 0.2, 0.3, 0.4]) + rng.integers(0, 3))
-            records.append({"status": "scored",
-                            "boards": {"public": {"overall": value()}, "private": {"overall": value()}}})
+                if rng.random() < 0.05:
+                    return None
+                if rng.random() < 0.25:
+                    return float(rng.choice([0.0, -0.0]))
+                return float(rng.choice([0.1, 0.2, 0.3, 0.4, -1 / 3, -2 / 3]) + rng.integers(-1, 1))
+            records.append(Record("scored", boards={"public": BoardScores(value()), "private": BoardScores(value())}))
         else:
-            records.append({"status": str(status)})
+            records.append(Record(str(status)))
     order = rng.permutation(n_entries)
     return teams + ["team-empty"], [entries[i] for i in order], [records[i] for i in order]
 
 
+@pytest.mark.parametrize("max_daily", [0, 1, 2])
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("board", ["public", "private"])
-def test_grouped_standings_equal_the_per_team_scan(seed, board):
+def test_grouped_standings_equal_the_per_team_scan(seed, board, max_daily):
     teams, entries, records = _random_folder(seed, n_teams=5 + 7 * seed, n_entries=40 + 60 * seed)
-    got = standings(teams, entries, records, board)
-    expected = naive.standings(teams, entries, records, board)
-    assert got == expected  # dataclass equality: every field of every team, in display order
+    got = standings(teams, entries, records, board, max_daily)
+    expected = naive.standings(teams, plain_submissions(entries, records), board, max_daily)
+    assert plain_standings(got, entries) == expected  # every field of every team, in display order
     assert sum(s.rank is not None for s in got) >= 3 and any(s.notes for s in got)  # the data exercises the rules
+    if board == "private":  # a 0.0 or -0.0 public overall taken among a team's 2 best public ones (no selection)
+        assert any(records[i].overall("public") == 0.0 and not entries[i].selected for s in got for i in s.finals)
+    over = over_daily_limit(entries, records, max_daily)
+    assert {entries[i].id for i in over} == naive.over_daily_limit(plain_submissions(entries, records), max_daily)
+    assert bool(over) == (max_daily > 0)  # the limit bites when there is one
 
 
 def test_submissions_by_team_by_hand():

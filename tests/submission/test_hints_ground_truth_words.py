@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tpugraphs_eval import Evaluator, evaluate
 from tpugraphs_eval.dataset import REAL_GRAPH_COUNTS
-from tpugraphs_eval.truth.dataroot import resolve_data_root
+from tpugraphs_eval.roots import resolve_data_root
 from tpugraphs_eval.truth.solution import build_solution
 
 UNKNOWN = b"ID,TopConfigs\ntile:xla:0123456789abcdef,0;1;2;3;4\n"

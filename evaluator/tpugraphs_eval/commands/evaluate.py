@@ -25,8 +25,8 @@ from ..errors import (
     error_codes_markdown,
 )
 from ..report.report import Report
+from ..roots import resolve_data_root
 from ..submission.problems import CODES, codes_markdown
-from ..truth.dataroot import resolve_data_root
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, USAGE_WARNINGS, build_solution
 from . import cv as cv_command
 from . import export

@@ -21,6 +21,7 @@ from ..leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
 from ..leaderboard.output import OUTPUT_FILES
 from ..leaderboard.reading import DEFAULT_MAX_BYTES
 from ..leaderboard.scorer import ScoringFailed
+from ..leaderboard.standings import DEFAULT_MAX_DAILY
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
 from ..progress import progress_bar, wanted
@@ -58,6 +59,10 @@ def _parser() -> argparse.ArgumentParser:
     cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no cache")
     build.add_argument("--max-size", type=int_at_least(1), default=DEFAULT_MAX_BYTES >> 20, metavar="MIB",
                        help=f"larger submissions are recorded unread (default {DEFAULT_MAX_BYTES >> 20} MiB)")
+    build.add_argument("--max-daily", type=int_at_least(0), default=DEFAULT_MAX_DAILY, metavar="N",
+                       help="valid submissions of a team per UTC day scored on the public leaderboard (by the "
+                            "metadata's submitted time, else the file's modification time); the others get an "
+                            f"OVER_DAILY_LIMIT note (default {DEFAULT_MAX_DAILY}, Kaggle's; 0: no limit)")
     build.add_argument("--fail-on-invalid", action="store_true",
                        help="exit with 1 when some submission is invalid or unread (the leaderboard is still written)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -101,7 +106,8 @@ def _summary(result: BuildResult, out: Path) -> str:
     return (f"wrote {safe(str(out))}/leaderboard.{{{suffixes}}}: {doc['teams']} teams ({doc['ranked_teams']} ranked), {doc['submissions']} submissions: "
             f"{doc['scored']} scored, {doc['invalid']} invalid, {doc['error']} unread; {doc['ignored_entries']} "
             f"ignored entries. Scored now {counts['scored']}, from the cache {counts['cached']}"
-            + (f", {counts['corrupt']} corrupt cache entries rescored" if counts.get("corrupt") else "") + ".")
+            + (f", {counts['corrupt']} corrupt cache entries rescored" if counts.get("corrupt") else "")
+            + (f", {counts['unwritable']} cache entries not written" if counts.get("unwritable") else "") + ".")
 
 
 def run(argv: list[str]) -> int:
@@ -127,7 +133,7 @@ def run(argv: list[str]) -> int:
                 options=Options(mode="lenient" if args.lenient else "strict"),
                 view="public" if args.public_only else "organiser", workers=args.workers, resamples=args.resamples,
                 seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or "default",
-                max_bytes=args.max_size << 20, progress=progress)
+                max_bytes=args.max_size << 20, max_daily=args.max_daily, progress=progress)
     finally:
         for bar in bars:
             bar.stop()

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ..atomicfile import special_kind, write_atomically
 from ..errors import TpuGraphsEvalError, UsageError
+from ..roots import resolve_data_root
 from ..safeopen import file_type_in_words
-from ..truth.dataroot import resolve_data_root
 from .entrypoint import stop_at_closed_pipe
 
 STREAM_KINDS = (file_type_in_words(stat.S_IFCHR), file_type_in_words(stat.S_IFIFO))

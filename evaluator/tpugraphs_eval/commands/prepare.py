@@ -11,7 +11,7 @@ from ..dataset import COLLECTIONS
 from ..display import safe
 from ..errors import EXIT_OK
 from ..prepare.run import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION, new_seed, prepare_dir
-from ..truth.dataroot import resolve_data_root
+from ..roots import resolve_data_root
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION
 from .entrypoint import int_at_least
 from .outputs import refuse_output_is_input

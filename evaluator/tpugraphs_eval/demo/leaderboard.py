@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import UsageError
 from ..leaderboard.build import BuildResult, build_leaderboard
 from ..leaderboard.output import prune_generations
-from ..truth.dataroot import resolve_data_root
+from ..roots import resolve_data_root
 from ..truth.groundtruth import GroundTruth
 from ..truth.solution import build_solution, load_solution
 

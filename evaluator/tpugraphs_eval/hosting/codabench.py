@@ -36,8 +36,8 @@ from .._version import __version__
 from ..atomicfile import umask, write_atomically
 from ..dataset import COLLECTIONS, TILE_TOP_K
 from ..errors import UsageError
+from ..roots import resolve_data_root
 from ..rules import csvshape, public_rule, sniff
-from ..truth.dataroot import resolve_data_root
 from ..truth.solution import build_solution, read_manifest
 from . import codabench_program
 from .codabench_pages import logo_png, pages

@@ -31,8 +31,9 @@ from ..truth.groundtruth import GroundTruth
 from .cache import board_shape
 from .folder import Folder
 from .public_team import PublicTeam
-from .scorer import decode_array, listed_problems
-from .standings import TeamStanding, standings, time_key
+from .record import SCORE_BOARDS, STATUSES, Record
+from .scorer import listed_problems
+from .standings import DEFAULT_MAX_DAILY, TeamStanding, over_daily_limit, standings, time_key
 from .uncertainty import LEVEL, shakeup, team_samples, uncertainty
 
 LEADERBOARD_FORMAT = 1
@@ -69,8 +70,8 @@ def last_submission(entries: list) -> str | None:
     return max(times, key=time_key).submitted if times else None
 
 
-def public_document(name: str, folder: Folder, records: list[dict[str, Any]], truth: GroundTruth,
-                    manifest: dict[str, Any], options: Options) -> dict[str, Any]:
+def public_document(name: str, folder: Folder, records: list[Record], truth: GroundTruth,
+                    manifest: dict[str, Any], options: Options, max_daily: int = DEFAULT_MAX_DAILY) -> dict[str, Any]:
     """The ``public`` view: ranked teams only, each with :data:`PUBLIC_TEAM_FIELDS` (see the module docstring).
 
     Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
@@ -93,12 +94,12 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
                         "organiser view without --public-only)", code="PUBLIC_BOARD_TOO_SMALL")
     names = shown_collections(counts)
     teams = []
-    for row in standings(folder.teams, entries, records, "public"):
+    for row in standings(folder.teams, entries, records, "public", max_daily):
         if row.rank is None:
             continue
         record = records[row.chosen]
-        values = {n: record["boards"]["public"]["collections"].get(n) for n in names}
-        kept = {n: v if np.isfinite(decode_array(record["per_graph"]["public"][n])).sum() >= MIN_PUBLIC_GRAPHS
+        values = {n: record.boards["public"].collections.get(n) for n in names}
+        kept = {n: v if np.isfinite(record.per_graph_values("public", n)).sum() >= MIN_PUBLIC_GRAPHS
                 else None for n, v in values.items()}
         teams.append(PublicTeam(row.rank, row.team, row.score, kept, len(row.submissions),
                                 last_submission([entries[i] for i in row.submissions])).to_dict())
@@ -107,41 +108,38 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
             "evaluator_version": __version__, "options": options.to_dict(), "collections": names, "teams": teams}
 
 
-def ranked_team_samples(rows: list[TeamStanding], records: list[dict[str, Any]], board: str,
+def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: str,
                         draws: dict[str, np.ndarray]) -> np.ndarray:
     """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
     in each of the B resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values
     on ``board``."""
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
-    per_graph = {name: np.array([decode_array(records[i]["per_graph"][board][name]) for _, i in counted])
+    per_graph = {name: np.array([records[i].per_graph_values(board, name) for _, i in counted])
                  for name in draws}
     return team_samples(per_graph, np.array([t for t, _ in counted], dtype=np.intp), len(rows), draws)
 
 
-def _submission(entry, record: dict[str, Any], final: bool) -> dict[str, Any]:
-    scored = record.get("status") == "scored"
+def _submission(entry, record: Record, final: bool, over: dict[str, Any] | None) -> dict[str, Any]:
     out = {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
            "description": entry.description, "selected": entry.selected, "final": final,
-           "status": record["status"], "sha256": record.get("sha256"), "n_rows": record.get("n_rows"),
-           "n_errors": record.get("n_errors", len(record.get("problems", []))),
-           **{board: ({"overall": record["boards"][board]["overall"],
-                       "collections": record["boards"][board]["collections"]} if scored else None)
-              for board in ("public", "private", "all")},
-           "problem_counts": record.get("problem_counts", {p["code"]: 1 for p in record.get("problems", [])}),
-           "problems": listed_problems(record.get("problems", [])), "notes": entry.notes}
+           "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
+           **{board: record.boards[board].to_json() if record.scored else None for board in SCORE_BOARDS},
+           "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
+           "notes": entry.notes + ([over] if over else [])}
     return out
 
 
-def tally(folder: Folder, records: list[dict[str, Any]], ranked_teams: int) -> dict[str, int]:
+def tally(folder: Folder, records: list[Record], ranked_teams: int) -> dict[str, int]:
     """What a build found: teams, ranked teams, submissions by status (``scored``, ``invalid``, ``error``:
     unread), ignored entries."""
     return {"teams": len(folder.teams), "ranked_teams": ranked_teams, "submissions": len(folder.entries),
-            **{s: sum(r["status"] == s for r in records) for s in ("scored", "invalid", "error")},
+            **{s: sum(r.status == s for r in records) for s in STATUSES},
             "ignored_entries": len(folder.ignored)}
 
 
-def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: GroundTruth, manifest: dict[str, Any],
-             options: Options, *, view: str = "organiser", resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTruth, manifest: dict[str, Any],
+             options: Options, *, view: str = "organiser", resamples: int = 1000, seed: int = 0,
+             max_daily: int = DEFAULT_MAX_DAILY) -> dict[str, Any]:
     """The leaderboard document.
 
     Args:
@@ -153,25 +151,27 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
         view: ``organiser`` (private ranks, public ranks, shake-up, every submission) or ``public``
             (:func:`public_document`).
         resamples, seed: the bootstrap's (:mod:`uncertainty`; organiser view).
+        max_daily: valid submissions of a team per UTC day scored on the public leaderboard
+            (:func:`standings.over_daily_limit`; 0: no limit); the others get an ``OVER_DAILY_LIMIT`` note.
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {VIEWS}")
     if view == "public":
-        return public_document(name, folder, records, truth, manifest, options)
+        return public_document(name, folder, records, truth, manifest, options, max_daily)
     entries = folder.entries
     board = "private"
-    rows = standings(folder.teams, entries, records, board)
+    rows = standings(folder.teams, entries, records, board, max_daily)
     ranked = [r for r in rows if r.rank is not None]
     draws = draw_positions(board_graphs(truth, board), resamples, seed)
     bounds = uncertainty(ranked_team_samples(ranked, records, board, draws), [r.rank for r in ranked])
-    public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public")}
+    public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public", max_daily)}
     names = [c.name for c in COLLECTIONS]
     teams = []
     for t, row in enumerate(rows):
         mine = [entries[i] for i in row.submissions]
-        chosen = records[row.chosen]["boards"][board] if row.chosen is not None else None
+        chosen = records[row.chosen].boards[board] if row.chosen is not None else None
         team = {"rank": row.rank, "team": row.team, "overall": row.score,
-                "collections": {n: chosen["collections"].get(n) if chosen else None for n in names}}
+                "collections": {n: chosen.collections.get(n) if chosen else None for n in names}}
         if row.rank is not None:
             team.update(interval=[bounds.low[t], bounds.high[t]], rank_interval=[bounds.rank_low[t], bounds.rank_high[t]],
                         tied_with_leader=bounds.tied_with_leader[t])
@@ -191,17 +191,18 @@ def assemble(name: str, folder: Folder, records: list[dict[str, Any]], truth: Gr
     team_order = {team: k for k, team in reversed(list(enumerate(folder.teams)))}  # the first, as list.index
     order = sorted(range(len(entries)), key=lambda i: (team_order[entries[i].team], time_key(entries[i])))
     both = [r for r in ranked if public_rows[r.team].rank is not None]
+    over = over_daily_limit(entries, records, max_daily)
     return {
         "leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": view, "ranked_by": board,
         "solution": {"split": manifest["split"], "synthetic": bool(manifest.get("synthetic")),
                      "ground_truth_sha256": truth.sha256,
                      "graphs": {n: {b: counts[b][n] for b in boards} for n in truth.collections}},
-        "evaluator_version": __version__, "options": options.to_dict(),
+        "evaluator_version": __version__, "options": options.to_dict(), "max_daily": max_daily,
         "bootstrap": {"resamples": resamples, "seed": seed, "level": LEVEL, "interval": "percentile",
                       "stratified_by": "collection", "paired": True, "leaderboard": board},
         "counts": tally(folder, records, len(ranked)),
         "teams": teams,
         "shakeup": shakeup([r.team for r in both], [public_rows[r.team].rank for r in both], [r.rank for r in both]),
-        "submissions": [_submission(entries[i], records[i], i in finals) for i in order],
+        "submissions": [_submission(entries[i], records[i], i in finals, over.get(i)) for i in order],
         "ignored": folder.ignored,
     }

@@ -23,6 +23,7 @@ from .folder import read_folder
 from .output import build_lock, check_output_folder, render_all, write_outputs
 from .reading import DEFAULT_MAX_BYTES
 from .scorer import score_entries
+from .standings import DEFAULT_MAX_DAILY
 from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 CACHE_FOLDER = ".cache"
@@ -46,11 +47,12 @@ class BuildResult:
         files: output file name → text written.
         counts: ``cached`` (records from the cache), ``scored`` (scored now), ``unread`` (too large or
             unreadable), ``pruned`` (stale cache entries removed), ``corrupt`` (unusable cache entries,
-            rescored).
+            rescored), ``unwritable`` (cache entries that could not be written).
         tally: what the build found (:func:`assemble.tally`: teams, ranked teams, submissions by status,
             ignored entries), whatever the view.
         notes: what the build itself met, not part of any output (the outputs depend on the inputs only):
-            a ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable cache entry.
+            a ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable cache entry, a
+            ``CACHE_ENTRY_UNWRITABLE`` note per cache entry that could not be written.
         seconds: wall time of each step: ``read`` (folder and solution), ``score``, ``assemble``
             (standings and bootstrap), ``write`` (render and write). Not part of any output.
     """
@@ -75,6 +77,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                       options: Options = Options(), view: str = "organiser", workers: int | None = None,
                       resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                       cache_dir: Path | None | str = "default", max_bytes: int = DEFAULT_MAX_BYTES,
+                      max_daily: int = DEFAULT_MAX_DAILY,
                       progress: Callable[[int], Callable[[int], None]] | None = None) -> BuildResult:
     """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
 
@@ -91,6 +94,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         cache_dir: the cache folder; ``"default"`` is ``out/.cache`` (no cache for the public view, whose
             folder is made to be published: the cache holds private scores); None disables the cache.
         max_bytes: submissions larger than this are recorded unread.
+        max_daily: a team's valid submissions per UTC day scored on the public leaderboard (Kaggle's 5; 0:
+            no limit; :func:`standings.over_daily_limit`).
         progress: given the number of submissions, returns the function to call with 1 per submission done.
 
     Raises:
@@ -108,6 +113,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         raise UsageError(f"the number of bootstrap resamples must be at least 1, not {resamples}")
     if max_bytes < 1:
         raise UsageError(f"the size limit must be positive, not {max_bytes}")
+    if max_daily < 0:
+        raise UsageError(f"the daily submission limit must be 0 (none) or more, not {max_daily}")
     _check_paths(submissions, out)
     clock = [time.perf_counter()]
     seconds: dict[str, float] = {}
@@ -137,7 +144,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                                         max_bytes=max_bytes, advance=advance)
         lap("score")
         document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest,
-                            options, view=view, resamples=resamples, seed=seed)
+                            options, view=view, resamples=resamples, seed=seed, max_daily=max_daily)
         lap("assemble")
         files = render_all(document)
         write_outputs(out, files, keep_previous=view != "public")
@@ -146,6 +153,6 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
             counts["pruned"] = cache.prune()
         except OSError:
             counts["pruned"] = 0
-    counts["corrupt"] = cache.corrupt
+    counts["corrupt"], counts["unwritable"] = cache.corrupt, cache.unwritable
     found = tally(folder, records, sum(team["rank"] is not None for team in document["teams"]))
     return BuildResult(document, files, counts, seconds, found, cache.notes)

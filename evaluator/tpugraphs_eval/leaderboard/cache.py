@@ -1,43 +1,45 @@
 """The score cache: a scored submission is not scored again while its bytes, the solution and the options stay.
 
 One JSON file per scored submission in the cache folder (default ``OUT/.cache/``), named by the sha256
-of its key (:func:`cache_key`): the cache format, the submission's sha256, the solution's digest
+of its key (:func:`cache_key`): the cache format (:data:`CACHE_FORMAT`), the submission's sha256, the solution's digest
 (:func:`solution_digest`: every runtime and normalizer, every graph's Public/Private usage and the whole
 manifest, so a solution rebuilt with another seed or public fraction shares no entry with the old one),
 the package version and its source code (:func:`tpugraphs_eval.source_digest.source_digest`: a code change
 under the same version reuses nothing) and every scoring option. The file holds ``{"key": ..., "record": ...}``, the
-record of :func:`scorer.record_of`. An entry that cannot be used (unreadable, truncated JSON, another
-key, a record of the wrong shape or types: :func:`record_fault`; a folder, removed when empty, else left
-and named in the note) is a miss: the submission is scored again, the entry rewritten, and a
-``CACHE_ENTRY_CORRUPT`` note kept (:attr:`ScoreCache.notes`). After a
-successful build the folder holds exactly the entries of that build (:meth:`ScoreCache.prune`).
+record of :func:`scorer.record_of` in its JSON form (:meth:`record.Record.to_json`), written atomically
+(:func:`tpugraphs_eval.atomicfile.write_atomically`). An entry that cannot be used (unreadable, truncated JSON,
+another key, a record of the wrong shape or types: :meth:`record.Record.from_json`; a folder, removed when
+empty, else left and named in the note) is a miss: the submission is scored again, the entry rewritten, and a
+``CACHE_ENTRY_CORRUPT`` note kept (:attr:`ScoreCache.notes`); an entry that cannot be written is a
+``CACHE_ENTRY_UNWRITABLE`` note, and the build goes on. After a successful build the folder holds exactly the
+entries of that build (:meth:`ScoreCache.prune`).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import errno
 import hashlib
 import json
-import math
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._version import __version__
+from ..atomicfile import TEMPORARY_SUFFIX, write_atomically
 from ..source_digest import source_digest
 from ..truth.groundtruth import GroundTruth
 from .codes import note
+from .record import BOARDS, Record
 
 CACHE_FORMAT = 2
-"""2: keyed by :func:`solution_digest` (1 was keyed by the runtimes' sha256 alone, blind to the usage)."""
-BOARDS = ("public", "private")
-"""The leaderboards whose per-graph values a scored record holds."""
+"""2: keyed by :func:`solution_digest` (1 was keyed by the runtimes' sha256 alone, blind to the usage). The
+entry's bytes are those of :meth:`record.Record.to_json` (sorted keys): a change to them must bump this, so
+that old entries are missed and rebuilt, never misread."""
+LEGACY_TEMPORARY_PREFIX = ".entry."
+"""The temporary files of caches written before :func:`write_atomically` was used (removed by :meth:`ScoreCache.prune`)."""
 
 
 def solution_digest(truth: GroundTruth, manifest: dict[str, Any]) -> str:
@@ -72,70 +74,6 @@ def board_shape(truth: GroundTruth) -> dict[str, dict[str, int]]:
                     for name, t in truth.collections.items()} for board in BOARDS}
 
 
-def _number(value: object) -> bool:
-    """A finite JSON number or null (what a score is: None when undefined)."""
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
-
-
-def _scores_fault(boards: object, collections: dict[str, int]) -> str | None:
-    if not isinstance(boards, dict) or set(boards) != {*BOARDS, "all"}:
-        return "`boards` must map public, private and all"
-    for board, scores in boards.items():
-        if not isinstance(scores, dict) or not _number(scores.get("overall")) or not isinstance(
-                scores.get("collections"), dict):
-            return f"`boards.{board}` must hold a numeric `overall` and `collections`"
-        values = scores["collections"]
-        if not set(values) <= set(collections) or not all(_number(v) for v in values.values()):
-            return f"`boards.{board}.collections` must map known collections to numbers"
-    return None
-
-
-def _per_graph_fault(per_graph: object, shape: dict[str, dict[str, int]]) -> str | None:
-    if not isinstance(per_graph, dict) or set(per_graph) != set(BOARDS):
-        return "`per_graph` must map public and private"
-    for board in BOARDS:
-        arrays = per_graph[board]
-        if not isinstance(arrays, dict) or set(arrays) != set(shape[board]):
-            return f"`per_graph.{board}` must map every collection of the solution"
-        for name, text in arrays.items():
-            try:
-                size = len(base64.b64decode(text, validate=True)) if isinstance(text, str) else -1
-            except (binascii.Error, ValueError):
-                size = -1
-            if size != 8 * shape[board][name]:
-                return f"`per_graph.{board}.{name}` is not {shape[board][name]} base64 float64 values"
-    return None
-
-
-def record_fault(record: object, submission_sha256: str, shape: dict[str, dict[str, int]]) -> str | None:
-    """Why ``record`` cannot be the record of the submission with that sha256, or None when it can.
-
-    Checks the shape and types :func:`scorer.record_of` writes: ``status`` (``scored``/``invalid``),
-    ``sha256`` (equal to ``submission_sha256``), integer ``n_rows``/``n_errors``, ``problem_counts`` (code →
-    int), ``problems`` (objects with a string ``code`` and ``message``) and, when scored, ``boards``
-    (finite numbers or null) and ``per_graph`` (base64 float64 arrays of the lengths in ``shape``:
-    :func:`board_shape`).
-    """
-    if not isinstance(record, dict):
-        return f"the record is {type(record).__name__}, not an object"
-    if record.get("status") not in ("scored", "invalid"):
-        return "`status` is neither scored nor invalid"
-    if record.get("sha256") != submission_sha256:
-        return "`sha256` is not the submission's"
-    if not all(isinstance(record.get(k), int) and not isinstance(record.get(k), bool) for k in ("n_rows", "n_errors")):
-        return "`n_rows` and `n_errors` must be integers"
-    counts = record.get("problem_counts")
-    if not isinstance(counts, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
-        return "`problem_counts` must map codes to integers"
-    problems = record.get("problems")
-    if not isinstance(problems, list) or not all(isinstance(p, dict) and isinstance(p.get("code"), str)
-                                                 and isinstance(p.get("message"), str) for p in problems):
-        return "`problems` must be a list of objects with a code and a message"
-    if record["status"] == "invalid":
-        return None
-    return _scores_fault(record.get("boards"), shape["public"]) or _per_graph_fault(record.get("per_graph"), shape)
-
-
 def _clear_folder(path: Path) -> str:
     """Make room for the entry ``path`` where a folder stands (``os.replace`` cannot put a file over a folder):
     an empty folder is removed; one holding anything is left as it is (the cache deletes only files it wrote).
@@ -155,20 +93,27 @@ class ScoreCache:
 
     Attributes:
         used: keys read or written by this build (the others are pruned).
-        notes: one ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable entry met.
-        unwritable: entries that could not be written (the build goes on without them).
+        notes: one ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable entry met, and one
+            ``CACHE_ENTRY_UNWRITABLE`` note per entry that could not be written (the build goes on without it).
     """
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = None if folder is None else Path(folder)
         self.used: set[str] = set()
         self.notes: list[dict[str, Any]] = []
-        self.unwritable = 0
+
+    def _count(self, code: str) -> int:
+        return sum(n["code"] == code for n in self.notes)
 
     @property
     def corrupt(self) -> int:
         """How many unusable entries were met (each was scored again)."""
-        return len(self.notes)
+        return self._count("CACHE_ENTRY_CORRUPT")
+
+    @property
+    def unwritable(self) -> int:
+        """How many entries could not be written (those submissions will be scored again next time)."""
+        return self._count("CACHE_ENTRY_UNWRITABLE")
 
     @property
     def empty(self) -> bool:
@@ -176,9 +121,10 @@ class ScoreCache:
         return self.folder is None or not self.folder.is_dir() or next(self.folder.glob("*.json"), None) is None
 
     def get(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]],
-            label: str = "") -> dict[str, Any] | None:
+            label: str = "") -> Record | None:
         """The cached record of ``key``, or None: absent, disabled, or unusable (not JSON, another key,
-        :func:`record_fault`), which adds a note naming ``label`` (the submission) and the reason."""
+        refused by :meth:`record.Record.from_json`), which adds a note naming ``label`` (the submission) and
+        the reason."""
         if self.folder is None:
             return None
         path = self.folder / f"{key}.json"
@@ -200,11 +146,12 @@ class ScoreCache:
             return self._corrupt(label, path, f"not readable as UTF-8 JSON ({type(err).__name__})")
         if not isinstance(data, dict) or data.get("key") != key:
             return self._corrupt(label, path, "not an entry of this key")
-        fault = record_fault(data.get("record"), submission_sha256, shape)
-        if fault:
-            return self._corrupt(label, path, fault)
+        try:
+            record = Record.from_json(data.get("record"), submission_sha256, shape)
+        except ValueError as fault:
+            return self._corrupt(label, path, str(fault))
         self.used.add(key)
-        return data["record"]
+        return record
 
     def _corrupt(self, label: str, path: Path, why: str) -> None:
         """Note an unusable entry; returns None (a miss)."""
@@ -212,27 +159,25 @@ class ScoreCache:
                                                       f"({why}); scored again"))
         return None
 
-    def put(self, key: str, record: dict[str, Any]) -> None:
-        """Store ``record`` under ``key`` (written to a temporary file, then renamed); a failure to write is
-        counted in :attr:`unwritable`, not raised."""
+    def put(self, key: str, record: Record, label: str = "") -> dict[str, Any] | None:
+        """Store ``record`` under ``key`` (:func:`tpugraphs_eval.atomicfile.write_atomically`, not flushed to
+        disk: a lost entry is only scored again). A failure to write is not raised (the cache is an
+        optimisation): it adds a ``CACHE_ENTRY_UNWRITABLE`` note naming ``label`` (the submission), which is
+        also returned (None when written or the cache is disabled)."""
         if self.folder is None:
-            return
+            return None
         self.used.add(key)
+        path = self.folder / f"{key}.json"
+        text = json.dumps({"key": key, "record": record.to_json()}, sort_keys=True)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".entry.", suffix=".tmp", dir=self.folder)
-        except OSError:
-            self.unwritable += 1  # the cache is an optimisation: the build goes on without it
-            return
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"key": key, "record": record}, handle, sort_keys=True)
-            os.replace(tmp, self.folder / f"{key}.json")
-        except OSError:
-            self.unwritable += 1
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), durable=False,
+                             replace_special=True)  # a FIFO or link in an entry's place is replaced
+        except OSError as err:
+            self.notes.append(note("CACHE_ENTRY_UNWRITABLE", f"{label or path.name}: cache entry {path.name} cannot "
+                                   f"be written ({err.strerror or err}); it will be scored again next time"))
+            return self.notes[-1]
+        return None
 
     def prune(self) -> int:
         """Delete the entries (and stale temporary files) this build did not use; returns how many."""
@@ -240,7 +185,9 @@ class ScoreCache:
             return 0
         removed = 0
         for path in self.folder.iterdir():
-            stale = path.name.startswith(".entry.") or (path.suffix == ".json" and path.stem not in self.used)
+            temporary = path.name.startswith(LEGACY_TEMPORARY_PREFIX) or (
+                path.name.startswith(".") and path.name.endswith(TEMPORARY_SUFFIX))
+            stale = temporary or (path.suffix == ".json" and path.stem not in self.used)
             if stale and path.is_file():
                 path.unlink()
                 removed += 1

@@ -39,6 +39,10 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
                                      "count (Kaggle allows 2)."),
     "SELECTED_INVALID": ("warning", "A selected submission is invalid or unscored: it cannot count for the private "
                                     "leaderboard."),
+    "OVER_DAILY_LIMIT": ("warning", "A valid submission beyond the team's first --max-daily (default 5) of one UTC "
+                                    "day, by its submitted time or, without one, its file's modification time: it is "
+                                    "not scored on the public leaderboard (nor taken as one of the 2 best public "
+                                    "ones); it may still be selected for the private leaderboard."),
     "NO_VALID_SUBMISSION": ("warning", "The team has no valid submission: it is listed without a rank."),
     "SCORE_UNDEFINED": ("warning", "A valid submission whose leaderboard score is undefined (every collection "
                                    "undefined on that leaderboard's graphs): it cannot rank."),
@@ -47,6 +51,10 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
                                        "and the entry rewritten (an empty folder in its place is removed; one holding "
                                        "files is left and the note says so). Printed by the build, not part of the "
                                        "leaderboard."),
+    "CACHE_ENTRY_UNWRITABLE": ("warning", "A score cache entry cannot be written (a full disk, no permission, a "
+                                          "folder in its place): the build goes on without it, and the submission is "
+                                          "scored again by the next build. Printed by the build, not part of the "
+                                          "leaderboard."),
     "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock): "
                               "this build stops with exit code 2 and writes nothing."),
     "OUTPUT_NOT_A_FOLDER": ("error", "The output (-o) is not a folder: an existing file or link (e.g. an earlier "

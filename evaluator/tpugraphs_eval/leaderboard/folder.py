@@ -79,6 +79,9 @@ class Entry:
         selected: True when the metadata marks it as selected for the final (private) leaderboard.
         notes: leaderboard problems of this entry (metadata faults), as :func:`codes.note` dicts.
         folder: the shown name of the team folder holding it (differs from ``team`` when merged).
+        modified: the file's modification time when listed (``lstat``), UTC, in the form of ``submitted``;
+            used only to place a submission without ``submitted`` in a day for the daily limit
+            (:func:`standings.over_daily_limit`), never shown (it differs between clones). None when unknown.
     """
 
     team: str
@@ -89,6 +92,7 @@ class Entry:
     selected: bool = False
     notes: list[dict[str, Any]] = field(default_factory=list)
     folder: str = ""
+    modified: str | None = None
 
     @property
     def id(self) -> str:
@@ -219,6 +223,16 @@ def _kind(path: Path) -> tuple[str, str]:
     return kind, file_type_in_words(mode) or "a regular file"
 
 
+def _modified(path: Path) -> str | None:
+    """``path``'s modification time (not following a link), UTC, as :func:`parse_time` writes times; None when
+    it cannot be looked at (the scorer then records the file as unreadable)."""
+    try:
+        ns = os.lstat(path).st_mtime_ns
+        return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=ns // 1000)).isoformat() + "Z"
+    except (OSError, OverflowError):  # gone, or a time outside years 1 to 9999
+        return None
+
+
 def _listing(folder: Path) -> list[str]:
     return sorted(os.listdir(folder), key=lambda n: os.fsencode(n))
 
@@ -291,7 +305,7 @@ def _read_team(team: str, team_path: Path, names: list[str]) -> tuple[list[Entry
         elif kinds[raw] == "dir":
             ignored.append(_ignored(shown, "a folder inside a team folder (not read)"))
         elif stem is not None:
-            entry = Entry(team, display_name(raw), team_path / raw)
+            entry = Entry(team, display_name(raw), team_path / raw, modified=_modified(team_path / raw))
             _attach_metadata(entry, team_path, owners[stem], metadata.get(stem, []))
             entries.append(entry)
         elif raw.lower().endswith(".json") and raw[:-5] in owners:

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..atomicfile import fsync_folder, symlink_atomically, write_atomically
 from ..errors import UsageError
 from .render_html import render_html
 from .render_text import render_csv, render_markdown
@@ -117,31 +118,12 @@ def generation_id(files: dict[str, bytes]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _same(folder: Path, files: dict[str, bytes]) -> bool:
     try:
         return sorted(os.listdir(folder)) == sorted(files) and all(
             (folder / n).read_bytes() == data for n, data in files.items())
     except OSError:
         return False
-
-
-def _link(target: str, at: Path) -> None:
-    """Make ``at`` a symbolic link to ``target`` atomically (a new link renamed over whatever was there)."""
-    if at.is_symlink() and os.readlink(at) == target:
-        return
-    temporary = at.with_name(f".{at.name}.{os.getpid()}.new")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(temporary)
-    os.symlink(target, temporary)
-    os.replace(temporary, at)
 
 
 def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
@@ -155,18 +137,14 @@ def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
         return gid
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=generations))
     try:
-        for name, data in files.items():
-            with open(staging / name, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(staging / name, 0o644)
+        for name, data in files.items():  # each flushed to disk, mode 0o644 whatever the umask (a published folder)
+            write_atomically(staging / name, lambda tmp, data=data: Path(tmp).write_bytes(data), mode=0o644)
         os.chmod(staging, 0o755)
-        _fsync_dir(staging)
+        fsync_folder(staging)
         if target.exists() or target.is_symlink():  # an altered copy: move it aside, removed below
             os.replace(target, Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=generations)))
         os.replace(staging, target)
-        _fsync_dir(generations)
+        fsync_folder(generations)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return gid
@@ -199,14 +177,14 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
         previous = os.readlink(current) if current.is_symlink() else None
         gid = _write_generation(generations, data)
         try:
-            _link(f"{GENERATIONS}/{gid}", current)  # the switch
+            symlink_atomically(f"{GENERATIONS}/{gid}", current)  # the switch
         except BaseException:  # not switched: the new generation goes, the previous set stays as it was
             if previous is None or Path(previous).name != gid:
                 shutil.rmtree(generations / gid, ignore_errors=True)
             raise
-        _fsync_dir(out)
+        fsync_folder(out)
         for name in files:
-            _link(f"{CURRENT}/{name}", out / name)
+            symlink_atomically(f"{CURRENT}/{name}", out / name)
         unchanged = previous is not None and Path(previous).name == gid  # keeps the one it replaced earlier
         keep = {gid, Path(previous).name} if previous and keep_previous else {gid}
         for old in generations.iterdir():

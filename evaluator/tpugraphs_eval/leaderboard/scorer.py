@@ -1,8 +1,8 @@
 """Score every submission of a folder through :func:`tpugraphs_eval.score_submission`, on several cores.
 
 The one scoring path: each submission's bytes go to ``score_submission(data, truth, options)`` with
-``truth = load_solution(path)``; the report is cut down to a *record* (JSON-able: validity, problems,
-public/private/all summaries, and the per-graph primary metric of each leaderboard for the bootstrap).
+``truth = load_solution(path)``; the report is cut down to a :class:`record.Record` (validity, problems,
+public/private/all scores, and the per-graph primary metric of each leaderboard for the bootstrap).
 Workers are processes of a :class:`concurrent.futures.ProcessPoolExecutor` whose initializer loads the
 solution once per worker. Results are placed by submission index, so the output does not depend on the
 order in which workers finish. Unchanged submissions come from the cache (:mod:`cache`).
@@ -10,7 +10,6 @@ order in which workers finish. Unchanged submissions come from the cache (:mod:`
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import itertools
 import multiprocessing
@@ -20,8 +19,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from ..api import score_submission
 from ..display import shorten
@@ -34,6 +31,7 @@ from .cache import ScoreCache, board_shape, cache_key, solution_digest
 from .codes import note
 from .folder import Entry
 from .reading import DEFAULT_MAX_BYTES, RefusedFile, read_file
+from .record import BoardScores, Record, encode_array
 
 MAX_PROBLEMS_LISTED = 100
 """Problems of one submission listed in the leaderboard; ``problem_counts`` and ``n_errors`` count them all
@@ -46,16 +44,6 @@ IN_FLIGHT_PER_WORKER = 4
 PARALLEL_MIN_BYTES = 32 << 20
 """Submissions to score totalling fewer bytes are scored in this process: starting a worker (a fresh
 interpreter that loads the solution) costs about as much as scoring 20 MB of CSV (bench/README.md)."""
-
-
-def encode_array(values: np.ndarray) -> str:
-    """(G,) float64 → base64 of little-endian float64 bytes (exact, NaN kept)."""
-    return base64.b64encode(np.ascontiguousarray(values, dtype="<f8").tobytes()).decode("ascii")
-
-
-def decode_array(text: str) -> np.ndarray:
-    """The inverse of :func:`encode_array`: a (G,) float64 array."""
-    return np.frombuffer(base64.b64decode(text), dtype="<f8")
 
 
 def listed_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -73,32 +61,27 @@ def listed_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
-def record_of(data: bytes, truth: GroundTruth, options: Options) -> dict[str, Any]:
+def record_of(data: bytes, truth: GroundTruth, options: Options) -> Record:
     """Score one submission and keep what the leaderboard needs.
 
     Returns:
-        ``{status: "scored"|"invalid", sha256, n_rows, n_errors, problem_counts, problems}`` (``problems``
-        capped by :func:`listed_problems`; ``problem_counts`` exact), plus for a
-        scored submission ``boards`` (``public``, ``private``, ``all``: ``{overall, collections}``, the
-        report's :class:`Scores` values) and ``per_graph`` (``public``, ``private``: collection → base64 (G,) float64 of
-        the primary metric, tile ``score`` or layout ``kendall_tau``, NaN where undefined, in the
-        solution's graph order restricted to that leaderboard).
+        a :class:`record.Record`, ``scored`` or ``invalid``: its sha256, rows, errors, ``problem_counts``
+        (exact) and ``problems`` (capped by :func:`listed_problems`), plus for a scored submission its
+        ``boards`` (``public``, ``private``, ``all``: the report's :class:`tpugraphs_eval.report.report.Scores` values) and ``per_graph``
+        (``public``, ``private``: the primary metric per graph, tile ``score`` or layout ``kendall_tau``, NaN
+        where undefined, in the solution's graph order restricted to that leaderboard).
     """
     report = score_submission(data, truth, options)
-    record: dict[str, Any] = {
-        "status": "scored" if report.valid and report.scored else "invalid",
-        "sha256": report.provenance["submission_sha256"], "n_rows": report.n_rows, "n_errors": report.n_errors,
-        "problem_counts": dict(sorted(report.validation.counts.items())),
-        "problems": listed_problems([p.to_dict() for p in report.problems]),
-    }
-    if record["status"] == "scored":
+    record = Record("scored" if report.valid and report.scored else "invalid",
+                    listed_problems([p.to_dict() for p in report.problems]), report.provenance["submission_sha256"],
+                    report.n_rows, report.n_errors, dict(sorted(report.validation.counts.items())))
+    if record.scored:
         boards = {**{b: report.leaderboards[b] for b in LEADERBOARDS}, "all": report.scores}
-        record["boards"] = {b: {"overall": scores.overall,
-                                "collections": {name: r.value for name, r in scores.collections.items()}}
-                            for b, scores in boards.items()}
-        record["per_graph"] = {b: {name: encode_array(r.per_graph[r.metric])
-                                   for name, r in report.leaderboards[b].collections.items()}
-                               for b in LEADERBOARDS}
+        record.boards = {b: BoardScores(scores.overall, {name: r.value for name, r in scores.collections.items()})
+                         for b, scores in boards.items()}
+        record.per_graph = {b: {name: encode_array(r.per_graph[r.metric])
+                                for name, r in report.leaderboards[b].collections.items()}
+                            for b in LEADERBOARDS}
     return record
 
 
@@ -114,8 +97,12 @@ def _init_worker(solution: str, digest: str, options: Options, max_bytes: int, c
                    cache=ScoreCache(None if cache_folder is None else Path(cache_folder)))
 
 
-def _score_in_worker(entry: Entry) -> dict[str, Any]:
+def _score_in_worker(entry: Entry) -> tuple[Record, dict[str, Any] | None]:
     """Read (in the worker: no file travels between processes), score, and store in the cache, one submission.
+
+    Returns:
+        the record, and the ``CACHE_ENTRY_UNWRITABLE`` note when its cache entry could not be written (the
+        worker's cache is its own: the note travels back to the build's).
 
     Raises:
         DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
@@ -123,20 +110,20 @@ def _score_in_worker(entry: Entry) -> dict[str, Any]:
     if _WORKER["changed"]:
         raise DataError(f"the solution file {_WORKER['solution']} changed during the build: build again")
     data = _read(entry, _WORKER["max_bytes"])
-    if isinstance(data, dict):
-        return data
+    if isinstance(data, Record):
+        return data, None
     record = record_of(data, _WORKER["truth"], _WORKER["options"])
-    _WORKER["cache"].put(cache_key(record["sha256"], _WORKER["digest"], _WORKER["options"].to_dict()), record)
-    return record
+    key = cache_key(record.sha256, _WORKER["digest"], _WORKER["options"].to_dict())
+    return record, _WORKER["cache"].put(key, record, entry.id)
 
 
-def _read(entry: Entry, max_bytes: int) -> bytes | dict[str, Any]:
-    """The file's bytes (read without following a link: :func:`reading.read_file`), or an error record."""
+def _read(entry: Entry, max_bytes: int) -> bytes | Record:
+    """The file's bytes (read without following a link: :func:`reading.read_file`), or an unread record."""
     try:
         return read_file(entry.path, max_bytes)
     except RefusedFile as refused:
         hint = " (--max-size)" if refused.code == "SUBMISSION_TOO_LARGE" else ""
-        return {"status": "error", "problems": [note(refused.code, f"{entry.id}: {refused.reason}{hint}")]}
+        return Record.unread(note(refused.code, f"{entry.id}: {refused.reason}{hint}"))
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -146,12 +133,12 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context(method)
 
 
-def _size(entry: Entry) -> int | dict[str, Any]:
-    """The file's size, or an error record when it cannot be looked at (the scorer reads it later)."""
+def _size(entry: Entry) -> int | Record:
+    """The file's size, or an unread record when it cannot be looked at (the scorer reads it later)."""
     try:
         return os.stat(entry.path, follow_symlinks=False).st_size
     except OSError as err:
-        return {"status": "error", "problems": [note("SUBMISSION_UNREADABLE", f"{entry.id}: {err.strerror or err}")]}
+        return Record.unread(note("SUBMISSION_UNREADABLE", f"{entry.id}: {err.strerror or err}"))
 
 
 def _enough(items: Iterator[tuple[int, int]], min_bytes: int,
@@ -173,7 +160,7 @@ class ScoringFailed(RuntimeError):
 
 def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, options: Options, cache: ScoreCache, *,
                   workers: int = 2, max_bytes: int = DEFAULT_MAX_BYTES,
-                  advance: Callable[[int], None] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+                  advance: Callable[[int], None] | None = None) -> tuple[list[Record], dict[str, int]]:
     """A record per entry (same order as ``entries``), and counts ``{cached, scored, unread}``.
 
     Two passes: every file is read and hashed here to find it in the cache (when the cache has entries);
@@ -193,13 +180,14 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         advance: called with 1 after each submission is done (a progress bar).
 
     Cache entries are keyed by :func:`cache.cache_key` with the :func:`cache.solution_digest` of ``truth``
-    and the manifest of ``solution``; an unusable entry is scored again (a note in ``cache.notes``).
+    and the manifest of ``solution``; an unusable entry is scored again, and an entry that cannot be
+    written is left out (a note in ``cache.notes`` for each).
 
     Raises:
         ScoringFailed: the evaluator raised on a submission (a bug), or a worker died.
         DataError: the solution file was replaced while workers loaded it.
     """
-    records: list[dict[str, Any] | None] = [None] * len(entries)
+    records: list[Record | None] = [None] * len(entries)
     digest, shape = solution_digest(truth, read_manifest(solution)), board_shape(truth)
     counts = {"cached": 0, "scored": 0, "unread": 0}
     first: list[tuple[int, int]] = []
@@ -210,7 +198,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         empty = cache.empty  # nothing to find: no need to read and hash here
         for i, entry in enumerate(entries):
             data = _size(entry) if empty else _read(entry, max_bytes)
-            if isinstance(data, dict):
+            if isinstance(data, Record):
                 records[i], counts["unread"] = data, counts["unread"] + 1
             elif isinstance(data, int):
                 yield i, data if data <= max_bytes else 0  # too large: recorded unread by the scorer
@@ -224,16 +212,17 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
                 records[i], counts["cached"] = hit, counts["cached"] + 1
             advance(1)
 
-    def done(i: int, record: dict[str, Any], stored: bool = False) -> None:
+    def done(i: int, record: Record, in_worker: bool = False, unwritable: dict[str, Any] | None = None) -> None:
         records[i] = record
-        if record["status"] == "error":  # unreadable or too large (found by the scorer's read)
+        if record.status == "error":  # unreadable or too large (found by the scorer's read)
             counts["unread"] += 1
         else:  # keyed by the hash of the bytes actually scored (the report's)
-            key = cache_key(record["sha256"], digest, options_key)
-            if stored:  # a worker wrote the entry
+            key = cache_key(record.sha256, digest, options_key)
+            if in_worker:  # the worker wrote the entry, or noted why it could not
                 cache.used.add(key)
+                cache.notes.extend([unwritable] if unwritable else [])
             else:
-                cache.put(key, record)
+                cache.put(key, record, entries[i].id)
             counts["scored"] += 1
         advance(1)
 
@@ -242,20 +231,21 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         for i in itertools.chain((i for i, _ in first), todo):
             data = _read(entries[i], max_bytes)
             try:
-                record = data if isinstance(data, dict) else record_of(data, truth, options)
+                record = data if isinstance(data, Record) else record_of(data, truth, options)
             except Exception as err:
                 raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
             done(i, record)
     else:
         _parallel(itertools.chain((i for i, _ in first), todo), entries, solution, digest, options, workers,
-                  max_bytes, cache.folder, lambda i, record: done(i, record, stored=True))
+                  max_bytes, cache.folder, lambda i, result: done(i, result[0], True, result[1]))
     return records, counts  # type: ignore[return-value]
 
 
 def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest: str, options: Options, workers: int,
-              max_bytes: int, cache_folder: Path | None, done: Callable[[int, dict[str, Any]], None]) -> None:
+              max_bytes: int, cache_folder: Path | None,
+              done: Callable[[int, tuple[Record, dict[str, Any] | None]], None]) -> None:
     """Score ``todo`` in worker processes (which also write the cache entries), calling ``done`` in index
-    order of each batch finished."""
+    order of each batch finished, with what :func:`_score_in_worker` returned."""
     pending: dict[Future, int] = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_init_worker,
                              initargs=(str(solution), digest, options, max_bytes,
@@ -274,7 +264,7 @@ def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest:
             for future in sorted(finished, key=pending.__getitem__):
                 i = pending.pop(future)
                 try:
-                    record = future.result()
+                    result = future.result()
                 except BrokenProcessPool as err:
                     raise ScoringFailed(f"a scoring worker died while scoring {entries[i].id} "
                                         "(out of memory?)") from err
@@ -282,4 +272,4 @@ def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest:
                     raise
                 except Exception as err:
                     raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
-                done(i, record)
+                done(i, result)

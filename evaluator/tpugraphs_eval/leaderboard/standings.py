@@ -7,8 +7,11 @@ Rules (docs/leaderboard.md, after Kaggle's):
   ones it selected (metadata ``"selected": true``; at most 2 count: with more, the 2 most recent
   selected valid ones, recorded as ``TOO_MANY_SELECTED``; a selected invalid submission is recorded as
   ``SELECTED_INVALID`` and does not count), or, when it selected no valid one, its 2 best public ones.
-- **Order of submissions** ("earlier"): by submission time (metadata ``submitted``); submissions of
-  unknown time come after all known times, by file name.
+- **Daily limit** (``max_daily``, Kaggle's 5): a team's valid submissions beyond the first ``max_daily`` of
+  one UTC day (:func:`over_daily_limit`) are not scored on the public leaderboard: they count neither for
+  its public score nor as one of its "2 best public ones" (``OVER_DAILY_LIMIT``); they may still be selected.
+- **Order of submissions** ("earlier"): by submission time (metadata ``submitted``), then file name;
+  submissions of unknown time come after all known times, by file name.
 - **Ranks**: equal scores (the same float, as identical predictions give) share a rank, and the next
   rank skips (1, 2, 2, 4). Among equal scores the team whose scoring submission is earlier is shown
   first (then by team name). Teams without a valid submission (or with an undefined score) have no
@@ -23,16 +26,55 @@ from typing import Any
 
 from .codes import note
 from .folder import Entry
+from .record import Record
 
 MAX_FINAL = 2
 """Submissions that count for the private leaderboard (Kaggle: 2)."""
+DEFAULT_MAX_DAILY = 5
+"""Valid submissions of a team per UTC day scored on the public leaderboard (Kaggle's limit is 5 a day)."""
+
+
+def _utc(text: str) -> dt.datetime:
+    """A time as :func:`folder.parse_time` writes it (``...Z``) → a naive UTC datetime."""
+    return dt.datetime.fromisoformat(text.removesuffix("Z"))
 
 
 def time_key(entry: Entry) -> tuple:
     """Sort key putting earlier submissions first; unknown times last, by file name."""
     if entry.submitted is None:
         return (1, dt.datetime.min, entry.file)
-    return (0, dt.datetime.fromisoformat(entry.submitted.removesuffix("Z")), entry.file)
+    return (0, _utc(entry.submitted), entry.file)
+
+
+def over_daily_limit(entries: list[Entry], records: list[Record], max_daily: int) -> dict[int, dict[str, Any]]:
+    """The valid submissions not scored on the public leaderboard: index → its ``OVER_DAILY_LIMIT`` note.
+
+    A submission's day is the UTC date of its ``submitted`` time, or, when it has none, of its file's
+    modification time (:attr:`folder.Entry.modified`; docs/leaderboard.md, "Rules"). Per team and day, its
+    valid submissions in order of that time (then file name, then ID) beyond the first ``max_daily`` are
+    over the limit. Invalid and unread submissions do not count; a submission with neither time (none in a
+    folder read by :func:`folder.read_folder`) is never over. ``max_daily`` 0 or less: no limit, ``{}``.
+    O(N log N) for N submissions.
+    """
+    if max_daily <= 0:
+        return {}
+    timed = []
+    for i, (entry, record) in enumerate(zip(entries, records)):
+        when = entry.submitted or entry.modified
+        if record.scored and when is not None:
+            timed.append((_utc(when), entry.file, entry.id, i))
+    seen: dict[tuple[str, dt.date], int] = {}
+    over = {}
+    for when, _, _, i in sorted(timed):
+        entry = entries[i]
+        day = (entry.team, when.date())
+        seen[day] = seen.get(day, 0) + 1
+        if seen[day] > max_daily:
+            source = "submitted time" if entry.submitted else "file's modification time (no submitted time)"
+            over[i] = note("OVER_DAILY_LIMIT", f"{entry.id}: valid submission {seen[day]} of {entry.team} on "
+                                               f"{when.date().isoformat()} (UTC, by its {source}); the limit is "
+                                               f"{max_daily} a day: not scored on the public leaderboard")
+    return over
 
 
 @dataclass
@@ -43,7 +85,8 @@ class TeamStanding:
         team: the team's shown name.
         submissions: indices (into the entries) of all its submissions, earliest first.
         valid: indices of its scored submissions, earliest first.
-        finals: the submissions its score is taken over (private: the final ones; public: all valid).
+        finals: the submissions its score is taken over (private: the final ones; public: all valid ones
+            within the daily limit).
         chosen: the submission giving its score (None when it has none).
         score: its overall on this leaderboard (None: no rank).
         rank: competition rank (1, 2, 2, 4), None when unranked.
@@ -60,19 +103,12 @@ class TeamStanding:
     notes: list[dict[str, Any]] = field(default_factory=list)
 
 
-def board_score(record: dict[str, Any], board: str) -> float | None:
-    """A record's overall on ``board`` (``public``, ``private`` or ``all``); None when unscored or undefined."""
-    if record.get("status") != "scored":
-        return None
-    return record["boards"][board]["overall"]
-
-
-def _best(indices: list[int], records: list[dict[str, Any]], board: str) -> int | None:
+def _best(indices: list[int], records: list[Record], board: str) -> int | None:
     """The index with the highest defined score on ``board``; the earliest among equals (indices are in order)."""
     best = None
     for i in indices:
-        score = board_score(records[i], board)
-        if score is not None and (best is None or score > board_score(records[best], board)):
+        score = records[i].overall(board)
+        if score is not None and (best is None or score > records[best].overall(board)):
             best = i
     return best
 
@@ -96,13 +132,16 @@ def submissions_by_team(teams: list[str], entries: list[Entry]) -> dict[str, lis
 
 
 def final_submissions(team: str, mine: list[int], valid: list[int], entries: list[Entry],
-                      records: list[dict[str, Any]]) -> tuple[list[int], list[dict[str, Any]]]:
+                      records: list[Record], over: dict[int, Any] | None = None) -> tuple[list[int], list[dict[str, Any]]]:
     """The private leaderboard's final submissions of a team and the notes made.
 
     Args:
         team: the team's name; ``mine``: indices of all its submissions; ``valid``: of its scored ones,
-            earliest first; ``entries``, ``records``: every submission and its record.
+            earliest first; ``entries``, ``records``: every submission and its record; ``over``: the
+            submissions over the daily limit (:func:`over_daily_limit`): without a public score, they come
+            after every other when the 2 best public ones are taken.
     """
+    over = over or {}
     notes = []
     scored = set(valid)
     for i in sorted(mine):  # in the entries' order
@@ -118,7 +157,8 @@ def final_submissions(team: str, mine: list[int], valid: list[int], entries: lis
         return kept, notes
     if selected:
         return selected, notes
-    ranked = sorted(valid, key=lambda i: -(board_score(records[i], "public") or float("-inf")))  # stable: earliest
+    publics = {i: None if i in over else records[i].overall("public") for i in valid}  # None: after every score
+    ranked = sorted(valid, key=lambda i: (publics[i] is None, 0.0 if publics[i] is None else -publics[i]))  # stable
     position = {i: k for k, i in enumerate(valid)}
     return sorted(ranked[:MAX_FINAL], key=position.__getitem__), notes
 
@@ -131,33 +171,36 @@ def competition_ranks(scores: list[float]) -> list[int]:
     return ranks
 
 
-def standings(teams: list[str], entries: list[Entry], records: list[dict[str, Any]],
-              board: str) -> list[TeamStanding]:
+def standings(teams: list[str], entries: list[Entry], records: list[Record],
+              board: str, max_daily: int = 0) -> list[TeamStanding]:
     """Every team on ``board`` (``public`` or ``private``), in display order (ranked first, by rank).
 
     Args:
         teams: every team folder's name (teams without submissions included).
         entries: every submission; ``records``: their records (:func:`scorer.record_of`), same order.
         board: which leaderboard ranks the teams.
+        max_daily: the daily limit (:func:`over_daily_limit`; 0: none). On the public board a team's
+            ``finals`` are its valid submissions within the limit.
 
     Cost: O(N log N + T log T) for N submissions and T teams (submissions are grouped by team once).
     """
     out = []
     groups = submissions_by_team(teams, entries)
+    over = over_daily_limit(entries, records, max_daily)
     for team in teams:
         mine = groups[team]
-        valid = [i for i in mine if records[i].get("status") == "scored"]
+        valid = [i for i in mine if records[i].scored]
         standing = TeamStanding(team, mine, valid)
         if not valid:
             why = "no submissions" if not mine else f"none of its {len(mine)} submissions is valid"
             standing.notes.append(note("NO_VALID_SUBMISSION", f"{team}: {why}"))
         elif board == "public":
-            standing.finals = valid
+            standing.finals = [i for i in valid if i not in over]
         else:
-            standing.finals, standing.notes = final_submissions(team, mine, valid, entries, records)
+            standing.finals, standing.notes = final_submissions(team, mine, valid, entries, records, over)
         standing.chosen = _best(standing.finals, records, board)
         if standing.chosen is not None:
-            standing.score = board_score(records[standing.chosen], board)
+            standing.score = records[standing.chosen].overall(board)
         elif valid:
             standing.notes.append(note("SCORE_UNDEFINED", f"{team}: no {board} score is defined"))
         out.append(standing)

@@ -43,7 +43,7 @@ def resampled_overalls(per_graph: dict[str, np.ndarray], draws: dict[str, np.nda
     Args:
         per_graph: collection → (S, G) primary metric per submission and graph of the leaderboard
             (NaN: undefined); every collection of ``draws`` is present.
-        draws: collection → (B, G) drawn positions (:func:`draw`).
+        draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
 
     The resampled means are :mod:`..scoring.bootstrap`'s (the same as ``compare``'s); submissions are
     processed in chunks of about :data:`CHUNK_VALUES` drawn values, and row s is the same bytes whether it
@@ -68,7 +68,7 @@ def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndar
 
     Args:
         per_graph: collection → (G,) primary metric per graph of the leaderboard (NaN: undefined).
-        draws: collection → (B, G) drawn positions (:func:`draw`).
+        draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
     """
     return resampled_overalls({name: np.asarray(values)[None, :] for name, values in per_graph.items()}, draws)[0]
 
@@ -81,7 +81,7 @@ def team_samples(per_graph: dict[str, np.ndarray], owner: np.ndarray, n_teams: i
         per_graph: collection → (S, G) primary metric of the S submissions that count (:func:`resampled_overalls`).
         owner: (S,) int team of each of those submissions, in 0..T-1; a team owning none gets NaN.
         n_teams: T.
-        draws: collection → (B, G) drawn positions (:func:`draw`).
+        draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
     """
     resamples = next(iter(draws.values())).shape[0] if draws else 0
     out = np.full((n_teams, resamples), np.nan)

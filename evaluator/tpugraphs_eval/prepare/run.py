@@ -27,7 +27,8 @@ import numpy as np
 from .._version import __version__
 from ..dataset import BY_NAME, COLLECTIONS, TILE_TOP_K, Collection
 from ..errors import DataError, UsageError
-from ..truth.dataroot import DataRoot, present_collections, resolve_data_root
+from ..roots import resolve_data_root
+from ..truth.dataroot import DataRoot, present_collections
 from ..truth.npzread import read_split
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from .grouping import program_of, stratum

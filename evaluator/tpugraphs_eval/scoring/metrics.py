@@ -30,11 +30,11 @@ Python that CI finds).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
 from .. import kernels
+from ..truth.ranks import dense_ranks, tied_pairs
 
 
 class UndefinedMetricError(ValueError):
@@ -56,12 +56,6 @@ def defined_mean(values: np.ndarray) -> float | None:
     return math.fsum(defined.tolist()) / defined.size if defined.size else None
 
 
-def tied_pairs(counts: np.ndarray) -> int:
-    """Pairs with equal value, from the multiplicity of each distinct value."""
-    counts = counts.astype(np.int64)
-    return int((counts * (counts - 1) // 2).sum())
-
-
 def _run_lengths(sorted_keys: list[np.ndarray]) -> np.ndarray:
     """Lengths of the runs of equal rows in columns that are sorted together (lexicographically)."""
     n = sorted_keys[0].size
@@ -69,26 +63,6 @@ def _run_lengths(sorted_keys: list[np.ndarray]) -> np.ndarray:
     for key in sorted_keys:
         change |= key[1:] != key[:-1]
     return np.diff(np.flatnonzero(np.concatenate(([True], change, [True]))))
-
-
-class DenseRanks(NamedTuple):
-    """Dense ranks of n values.
-
-    Attributes:
-        ranks: (n,) int32 in [0, m): 0 for the smallest value, equal values share a rank.
-        n_distinct: m, the number of distinct values.
-        tied_pairs: pairs of positions i < j with equal values.
-    """
-
-    ranks: np.ndarray
-    n_distinct: int
-    tied_pairs: int
-
-
-def dense_ranks(values: np.ndarray) -> DenseRanks:
-    """Dense ranks of ``values`` (any shape, flattened): see :class:`DenseRanks`."""
-    distinct, ranks, counts = np.unique(np.asarray(values).reshape(-1), return_inverse=True, return_counts=True)
-    return DenseRanks(ranks.astype(np.int32).reshape(-1), int(distinct.size), tied_pairs(counts))
 
 
 def discordant_pairs(ranks: np.ndarray, lengths: np.ndarray, n_values: np.ndarray) -> np.ndarray:

@@ -121,7 +121,7 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
         eval_indices: the official sampled configs (``--configs official``), or None for all configs.
 
     Returns:
-        Collection name → :class:`CollectionResult`, in :data:`catalog.COLLECTIONS` order.
+        Collection name → :class:`CollectionResult`, in :data:`tpugraphs_eval.dataset.COLLECTIONS` order.
     """
     layouts = [name for name, t in truth.collections.items() if t.graphs.collection.kind == "layout"]
     if eval_indices is None:  # every layout collection in one pass: one C call for all tau-b

@@ -27,9 +27,9 @@ _MISSING_NAMED = 5
 _NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX", "CRLF",
                    "QUOTED_FIELD", "INDICES_SPACE_SEPARATED", "INDICES_AS_LIST", "INDICES_COMMA_SEPARATED",
                    "INDICES_ONE_BASED"}
+"""Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
 _NOTHING_READ = ("EMPTY_FILE", "NOT_TEXT", "ARCHIVE_UNREADABLE", "ARCHIVE_TOO_LARGE")
 """Problems that mean no row could be read: one problem says so, no MISSING_IDS follow."""
-"""Problems on a last line that a cut-off file would not explain (UNKNOWN_ID may: a cut ID)."""
 
 
 @dataclass

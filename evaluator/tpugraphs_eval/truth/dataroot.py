@@ -1,9 +1,10 @@
 """Where the ground truth lives: a data root in the official layout, or the bundled synthetic demo.
 
 A data root is the folder holding ``npz/`` (the official download untars to
-``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README). It is chosen by, in order:
-an explicit path, the word ``demo`` (the synthetic demo dataset of :mod:`tpugraphs_eval.demo.dataset`),
-``$TPUGRAPHS_DATA``, ``~/data/tpugraphs``.
+``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README). Which one a command means (an
+explicit path, the word ``demo``, ``$TPUGRAPHS_DATA``, ``~/data/tpugraphs``) is chosen by
+:func:`tpugraphs_eval.roots.resolve_data_root`, outside this package: the ground truth does not depend on
+the demo that is built from it.
 
 Entries whose name starts with a dot are never graphs: macOS writes ``._<name>.npz`` metadata files
 beside every file copied to a non-Apple disk (and ``.DS_Store``). They are ignored, and reports name
@@ -13,7 +14,6 @@ them in a note (:meth:`DataRoot.ignored_files`).
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,8 +21,11 @@ from ..dataset import COLLECTIONS, SPLITS, Collection
 from ..errors import DataError, UsageError
 
 ENV_VAR = "TPUGRAPHS_DATA"
+"""The environment variable naming the data root when no path is given."""
 DEFAULT_ROOT = "~/data/tpugraphs"
+"""The data root when neither a path nor :data:`ENV_VAR` is given (the official download's place)."""
 DEMO = "demo"
+"""The ``--data-root`` word for the bundled synthetic demo dataset (:func:`tpugraphs_eval.roots.resolve_data_root`)."""
 
 
 @dataclass(frozen=True)
@@ -99,26 +102,15 @@ def _npz_entries(folder: Path) -> list[Path] | None:
         raise DataError(f"cannot list {folder}: {err.strerror}") from None
 
 
-def resolve_data_root(arg: str | os.PathLike[str] | None = None) -> DataRoot:
-    """The data root named by ``arg`` (a path or ``"demo"``), else ``$TPUGRAPHS_DATA``, else ``~/data/tpugraphs``.
+def data_root_at(path: Path) -> DataRoot:
+    """The data root at ``path`` (a folder holding ``npz/``), checked; which path a command means is
+    :func:`tpugraphs_eval.roots.resolve_data_root`'s.
 
     Raises:
-        DataError: the folder does not exist or does not hold ``npz/``.
+        DataError: the folder does not exist, is not a folder, or holds no ``npz/`` (the message says which,
+            and what to pass instead).
+        PermissionError: it cannot be read.
     """
-    if arg is None:
-        arg = os.environ.get(ENV_VAR) or DEFAULT_ROOT
-    if str(arg) == DEMO:
-        from ..demo.dataset import demo_data_root
-
-        return DataRoot(demo_data_root(), synthetic=True)
-    path = Path(arg).expanduser()
-    try:
-        return _checked_root(path)
-    except PermissionError:
-        raise DataError(f"data root {path} cannot be read: permission denied") from None
-
-
-def _checked_root(path: Path) -> DataRoot:
     if not path.exists():
         raise DataError(f"data root {path} does not exist. Pass --data-root DIR (the folder holding npz/), "
                         f"set ${ENV_VAR}, or use --data-root demo for the bundled synthetic demo data.")

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..dataset import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
 from ..errors import DataError, NoGroundTruthError, UsageError
-from ..scoring.metrics import dense_ranks
 from .dataroot import DataRoot
+from .ranks import dense_ranks
 
 TileRuntime = Literal["normalized", "raw"]
 TILE_RUNTIMES: tuple[TileRuntime, ...] = ("normalized", "raw")
@@ -89,7 +89,7 @@ class SplitCatalog:
     Attributes:
         root: the data root read.
         split: ``train``, ``valid`` or ``test``.
-        collections: present collections by name, in the order of :data:`catalog.COLLECTIONS`.
+        collections: present collections by name, in the order of :data:`tpugraphs_eval.dataset.COLLECTIONS`.
         left_out: collections of the split that a selection (:meth:`restrict`, ``--collections``) leaves
             out: their rows are counted, not scored, and they are not reported missing.
         unselected: submission IDs of graphs of the split that a graph selection (:meth:`restrict_graphs`,
