@@ -45,6 +45,13 @@ ERROR_CODES: dict[str, str] = {
     "NPZ_MEMBER_TOO_LARGE": "A ground-truth member declares more than 64 MiB uncompressed (8M runtimes, 80 times "
                             "the largest real graph), or its `.npy` header declares a shape larger than the member: "
                             "it is not decompressed (a zip bomb).",
+    "NPZ_DUPLICATE_MEMBER": "A `.npz` file stores a member name twice (or both `config_runtime` and "
+                            "`config_runtime.npy`): numpy never writes that and which copy is meant is unknown, "
+                            "so the file is not read.",
+    "NPZ_SPLIT_TOO_LARGE": "The ground-truth members of one split's `.npz` files declare more than 1 GiB "
+                           "uncompressed in all (each member is capped at 64 MiB; the real train split, the "
+                           "largest, holds well under the limit): the read stops at the file that would pass it, "
+                           "unread, and the message names the split.",
     # runtimes (DataError)
     "NO_GROUND_TRUTH": "Every runtime of the split is 0: the public test files, which hold no ground truth.",
     "PUBLIC_BOARD_TOO_SMALL": "A public leaderboard build (`tpugraphs-leaderboard build --public-only`) over a "

@@ -72,6 +72,18 @@ def _hostile(kind: str):
                                                        "validate")
 
 
+def _split_too_large(tmp_path, tiny, solution):
+    """18 graphs whose config_runtime members each declare 60 MiB (holding 3 configs): 17 are corrupt, and the
+    18th would take the split past its 1 GiB cap: the read stops there, naming the split."""
+    from handmade_npz import member
+
+    folder = tmp_path / "root" / LAYOUT
+    folder.mkdir(parents=True)
+    for k in range(18):
+        (folder / f"g{k:02}.npz").write_bytes(handmade_zip(member(size=60 << 20)))
+    return ["validate", tmp_path / "none.csv", "--data-root", tmp_path / "root", "--split", "test"], tmp_path / "root"
+
+
 def _solution_case(change):
     """A copy of the tiny solution changed by ``change(frame, manifest) -> (frame, manifest, keep data_sha256?)``."""
     def case(tmp_path, tiny, solution):
@@ -171,6 +183,8 @@ CASES = {
     "NPZ_ENCRYPTED": _hostile("encrypted"),
     "NPZ_COMPRESSION_UNSUPPORTED": _hostile("unsupported-method"),
     "NPZ_MEMBER_TOO_LARGE": _hostile("huge-declared-shape"),
+    "NPZ_DUPLICATE_MEMBER": _hostile("duplicate-member"),
+    "NPZ_SPLIT_TOO_LARGE": _split_too_large,
     "NO_GROUND_TRUTH": lambda t, tiny, s: (_data_case(t, LAYOUT, lambda p: np.savez(p, config_runtime=np.zeros(3)))[0],
                                            t / "root"),  # the split as a whole is at fault: its data root
     "RUNTIME_NOT_POSITIVE": _npz(LAYOUT, config_runtime=np.array([5, -1, 7])),
