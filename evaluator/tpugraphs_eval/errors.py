@@ -67,7 +67,11 @@ ERROR_CODES: dict[str, str] = {
                            "magic bytes at the start), is cut off (none at the end), has a damaged footer, or holds "
                            "no tpugraphs-eval manifest: the message says which.",
     "SOLUTION_MANIFEST_INVALID": "The solution's manifest has another format, or lacks (or mistypes) its split, "
-                                 "its two sha256 (runtimes, column data) or its counts.",
+                                 "its synthetic flag, its two sha256 (runtimes, column data) or its counts.",
+    "SOLUTION_MANIFEST_MISMATCH": "The solution's manifest contradicts its rows: they are exactly the graphs of a "
+                                  "split of the bundled synthetic demo, or have the real dataset's graph counts of "
+                                  "a split, and the manifest names another split or (demo rows) says synthetic: "
+                                  "false. Demo data is never reported as real, nor one split as another.",
     "SOLUTION_SCHEMA_INVALID": "A column of the solution file is missing or of the wrong type (e.g. a boolean or "
                                "float runtime column).",
     "SOLUTION_ROWS_INVALID": "The rows do not form a solution: no rows, an unknown collection, a usage other than "

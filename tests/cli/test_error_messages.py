@@ -84,6 +84,18 @@ def _split_too_large(tmp_path, tiny, solution):
     return ["validate", tmp_path / "none.csv", "--data-root", tmp_path / "root", "--split", "test"], tmp_path / "root"
 
 
+def _demo_as_real(tmp_path, tiny, solution):
+    """The demo's test solution with its manifest saying synthetic: false (demo data reported as real)."""
+    from tpugraphs_eval import resolve_data_root
+
+    demo = tmp_path / "demo.parquet"
+    build_solution(resolve_data_root("demo"), "test", demo)
+    manifest = {**read_manifest(demo), "synthetic": False}
+    odd = tmp_path / "odd.parquet"
+    pl.read_parquet(demo).write_parquet(odd, metadata={MANIFEST_KEY: json.dumps(manifest)})
+    return [tmp_path / "none.csv", "--solution", odd], odd
+
+
 def _solution_case(change):
     """A copy of the tiny solution changed by ``change(frame, manifest) -> (frame, manifest, keep data_sha256?)``."""
     def case(tmp_path, tiny, solution):
@@ -193,6 +205,7 @@ CASES = {
     "RUNTIME_NOT_INT64": _not_int64,
     "SOLUTION_UNREADABLE": lambda t, tiny, s: ([t / "none.csv", "--solution", t / "none.parquet"], t / "none.parquet"),
     "SOLUTION_MANIFEST_INVALID": _solution_case(lambda f, m: (f, {k: v for k, v in m.items() if k != "split"}, False)),
+    "SOLUTION_MANIFEST_MISMATCH": _demo_as_real,
     "SOLUTION_SCHEMA_INVALID": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") > 0), m, True)),
     "SOLUTION_ROWS_INVALID": _solution_case(lambda f, m: (f.with_columns(usage=pl.lit("Maybe")), m, True)),
     "SOLUTION_CHECKSUM_MISMATCH": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") * 2), m, True)),
