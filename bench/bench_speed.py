@@ -75,12 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (3 in-process, 3 subprocess runs)")
     parser.add_argument("--repeats", type=int, help="in-process repeats, best of N (default 7; --quick 3)")
     parser.add_argument("--runs", type=int, help="subprocess runs, median of N (default 7; --quick 3)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7", help="measurements to run, e.g. 1,3 (default all)")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8", help="measurements to run, e.g. 1,3 (default all)")
     parser.add_argument("--workdir", type=Path, help="where generated files go (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (not the 1 GB npz)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of score_submission")
     parser.add_argument("--json", type=Path, help="write the summary rows as JSON to this path")
-    parser.add_argument("--against", type=Path, help="measurement 7: also time this source tree (a checkout of "
+    parser.add_argument("--against", type=Path, help="measurements 7 and 8: also measure this source tree (a checkout of "
                         "another commit, e.g. `git worktree add /tmp/old main`), in turns with this one")
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 7)

@@ -348,6 +348,42 @@ class Bench:
             (a, b) = envs
             self.add("7c", "whole process: --against / this tree", f"{statistics.median(wall[b]) / statistics.median(wall[a]):.2f}x "
                      f"wall, {statistics.median(cpu[b]) / statistics.median(cpu[a]):.2f}x CPU", how=how)
+    def m8_big_graph_rss(self) -> None:
+        """Issue 17 item 5: the peak RSS rise of load_ground_truth for one layout graph of 1M configs and for ten of
+        100k (the same total), each in a fresh process, for this tree and, with --against, another one."""
+        rng = np.random.default_rng(8)
+        roots = {}
+        for label, sizes in (("1 x 1,000,000", [1_000_000]), ("10 x 100,000", [100_000] * 10)):
+            root = self.workdir / f"m8_{sizes[0]}"
+            folder = root / "npz/layout/xla/default/valid"
+            if not folder.exists():
+                folder.mkdir(parents=True)
+                for k, c in enumerate(sizes):  # int64 runtimes with chance ties, stored as numpy writes them
+                    np.savez(folder / f"g{k}.npz", config_runtime=rng.integers(1_000_000, 2_000_000, c))
+            roots[label] = root
+        trees = {"this tree": None} | ({f"--against {self.against}": self.against} if self.against else {})
+        seen = []
+        for k, (tree_label, tree) in enumerate(trees.items()):
+            env = dict(os.environ)
+            if tree is not None:
+                env["PYTHONPATH"] = str(tree / "evaluator") + os.pathsep + env.get("PYTHONPATH", "")
+            rises, digests = {}, set()
+            for label, root in roots.items():
+                runs = []
+                for _ in range(3):
+                    proc = subprocess.run([sys.executable, str(HERE / "rss_probe.py"), "load-ours", str(root), "valid"],
+                                          cwd=REPO, env=env, capture_output=True, text=True, check=True)
+                    runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                rises[label] = min(r["rise_kb"] for r in runs) * 1024 / MB
+                digests.add((label, runs[0]["result"]))
+            seen.append(digests)
+            one, ten = rises["1 x 1,000,000"], rises["10 x 100,000"]
+            self.add(f"8{'ab'[k]}", f"peak RSS rise, load_ground_truth: 1 graph of 1M / 10 of 100k ({tree_label})",
+                     f"{one:.1f} MB / {ten:.1f} MB = {one / ten:.2f}x", how="least of 3 fresh processes each")
+        if len(seen) == 2:
+            same = seen[0] == seen[1]
+            self.add("8c", "same ground-truth sha256 from both trees", "yes" if same else "NO", "identical",
+                     "PASS" if same else "FAIL")
 
 
 MEASUREMENTS = {
@@ -359,4 +395,6 @@ MEASUREMENTS = {
     "6": ("kernels: the numpy fallback against the C extension, same inputs", Bench.m6_kernels),
     "7": ("whole process and in-process read, Kaggle-shaped test split (optionally against another tree)",
           Bench.m7_whole_process),
+    "8": ("peak RSS of the ground truth: one graph of 1M configs against ten of 100k (optionally another tree)",
+          Bench.m8_big_graph_rss),
 }

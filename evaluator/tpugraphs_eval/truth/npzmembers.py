@@ -235,6 +235,33 @@ class _MemberBytes:
         self.crc = zlib.crc32(data, self.crc)
         return data
 
+    def read_into(self, target: memoryview) -> int:
+        """Fill ``target`` (a writable byte view) with the next bytes, without an intermediate copy; the count
+        written (less than ``len(target)`` only where the member's data ends).
+
+        Raises:
+            zlib.error: a corrupt deflate stream.
+        """
+        done = 0
+        want = min(len(target), self.allowed)
+        while done < want:
+            if self._inflate is None and not self._pending and self._left > 0:  # stored: straight from the file
+                got = self._handle.readinto(target[done:done + min(want - done, self._left)])
+                if not got:
+                    self._left = 0
+                    break
+                self._left -= got
+                self.crc = zlib.crc32(target[done:done + got], self.crc)
+                self.allowed -= got
+                done += got
+                continue
+            piece = self.read(min(want - done, _CHUNK))
+            if not piece:
+                break
+            target[done:done + len(piece)] = piece
+            done += len(piece)
+        return done
+
 
 def open_member(handle: BinaryIO, member: Member, key: str) -> _MemberBytes:
     """Check ``member``'s local header and return a reader of its uncompressed bytes.

@@ -95,8 +95,10 @@ def _read_member(handle: BinaryIO, member: Member, key: str) -> np.ndarray:
         raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape} ({need:,} bytes), "
                        f"more than the {member.size:,} bytes the member holds")
     values = memoryview(prefix)[at:at + need]
-    if len(values) < need:  # a member over _READ_WHOLE: the rest of its data
-        values = b"".join((values, data.read(need - len(values))))
+    if len(values) < need:  # a member over _READ_WHOLE: the rest of its data, read in place
+        whole = bytearray(need)
+        whole[:len(values)] = values
+        values = memoryview(whole)[:len(values) + data.read_into(memoryview(whole)[len(values):])]
     while data.read(_READ_WHOLE):  # to the end of the member, where its CRC-32 is checked
         pass
     if data.allowed:
@@ -107,7 +109,9 @@ def _read_member(handle: BinaryIO, member: Member, key: str) -> np.ndarray:
                        f"file {member.name!r})")
     if len(values) != need:
         raise Unusable("NPZ_CORRUPT", f"{key} ends after {len(values):,} of its {need:,} data bytes")
-    return np.frombuffer(values, dtype=dtype)
+    array = np.frombuffer(values, dtype=dtype)
+    array.flags.writeable = False  # as read: never changed in place (a bytearray's view would allow it)
+    return array
 
 
 class _Budget:
