@@ -105,8 +105,8 @@ def _read_member(handle: BinaryIO, member: Member, key: str) -> np.ndarray:
         raise Unusable("NPZ_CORRUPT", f"{key} ends after {member.size - data.allowed:,} of the {member.size:,} "
                        "bytes it declares")
     if data.crc != member.crc:
-        raise Unusable("NPZ_CORRUPT", f"a ground-truth member does not decompress (BadZipFile: Bad CRC-32 for "
-                       f"file {member.name!r})")
+        raise Unusable("NPZ_CORRUPT", f"a ground-truth member does not decompress (Bad CRC-32 for file "
+                       f"{member.name!r}: its bytes are not the ones stored)")
     if len(values) != need:
         raise Unusable("NPZ_CORRUPT", f"{key} ends after {len(values):,} of its {need:,} data bytes")
     array = np.frombuffer(values, dtype=dtype)
