@@ -81,3 +81,14 @@ def test_other_rows_show_no_split(tiny_root, tmp_path):
     build_solution(resolve_data_root(tiny_root), "test", solution)
     assert rows_split({}) is None
     assert load_solution(_edited(solution, tmp_path / "valid.parquet", split="valid")).catalog.split == "valid"
+
+
+def test_a_copy_of_the_demo_files_is_built_as_synthetic(demo_root, tmp_path):
+    """A copied (even edited) demo folder is not the word `demo`: its solution still says synthetic: true."""
+    import shutil
+
+    root = tmp_path / "copy"
+    shutil.copytree(demo_root.path, root)
+    solution = tmp_path / "test.parquet"
+    assert build_solution(resolve_data_root(str(root)), "test", solution)["synthetic"] is True
+    assert load_solution(solution).catalog.root.synthetic
