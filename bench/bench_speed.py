@@ -5,6 +5,7 @@ Both run on the same machine in the same run; see bench/README.md for what each 
 
     /path/to/venv/bin/python bench/bench_speed.py [--quick] [--repeats N] [--runs N] [--only 1,2]
                                                   [--workdir DIR] [--keep] [--profile] [--json PATH]
+                                                  [--against OLD_TREE]
 
 In-process timings are the best (minimum) of N repeats; subprocess timings the median of N runs.
 Exit status: 0 when every target passes, 1 when one fails or a measurement raised.
@@ -74,11 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (3 in-process, 3 subprocess runs)")
     parser.add_argument("--repeats", type=int, help="in-process repeats, best of N (default 7; --quick 3)")
     parser.add_argument("--runs", type=int, help="subprocess runs, median of N (default 7; --quick 3)")
-    parser.add_argument("--only", default="1,2,3,4,5,6", help="measurements to run, e.g. 1,3 (default all)")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8", help="measurements to run, e.g. 1,3 (default all)")
     parser.add_argument("--workdir", type=Path, help="where generated files go (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (not the 1 GB npz)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of score_submission")
     parser.add_argument("--json", type=Path, help="write the summary rows as JSON to this path")
+    parser.add_argument("--against", type=Path, help="measurements 7 and 8: also measure this source tree (a checkout of "
+                        "another commit, e.g. `git worktree add /tmp/old main`), in turns with this one")
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 7)
     runs = args.runs or (3 if args.quick else 7)
@@ -98,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
           f"in-process: best of {repeats}; subprocess: median of {runs}")
     if warning := stale_build_warning():
         print(warning)
-    bench = Bench(workdir, repeats, runs, args.profile)
+    bench = Bench(workdir, repeats, runs, args.profile, args.against)
     t_all = time.perf_counter()
     try:
         for key in selected:

@@ -11,6 +11,7 @@ import gc
 import json
 import os
 import pstats
+import resource
 import shutil
 import statistics
 import subprocess
@@ -54,8 +55,9 @@ class Row:
 
 
 class Bench:
-    def __init__(self, workdir: Path, repeats: int, runs: int, profile: bool) -> None:
+    def __init__(self, workdir: Path, repeats: int, runs: int, profile: bool, against: Path | None = None) -> None:
         self.workdir, self.repeats, self.runs, self.profile = workdir, repeats, runs, profile
+        self.against = against  # another source tree (a checkout of an older commit) for measurement 7
         self.rows: list[Row] = []
 
     def add(self, *args, **kwargs) -> None:
@@ -297,6 +299,92 @@ class Bench:
         self.add("6c", "inversions alone, 20 x 100,000 values, C / numpy",
                  f"{t_c * 1e3:.1f} ms / {t_np * 1e3:.1f} ms = {t_np / t_c:.1f}x slower"
                  f"{'' if c == fallback else ' (COUNTS DIFFER)'}", how=how, status="info" if c == fallback else "FAIL")
+    def m7_whole_process(self) -> None:
+        """Issue 17: the Kaggle-shaped scoring run as a user runs it (a fresh process), and the split's read
+        in-process (a fresh interpreter each), for this tree and, with --against, another one, in turns."""
+        root, csv_path = self.workdir / "m1_test_root", self.workdir / "m1_test_submission.csv"
+        if not csv_path.exists():
+            synth_data.write_test_root(root, csv_path)
+        trees = {"this tree": None} | ({f"--against {self.against}": self.against} if self.against else {})
+        envs = {}
+        for label, tree in trees.items():
+            env = dict(os.environ)
+            if tree is not None:
+                env["PYTHONPATH"] = str(tree / "evaluator") + os.pathsep + env.get("PYTHONPATH", "")
+            envs[label] = env
+        cmd = [sys.executable, "-m", "tpugraphs_eval", str(csv_path), "--data-root", str(root), "--split", "test", "-q"]
+        for label, env in envs.items():
+            first = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            if first.returncode != 0:
+                raise RuntimeError(f"{label}: {' '.join(cmd)} exited {first.returncode}:\n{first.stdout}{first.stderr}")
+            print(f"  {label} says: {first.stdout.strip()}")
+        wall: dict[str, list[float]] = {label: [] for label in envs}
+        cpu: dict[str, list[float]] = {label: [] for label in envs}
+        for _ in range(self.runs):  # interleaved, so drift hits every tree alike
+            for label, env in envs.items():
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                subprocess.run(cmd, env=env, capture_output=True, check=True)
+                wall[label].append(time.perf_counter() - t0)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu[label].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        how = f"median of {self.runs}, fresh processes in turns"
+        loads = {label: [] for label in envs}
+        for _ in range(3):
+            for label, env in envs.items():
+                proc = subprocess.run([sys.executable, str(HERE / "load_timer.py"), str(root), "test",
+                                       str(self.repeats)], env=env, capture_output=True, text=True, check=True)
+                loads[label].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        for k, label in enumerate(envs):
+            w, c = statistics.median(wall[label]), statistics.median(cpu[label])
+            self.add(f"7a{'ab'[k]}", f"whole process, Kaggle-shaped score -q ({label})",
+                     f"{w * 1e3:.0f} ms wall, {c * 1e3:.0f} ms CPU", how=how)
+            best = {key: min(run[key] for run in loads[label]) for key in ("read_wall", "read_cpu", "load_wall", "load_cpu")}
+            self.add(f"7b{'ab'[k]}", f"in-process, 894 files: read_split / load_ground_truth ({label})",
+                     f"{best['read_wall'] * 1e3:.1f} / {best['load_wall'] * 1e3:.1f} ms wall, "
+                     f"{best['read_cpu'] * 1e3:.1f} / {best['load_cpu'] * 1e3:.1f} ms CPU",
+                     how=f"best of {self.repeats} in each of 3 fresh interpreters")
+        if len(envs) == 2:
+            (a, b) = envs
+            self.add("7c", "whole process: --against / this tree", f"{statistics.median(wall[b]) / statistics.median(wall[a]):.2f}x "
+                     f"wall, {statistics.median(cpu[b]) / statistics.median(cpu[a]):.2f}x CPU", how=how)
+    def m8_big_graph_rss(self) -> None:
+        """Issue 17 item 5: the peak RSS rise of load_ground_truth for one layout graph of 1M configs and for ten of
+        100k (the same total), each in a fresh process, for this tree and, with --against, another one."""
+        rng = np.random.default_rng(8)
+        roots = {}
+        for label, sizes in (("1 x 1,000,000", [1_000_000]), ("10 x 100,000", [100_000] * 10)):
+            root = self.workdir / f"m8_{sizes[0]}"
+            folder = root / "npz/layout/xla/default/valid"
+            if not folder.exists():
+                folder.mkdir(parents=True)
+                for k, c in enumerate(sizes):  # int64 runtimes with chance ties, stored as numpy writes them
+                    np.savez(folder / f"g{k}.npz", config_runtime=rng.integers(1_000_000, 2_000_000, c))
+            roots[label] = root
+        trees = {"this tree": None} | ({f"--against {self.against}": self.against} if self.against else {})
+        seen = []
+        for k, (tree_label, tree) in enumerate(trees.items()):
+            env = dict(os.environ)
+            if tree is not None:
+                env["PYTHONPATH"] = str(tree / "evaluator") + os.pathsep + env.get("PYTHONPATH", "")
+            rises, digests = {}, set()
+            for label, root in roots.items():
+                runs = []
+                for _ in range(3):
+                    proc = subprocess.run([sys.executable, str(HERE / "rss_probe.py"), "load-ours", str(root), "valid"],
+                                          cwd=REPO, env=env, capture_output=True, text=True, check=True)
+                    runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                rises[label] = min(r["rise_kb"] for r in runs) * 1024 / MB
+                digests.add((label, runs[0]["result"]))
+            seen.append(digests)
+            one, ten = rises["1 x 1,000,000"], rises["10 x 100,000"]
+            self.add(f"8{'ab'[k]}", f"peak RSS rise, load_ground_truth: 1 graph of 1M / 10 of 100k ({tree_label})",
+                     f"{one:.1f} MB / {ten:.1f} MB = {one / ten:.2f}x", how="least of 3 fresh processes each")
+        if len(seen) == 2:
+            same = seen[0] == seen[1]
+            self.add("8c", "same ground-truth sha256 from both trees", "yes" if same else "NO", "identical",
+                     "PASS" if same else "FAIL")
+
 
 MEASUREMENTS = {
     "1": ("Kaggle-shaped test submission (844 tile + 50 layout graphs)", Bench.m1_test_submission),
@@ -305,4 +393,8 @@ MEASUREMENTS = {
     "4": ("CLI cold start on the demo", Bench.m4_cli_cold_start),
     "5": ("solution file vs npz tree (Kaggle-shaped test split)", Bench.m5_solution_file),
     "6": ("kernels: the numpy fallback against the C extension, same inputs", Bench.m6_kernels),
+    "7": ("whole process and in-process read, Kaggle-shaped test split (optionally against another tree)",
+          Bench.m7_whole_process),
+    "8": ("peak RSS of the ground truth: one graph of 1M configs against ten of 100k (optionally another tree)",
+          Bench.m8_big_graph_rss),
 }

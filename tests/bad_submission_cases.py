@@ -150,6 +150,10 @@ STRICT_CASES = [
     case("utf16-big-endian-with-bom", b"\xfe\xff" + VALID.decode().encode("utf-16-be"), [("NOT_TEXT", None)], 1,
          "UTF-16"),
     case("utf16-without-bom", VALID.decode().encode("utf-16-le"), [("NOT_TEXT", None)], 1, "UTF-16"),
+    case("utf32-with-bom", VALID.decode().encode("utf-32"), [("NOT_TEXT", None)], 1, "UTF-32"),  # was "UTF-16"
+    case("utf32-big-endian-with-bom", b"\x00\x00\xfe\xff" + VALID.decode().encode("utf-32-be"), [("NOT_TEXT", None)],
+         1, "UTF-32"),
+    case("utf32-without-bom", VALID.decode().encode("utf-32-le"), [("NOT_TEXT", None)], 1, "UTF-32"),
     case("non-utf8-byte-in-row", csv(ROW_A) + f"{B}\xff,0;1;2;3;4\n".encode("latin-1") + csv(ROW_L, header=None),
          [("NOT_UTF8", 3), ("MISSING_IDS", None)], 1, "0xff at column 33"),
     case("cp1252-text", csv(ROW_A, ROW_B, ROW_L) + "tile:xla:café,0\n".encode("cp1252"), [("NOT_UTF8", 5)], 1),

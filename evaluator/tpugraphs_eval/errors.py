@@ -45,6 +45,13 @@ ERROR_CODES: dict[str, str] = {
     "NPZ_MEMBER_TOO_LARGE": "A ground-truth member declares more than 64 MiB uncompressed (8M runtimes, 80 times "
                             "the largest real graph), or its `.npy` header declares a shape larger than the member: "
                             "it is not decompressed (a zip bomb).",
+    "NPZ_DUPLICATE_MEMBER": "A `.npz` file stores a member name twice (or both `config_runtime` and "
+                            "`config_runtime.npy`): numpy never writes that and which copy is meant is unknown, "
+                            "so the file is not read.",
+    "NPZ_SPLIT_TOO_LARGE": "The ground-truth members of one split's `.npz` files declare more than 1 GiB "
+                           "uncompressed in all (each member is capped at 64 MiB; the real train split, the "
+                           "largest, holds well under the limit): the read stops at the file that would pass it, "
+                           "unread, and the message names the split.",
     # runtimes (DataError)
     "NO_GROUND_TRUTH": "Every runtime of the split is 0: the public test files, which hold no ground truth.",
     "PUBLIC_BOARD_TOO_SMALL": "A public leaderboard build (`tpugraphs-leaderboard build --public-only`) over a "
@@ -60,7 +67,11 @@ ERROR_CODES: dict[str, str] = {
                            "magic bytes at the start), is cut off (none at the end), has a damaged footer, or holds "
                            "no tpugraphs-eval manifest: the message says which.",
     "SOLUTION_MANIFEST_INVALID": "The solution's manifest has another format, or lacks (or mistypes) its split, "
-                                 "its two sha256 (runtimes, column data) or its counts.",
+                                 "its synthetic flag, its two sha256 (runtimes, column data) or its counts.",
+    "SOLUTION_MANIFEST_MISMATCH": "The solution's manifest contradicts its rows: they are exactly the graphs of a "
+                                  "split of the bundled synthetic demo, or have the real dataset's graph counts of "
+                                  "a split, and the manifest names another split or (demo rows) says synthetic: "
+                                  "false. Demo data is never reported as real, nor one split as another.",
     "SOLUTION_SCHEMA_INVALID": "A column of the solution file is missing or of the wrong type (e.g. a boolean or "
                                "float runtime column).",
     "SOLUTION_ROWS_INVALID": "The rows do not form a solution: no rows, an unknown collection, a usage other than "

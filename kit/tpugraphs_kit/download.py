@@ -348,7 +348,8 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
             failure (a ``DownloadError`` or ``KitError`` with the codes below), ``.results`` the archives that
             succeeded; its own code and message are those of the first failure.
         DownloadError: ``DOWNLOAD_FAILED``, ``TIMED_OUT``, ``SIZE_MISMATCH``, ``ARCHIVE_TOO_LARGE``
-            (:func:`fetch`); ``UNSAFE_ARCHIVE``, ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET``
+            (:func:`fetch`); ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER`` (a member outside the archive's own
+            collection and split folder, ``npz/tile/xla/valid`` for ``npz_tile_xla_valid.tar``), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET``
             (:func:`tpugraphs_kit.extract.safe_extract`; the downloaded tar is deleted).
         KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``OUTPUT_WRITE_FAILED``.
     """
@@ -380,7 +381,8 @@ def _install(archive: Archive, root: Path, folder: Path, *, keep_archives: bool,
     tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, deadline=deadline,
                        max_bytes=max_bytes, progress=progress)
     try:
-        placed = safe_extract(tar, root, max_bytes=max_bytes, max_members=max_members)
+        placed = safe_extract(tar, root, max_bytes=max_bytes, max_members=max_members,
+                              folder=collection(archive.collection).split_dir(archive.split))
     except DownloadError as err:
         tar.unlink(missing_ok=True)
         raise DownloadError(err.code, f"{err.args[0]}; the downloaded file was deleted") from None

@@ -48,6 +48,11 @@ KIT_ERROR_CODES: dict[str, str] = {
     "UNSAFE_ARCHIVE": "An archive member that is not a folder or regular file under `npz/` (a link, a device, a "
                       "sparse file, a path outside it), or one that appears twice or is both a file and a folder: "
                       "nothing is extracted.",
+    "ARCHIVE_OUTSIDE_ITS_FOLDER": "An official archive with a member outside its own collection and split folder "
+                                  "(its name says which: `npz_tile_xla_valid.tar` may write only under "
+                                  "`npz/tile/xla/valid/`), other than a folder on the way to it: so no archive "
+                                  "overwrites another's graphs, plants graphs in another split or blocks another's "
+                                  "install. Nothing of it is extracted.",
     "TRUNCATED_ARCHIVE": "An archive without its end-of-archive marker or with a member cut short: nothing is "
                          "extracted.",
     "BAD_ARCHIVE": "A file that is not a readable tar archive, or one with no file under `npz/`.",

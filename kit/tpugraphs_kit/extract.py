@@ -11,6 +11,10 @@ archive is refused and nothing is written:
 - an absolute name, a ``..`` component, a backslash, a name outside ``npz/`` (so no member can reach the
   downloader's ``.downloads/`` folder and its done-markers), a file given twice, or a name that is both a
   file and a folder (``UNSAFE_ARCHIVE``);
+- with ``folder`` given (the downloader gives each official archive its own collection and split folder, e.g.
+  ``npz/tile/xla/valid`` for ``npz_tile_xla_valid.tar``): a member outside that folder, other than a folder
+  on the way to it (``ARCHIVE_OUTSIDE_ITS_FOLDER``), so that one archive can neither overwrite another's
+  graphs, nor plant graphs in another split, nor block another's install;
 - more than ``max_members`` members, or regular files adding up to more than ``max_bytes`` bytes
   (``ARCHIVE_TOO_LARGE``; defaults :data:`MAX_MEMBERS` and :data:`MAX_BYTES`, far above the real
   archives). The limits are checked as each header is read, so a tar bomb stops at its first header
@@ -145,19 +149,30 @@ def _name_problem(name: str) -> tuple[PurePosixPath | None, str | None]:
     return PurePosixPath(*parts), None
 
 
+def _outside(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], folder: PurePosixPath) -> list[str]:
+    """The members of ``checked`` outside ``folder``: a file not below it, a folder neither below it nor on the
+    way to it."""
+    on_the_way = {folder, *folder.parents}
+    return [member.name for member, name in checked
+            if not (name.is_relative_to(folder) and name != folder or member.isdir() and name in on_the_way)]
+
+
 def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_BYTES,
-                  max_members: int = MAX_MEMBERS) -> list[tuple[tarfile.TarInfo, PurePosixPath]]:
+                  max_members: int = MAX_MEMBERS,
+                  folder: PurePosixPath | None = None) -> list[tuple[tarfile.TarInfo, PurePosixPath]]:
     """Read every header of ``tar`` (opened ``r:`` from ``archive``, with ``tarinfo=_BoundedTarInfo`` so that no
     pax or GNU long-name header over :data:`MAX_HEADER_BYTES` is read) and return its members with clean names.
 
     Members come in archive order; folders may be implied (a file ``npz/a/b.npz`` needs no ``npz/a``
     member); a leading ``./`` is dropped from names, and a ``./`` folder member (the destination itself)
-    is skipped.
+    is skipped. With ``folder`` (relative to the destination, under ``npz/``), every member must lie below it,
+    or be a folder on the way to it.
 
     Raises:
         DownloadError: ``ARCHIVE_TOO_LARGE`` (more than ``max_members`` members or more than ``max_bytes``
             bytes of files: raised at the first header over the limit), ``UNSAFE_ARCHIVE`` (every refused
-            member is listed, up to 10), ``TRUNCATED_ARCHIVE`` (no end-of-archive marker where the last
+            member is listed, up to 10), ``ARCHIVE_OUTSIDE_ITS_FOLDER`` (members outside ``folder``, up to 10
+            listed), ``TRUNCATED_ARCHIVE`` (no end-of-archive marker where the last
             header says the archive ends), ``BAD_ARCHIVE`` (no file at all).
     """
     checked: list[tuple[tarfile.TarInfo, PurePosixPath]] = []
@@ -205,6 +220,14 @@ def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_B
         raise DownloadError("UNSAFE_ARCHIVE", f"{archive}: refused, nothing extracted ({len(problems)} refused "
                                               f"member(s); the official archives hold only folders and regular "
                                               f"files under {TOP}/): {listed}")
+    if folder is not None and (outside := _outside(checked, folder)):
+        listed = "; ".join(repr(name) for name in outside[:_SHOWN])
+        if len(outside) > _SHOWN:
+            listed += f"; and {len(outside) - _SHOWN} more"
+        raise DownloadError("ARCHIVE_OUTSIDE_ITS_FOLDER", f"{archive}: refused, nothing extracted: this archive may "
+                                                          f"write only under {folder}/ (its name says which "
+                                                          f"collection and split it holds), but {len(outside)} "
+                                                          f"member(s) lie elsewhere: {listed}")
     end = tar.offset
     tar.fileobj.seek(end)  # the file the headers were read from: the path is not opened again
     marker = tar.fileobj.read(_END_OF_ARCHIVE)
@@ -317,13 +340,14 @@ def _open_archive(archive: Path) -> BinaryIO:
 
 
 def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES,
-                 max_members: int = MAX_MEMBERS) -> list[Path]:
+                 max_members: int = MAX_MEMBERS, folder: PurePosixPath | None = None) -> list[Path]:
     """Extract the official tar ``archive`` under ``dest`` after checking every member; returns the files placed.
 
-    ``dest`` (the data root) is created if missing; the files land at ``dest/npz/...``.
+    ``dest`` (the data root) is created if missing; the files land at ``dest/npz/...``; with ``folder`` (e.g.
+    ``npz/tile/xla/valid``) only below that folder (:func:`check_archive`).
 
     Raises:
-        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_TOO_LARGE`` (also a pax or GNU long-name header over
+        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER``, ``ARCHIVE_TOO_LARGE`` (also a pax or GNU long-name header over
             :data:`MAX_HEADER_BYTES`, refused unread), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE`` (see the
             module docstring), ``UNSAFE_TARGET`` (a folder under ``dest`` is a link or a file, or a file would
             land on a folder), ``UNSUPPORTED_PLATFORM`` (no ``dir_fd`` support). In every case nothing is
@@ -335,7 +359,7 @@ def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], 
                                                     "(Linux, macOS); extract the archives with a tar tool instead")
     try:
         with _open_archive(archive) as raw, tarfile.open(fileobj=raw, mode="r:", tarinfo=_BoundedTarInfo) as tar:
-            checked = check_archive(tar, archive, max_bytes=max_bytes, max_members=max_members)
+            checked = check_archive(tar, archive, max_bytes=max_bytes, max_members=max_members, folder=folder)
             dest.mkdir(parents=True, exist_ok=True)
             staging_path = tempfile.mkdtemp(prefix=".extract-", dir=dest)
             trees = []

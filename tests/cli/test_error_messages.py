@@ -73,6 +73,30 @@ def _hostile(kind: str):
                                                        "validate")
 
 
+def _split_too_large(tmp_path, tiny, solution):
+    """18 graphs whose config_runtime members each declare 60 MiB (holding 3 configs): 17 are corrupt, and the
+    18th would take the split past its 1 GiB cap: the read stops there, naming the split."""
+    from handmade_npz import member
+
+    folder = tmp_path / "root" / LAYOUT
+    folder.mkdir(parents=True)
+    for k in range(18):
+        (folder / f"g{k:02}.npz").write_bytes(handmade_zip(member(size=60 << 20)))
+    return ["validate", tmp_path / "none.csv", "--data-root", tmp_path / "root", "--split", "test"], tmp_path / "root"
+
+
+def _demo_as_real(tmp_path, tiny, solution):
+    """The demo's test solution with its manifest saying synthetic: false (demo data reported as real)."""
+    from tpugraphs_eval import resolve_data_root
+
+    demo = tmp_path / "demo.parquet"
+    build_solution(resolve_data_root("demo"), "test", demo)
+    manifest = {**read_manifest(demo), "synthetic": False}
+    odd = tmp_path / "odd.parquet"
+    pl.read_parquet(demo).write_parquet(odd, metadata={MANIFEST_KEY: json.dumps(manifest)})
+    return [tmp_path / "none.csv", "--solution", odd], odd
+
+
 def _solution_case(change):
     """A copy of the tiny solution changed by ``change(frame, manifest) -> (frame, manifest, keep data_sha256?)``."""
     def case(tmp_path, tiny, solution):
@@ -213,6 +237,8 @@ CASES = {
     "NPZ_ENCRYPTED": _hostile("encrypted"),
     "NPZ_COMPRESSION_UNSUPPORTED": _hostile("unsupported-method"),
     "NPZ_MEMBER_TOO_LARGE": _hostile("huge-declared-shape"),
+    "NPZ_DUPLICATE_MEMBER": _hostile("duplicate-member"),
+    "NPZ_SPLIT_TOO_LARGE": _split_too_large,
     "NO_GROUND_TRUTH": lambda t, tiny, s: (_data_case(t, LAYOUT, lambda p: np.savez(p, config_runtime=np.zeros(3)))[0],
                                            t / "root"),  # the split as a whole is at fault: its data root
     "RUNTIME_NOT_POSITIVE": _npz(LAYOUT, config_runtime=np.array([5, -1, 7])),
@@ -221,6 +247,7 @@ CASES = {
     "RUNTIME_NOT_INT64": _not_int64,
     "SOLUTION_UNREADABLE": lambda t, tiny, s: ([t / "none.csv", "--solution", t / "none.parquet"], t / "none.parquet"),
     "SOLUTION_MANIFEST_INVALID": _solution_case(lambda f, m: (f, {k: v for k, v in m.items() if k != "split"}, False)),
+    "SOLUTION_MANIFEST_MISMATCH": _demo_as_real,
     "SOLUTION_SCHEMA_INVALID": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") > 0), m, True)),
     "SOLUTION_ROWS_INVALID": _solution_case(lambda f, m: (f.with_columns(usage=pl.lit("Maybe")), m, True)),
     "SOLUTION_CHECKSUM_MISMATCH": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") * 2), m, True)),

@@ -190,6 +190,8 @@ CLI_CASES = {
     "TRUNCATED_ARCHIVE": lambda t: _download(t, GOOD_TAR[:1536]),
     "UNSAFE_ARCHIVE": lambda t: _download(t, tar_bytes([("npz/link", None, {"type": b"2", "linkname": "/etc"})])),
     "ARCHIVE_TOO_LARGE": lambda t: _download(t, tar_bytes([("npz/huge.npz", None, {"size": 10**13})])),
+    "ARCHIVE_OUTSIDE_ITS_FOLDER": lambda t: _download(t, tar_bytes([("npz/tile/xla/test/g.npz",
+                                                                      npz_bytes([2, 1], True), {})])),
     "UNSAFE_TARGET": _unsafe_target,
 }
 

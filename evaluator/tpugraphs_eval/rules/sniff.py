@@ -1,4 +1,4 @@
-"""Is a submission CSV text at all? Its first bytes tell (NUL bytes, UTF-16, mostly not UTF-8).
+"""Is a submission CSV text at all? Its first bytes tell (NUL bytes, UTF-16, UTF-32, mostly not UTF-8).
 
 Standard library only, and Python 3.9 syntax: the Codabench scoring program, which cannot import this
 package, carries this very file beside its ``score.py`` (``hosting/codabench.py`` copies it as
@@ -9,6 +9,8 @@ same words.
 from __future__ import annotations
 
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+"""Checked before :data:`UTF16_BOMS`: UTF-32's little-endian mark starts with UTF-16's."""
 SNIFF_BYTES = 8192
 """Bytes of the file's start that are looked at."""
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
@@ -16,13 +18,20 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
 
 def looks_binary(head: bytes) -> str | None:
     """Why the first bytes of a file are not CSV text (words that follow "this is not a CSV text file: "), or
-    None if they could be: UTF-16 (a byte-order mark, or every other byte NUL), NUL bytes, or more than 5% of
-    the characters undecodable as UTF-8 or control characters other than tab, CR and LF."""
+    None if they could be: UTF-32 (a byte-order mark, or three bytes of every four NUL), UTF-16 (a byte-order
+    mark, or every other byte NUL), NUL bytes, or more than 5% of the characters undecodable as UTF-8 or
+    control characters other than tab, CR and LF."""
+    if head.startswith(UTF32_BOMS):
+        return "it is UTF-32 text (save it as UTF-8)"
     if head.startswith(UTF16_BOMS):
         return "it is UTF-16 text (save it as UTF-8)"
     if b"\x00" in head:
+        quarters = [head[k::4] for k in range(4)]
+        rest = head.replace(b"\x00", b"")
+        if sum(q.count(0) > 0.9 * len(q) for q in quarters if q) >= 3 and len(head) >= 8 and rest and rest.isascii():
+            return "it is UTF-32 text (save it as UTF-8)"
         halves = head[0::2], head[1::2]
-        if any(half.count(0) > 0.9 * len(half) for half in halves if half) and head.replace(b"\x00", b"").isascii():
+        if any(half.count(0) > 0.9 * len(half) for half in halves if half) and rest.isascii():
             return "it is UTF-16 text (save it as UTF-8)"
         return "it contains NUL bytes (binary data)"
     text = head.decode("utf-8", errors="replace")

@@ -18,7 +18,7 @@ import numpy as np
 from ..dataset import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
 from ..errors import DataError, NoGroundTruthError, UsageError
 from .dataroot import DataRoot
-from .ranks import dense_ranks
+from .ranks import tied_pairs
 
 TileRuntime = Literal["normalized", "raw"]
 TILE_RUNTIMES: tuple[TileRuntime, ...] = ("normalized", "raw")
@@ -189,16 +189,52 @@ class CollectionTruth:
         offsets = np.concatenate(([0], np.cumsum(graphs.n_configs)))
         truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]))
         if graphs.collection.kind == "layout":
-            ranked = [dense_ranks(y) for y in truth.runtimes]
-            truth.ranks = np.concatenate([r.ranks for r in ranked])
-            truth.n_distinct = np.array([r.n_distinct for r in ranked], dtype=np.int64)
-            truth.tied_pairs = np.array([r.tied_pairs for r in ranked], dtype=np.int64)
+            truth.ranks = np.empty(values.size, dtype=np.int32)  # filled graph by graph: no per-graph arrays kept
+            truth.n_distinct = np.empty(offsets.size - 1, dtype=np.int64)
+            truth.tied_pairs = np.empty(offsets.size - 1, dtype=np.int64)
+            for g, (a, b) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist())):
+                truth.n_distinct[g], truth.tied_pairs[g] = _dense_ranks_into(values[a:b], truth.ranks[a:b])
         return truth
 
     @property
     def runtimes(self) -> list[np.ndarray]:
         """Per graph, a (c,) view of its runtimes in :attr:`values`."""
         return [self.values[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]
+
+
+_RANK_CHUNK = 1 << 16
+"""Values ranked per :func:`numpy.searchsorted` call in :func:`_dense_ranks_into` (a 512 KiB temporary)."""
+
+
+def _dense_ranks_into(y: np.ndarray, out: np.ndarray) -> tuple[int, int]:
+    """Write the dense ranks of ``y`` into ``out`` and return (distinct values, tied pairs): the ranks, m and tie
+    count of :func:`metrics.dense_ranks` (``numpy.unique``'s inverse), with fewer temporaries.
+
+    Args:
+        y: (c,) one graph's runtimes, c >= 1.
+        out: (c,) int32, written in place: 0 for the fastest runtime, equal runtimes share a rank.
+
+    ``numpy.unique`` with its inverse and counts holds about 45 bytes per value at once (a sorted copy, the
+    sorting permutation, an int64 inverse, ...); here a sorted copy and a mask of run starts (9 bytes per
+    value), then the distinct values and their run starts (16 per distinct value), then ranks found by binary
+    search in chunks of :data:`_RANK_CHUNK` values: a graph of 1M configs no longer peaks far above ten of
+    100k (bench/README.md, measurement 8).
+    """
+    ordered = np.sort(y)
+    starts = np.empty(ordered.size, dtype=bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    distinct = ordered[starts]
+    del ordered
+    first = np.flatnonzero(starts)
+    del starts
+    runs = np.diff(first, append=y.size)
+    del first
+    ties = tied_pairs(runs)
+    del runs
+    for a in range(0, y.size, _RANK_CHUNK):
+        out[a:a + _RANK_CHUNK] = np.searchsorted(distinct, y[a:a + _RANK_CHUNK])
+    return int(distinct.size), ties
 
 
 @dataclass
@@ -312,11 +348,12 @@ def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
     return array.astype(np.int64, copy=False)
 
 
-def _canonical_bytes(array: np.ndarray) -> bytes:
-    """Little-endian int64 bytes when the values are whole numbers that fit (any integer or float dtype), else
-    float64 bytes: the digest depends on the values, not on the dtype they are stored in."""
+def _canonical_bytes(array: np.ndarray) -> np.ndarray:
+    """Little-endian int64 values when they are whole numbers that fit (any integer or float dtype), else float64
+    values, as a contiguous array that hashlib reads in place (no bytes copy): the digest depends on the values,
+    not on the dtype they are stored in."""
     exact = as_int64_exact(array) if array.dtype.kind in "iuf" else None
-    return np.ascontiguousarray(array if exact is None else exact, dtype="<f8" if exact is None else "<i8").tobytes()
+    return np.ascontiguousarray(array if exact is None else exact, dtype="<f8" if exact is None else "<i8")
 
 
 def runtimes_sha256(read: GraphsRead) -> str:

@@ -62,6 +62,7 @@ from .solution_checks import (
     column_data_sha256,
     manifest_faults,
     parquet_manifest,
+    rows_split,
     verify_rows,
 )
 
@@ -185,7 +186,9 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     """Write the solution file of ``split`` from a data root's ``.npz`` files; returns its manifest.
 
     The ground truth is checked as for scoring (positive runtimes; not the public test files) and must be
-    whole numbers of ns that int64 holds exactly. A collection with no Public or no Private graph is
+    whole numbers of ns that int64 holds exactly. The manifest says ``synthetic: true`` for the demo data root
+    and for any data root holding exactly the demo's graphs of a split (a copy of its files:
+    :func:`solution_checks.rows_split`). A collection with no Public or no Private graph is
     written as it is, with a warning in the manifest's ``warnings`` (:func:`usage_warnings`). The file is written to a temporary name and moved into
     place: a failed write (a full disk) leaves no partial file. ``source``: what the manifest names as the
     source (default: the data root's label; ``prepare`` names its source data root, not its working folder).
@@ -222,8 +225,10 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
                                    "public_graphs": int(masks[collection.name].sum())}
     frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
         pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
+    shown = rows_split(read)  # a copy of the demo's files (another folder) is synthetic all the same
+    synthetic = root.synthetic or (shown is not None and shown[1])
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
-                "source": source or root.label, "synthetic": root.synthetic, "ground_truth_sha256": truth.sha256,
+                "source": source or root.label, "synthetic": synthetic, "ground_truth_sha256": truth.sha256,
                 "counts": counts, "usage": usage, "warnings": usage_warnings(counts)}
     draft = io.BytesIO()  # the column data does not depend on the footer's metadata: hash it first
     frame.write_parquet(draft, metadata={MANIFEST_KEY: "{}"})

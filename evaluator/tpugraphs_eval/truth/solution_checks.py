@@ -6,6 +6,7 @@ Each failed check is a :class:`DataError` with a ``SOLUTION_*`` code of :data:`e
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..dataset import BY_NAME, SPLITS
+from ..dataset import BY_NAME, COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
 from ..errors import DataError
 from .groundtruth import GraphsRead, runtimes_sha256
 
@@ -97,7 +98,9 @@ def manifest_faults(manifest: dict[str, Any]) -> list[str]:
             name in BY_NAME and isinstance(c, dict) and all(type(c.get(f)) is int for f in fields)
             for name, c in counts.items())):
         faults.append("lacks the counts ({collection: {graphs, configs, public_graphs}} with integers)")
-    if not isinstance(manifest.get("synthetic", False), bool):
+    if "synthetic" not in manifest:
+        faults.append("lacks its synthetic flag (synthetic: true for the bundled demo data, else false)")
+    elif not isinstance(manifest["synthetic"], bool):
         faults.append("has a synthetic flag that is not true or false")
     return faults
 
@@ -140,3 +143,49 @@ def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: d
                         f"{', '.join(differ)} (a corrupted or edited solution file)", code="SOLUTION_CHECKSUM_MISMATCH")
     if check_runtimes and runtimes_sha256(read) != manifest["ground_truth_sha256"]:
         raise DataError(RUNTIMES_DIFFER.format(path=path), code="SOLUTION_CHECKSUM_MISMATCH")
+    if faults := split_faults(manifest, read):
+        raise DataError(f"{path}: the solution manifest {'; '.join(faults)} (an edited manifest: demo data must "
+                        "not be reported as real, nor one split as another)", code="SOLUTION_MANIFEST_MISMATCH")
+
+
+@functools.cache
+def _demo_names() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per split, the graph names of each collection of the bundled synthetic demo (sorted; no arrays made)."""
+    from ..demo import generate
+
+    return {split: {c.name: tuple(sorted(generate.tile_names(split) if c.kind == "tile" else
+                                         [row[0] for row in generate.layout_graphs(c, split)]))
+                    for c in COLLECTIONS} for split in SPLITS}
+
+
+def rows_split(read: GraphsRead) -> tuple[str, bool] | None:
+    """The split the rows' graphs show, when they show one: ``(split, True)`` when they are exactly the graphs of
+    that split of the bundled synthetic demo (their names, :mod:`tpugraphs_eval.demo.generate`); ``(split,
+    False)`` when every collection has the real dataset's graph count of that split
+    (:data:`tpugraphs_eval.dataset.REAL_GRAPH_COUNTS`, which differ between splits); else None (a partial or
+    held-out split, any other data)."""
+    names = {c.name: tuple(sorted(name for name, _ in graphs)) for c, graphs in read.items()}
+    for split, demo in _demo_names().items():
+        if names == demo:
+            return split, True
+    counts = {name: len(graphs) for name, graphs in names.items()}
+    for split in SPLITS:
+        if counts == {name: per_split[split] for name, per_split in REAL_GRAPH_COUNTS.items()}:
+            return split, False
+    return None
+
+
+def split_faults(manifest: dict[str, Any], read: GraphsRead) -> list[str]:
+    """Where the manifest's ``split`` and ``synthetic`` contradict the rows (:func:`rows_split`): empty when they
+    agree or the rows show no split."""
+    shown = rows_split(read)
+    if shown is None:
+        return []
+    split, demo = shown
+    faults = []
+    what = f"the synthetic demo's {split} split" if demo else f"as many graphs as the real {split} split"
+    if manifest["split"] != split:
+        faults.append(f"names the {manifest['split']} split, but its rows are {what}")
+    if demo and manifest["synthetic"] is not True:
+        faults.append(f"says synthetic: false, but its rows are {what}")
+    return faults

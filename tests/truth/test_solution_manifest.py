@@ -1,0 +1,94 @@
+"""A solution manifest's split and synthetic flag are required and checked against the rows (issue 16 item 3).
+
+The old code accepted a manifest without ``synthetic`` (read as false: demo data reported as real) and one whose
+``split`` named another split than its rows. Expected values: the demo's own test split (its graph names,
+tpugraphs_eval.demo.generate) and the real dataset's graph counts (dataset.REAL_GRAPH_COUNTS).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from tpugraphs_eval import DataError, resolve_data_root
+from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS
+from tpugraphs_eval.truth.solution import MANIFEST_KEY, build_solution, load_solution, read_manifest
+from tpugraphs_eval.truth.solution_checks import rows_split
+
+
+def _edited(solution: Path, out: Path, **changes) -> Path:
+    manifest = read_manifest(solution)
+    for key, value in changes.items():
+        if value is None:
+            manifest.pop(key)
+        else:
+            manifest[key] = value
+    pl.read_parquet(solution).write_parquet(out, metadata={MANIFEST_KEY: json.dumps(manifest)})
+    return out
+
+
+def test_the_demo_solution_as_built_is_read(demo_solution):
+    assert read_manifest(demo_solution)["synthetic"] is True
+    assert load_solution(demo_solution).catalog.root.synthetic
+
+
+@pytest.mark.parametrize("changes, code, shown", [
+    ({"synthetic": None}, "SOLUTION_MANIFEST_INVALID", "lacks its synthetic flag"),
+    ({"synthetic": False}, "SOLUTION_MANIFEST_MISMATCH",
+     "says synthetic: false, but its rows are the synthetic demo's test split"),
+    ({"split": "valid"}, "SOLUTION_MANIFEST_MISMATCH", "names the valid split, but its rows are the synthetic "
+                                                       "demo's test split"),
+    ({"split": "train", "synthetic": False}, "SOLUTION_MANIFEST_MISMATCH", "names the train split, but its rows are "
+                                                                           "the synthetic demo's test split; says "
+                                                                           "synthetic: false"),
+])
+def test_a_demo_solution_cannot_pass_as_real_or_as_another_split(demo_solution, tmp_path, changes, code, shown,
+                                                                 capsys):
+    odd = _edited(demo_solution, tmp_path / "odd.parquet", **changes)
+    with pytest.raises(DataError) as caught:
+        load_solution(odd)
+    assert caught.value.code == code and shown in str(caught.value) and str(odd) in str(caught.value)
+    assert cli.main([str(tmp_path / "none.csv"), "--solution", str(odd)]) == 2
+    assert f"[{code}] {odd}" in capsys.readouterr().err
+
+
+def test_the_real_graph_counts_of_a_split_must_be_named_as_that_split(tmp_path):
+    """A data root with the real valid split's graph counts (676 tile, 7 + 7 + 20 + 20 layout; 2 configs each)."""
+    root = tmp_path / "root"
+    for c in COLLECTIONS:
+        folder = root / c.split_dir("valid")
+        folder.mkdir(parents=True)
+        for k in range(REAL_GRAPH_COUNTS[c.name]["valid"]):
+            extra = {"config_runtime_normalizers": np.array([1, 1])} if c.kind == "tile" else {}
+            np.savez(folder / f"g{k:04}.npz", config_runtime=np.array([2, 1]) + k, **extra)
+    solution = tmp_path / "valid.parquet"
+    build_solution(resolve_data_root(root), "valid", solution)
+    assert load_solution(solution).catalog.split == "valid"
+    with pytest.raises(DataError) as caught:
+        load_solution(_edited(solution, tmp_path / "odd.parquet", split="test"))
+    assert caught.value.code == "SOLUTION_MANIFEST_MISMATCH"
+    assert "names the test split, but its rows are as many graphs as the real valid split" in str(caught.value)
+
+
+def test_other_rows_show_no_split(tiny_root, tmp_path):
+    """A partial or held-out split (the tiny data root: 2 tile graphs) may be named as any split."""
+    solution = tmp_path / "test.parquet"
+    build_solution(resolve_data_root(tiny_root), "test", solution)
+    assert rows_split({}) is None
+    assert load_solution(_edited(solution, tmp_path / "valid.parquet", split="valid")).catalog.split == "valid"
+
+
+def test_a_copy_of_the_demo_files_is_built_as_synthetic(demo_root, tmp_path):
+    """A copied (even edited) demo folder is not the word `demo`: its solution still says synthetic: true."""
+    import shutil
+
+    root = tmp_path / "copy"
+    shutil.copytree(demo_root.path, root)
+    solution = tmp_path / "test.parquet"
+    assert build_solution(resolve_data_root(str(root)), "test", solution)["synthetic"] is True
+    assert load_solution(solution).catalog.root.synthetic
