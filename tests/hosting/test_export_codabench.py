@@ -82,7 +82,7 @@ def test_competition_yaml_is_codabench_v2_and_names_files_that_exist(bundle):
     assert all((bundle / p["file"]).read_text().startswith("# ") for p in config["pages"])
     phases = config["phases"]
     assert [p["tasks"] for p in phases] == [[0], [1]] and phases[1]["auto_migrate_to_this_phase"] is True
-    assert str(phases[0]["start"]) == "2027-01-04" and phases[0]["end"] == phases[1]["start"]
+    assert str(phases[0]["start"]) == "2027-01-04" and (phases[1]["start"] - phases[0]["end"]).days == 1
     for task in config["tasks"]:
         assert (bundle / task["scoring_program"] / "metadata.yaml").is_file()
         assert {p.name for p in (bundle / task["reference_data"]).iterdir()} == {"solution.csv", "settings.json"}

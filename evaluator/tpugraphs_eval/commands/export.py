@@ -38,7 +38,7 @@ def add_parser(commands) -> None:
     codabench.add_argument("--tile-runtime", choices=TILE_RUNTIMES, default="normalized",
                            help="tile runtimes divided by the normalizers (default) or raw")
     codabench.add_argument("--start", type=dt.date.fromisoformat, metavar="YYYY-MM-DD",
-                           help="first day of the Public phase (default today; Final opens 90 days later)")
+                           help="first day of the Public phase (default today; it lasts 90 days, Final opens the day after)")
     codabench.add_argument("--zip", type=Path, metavar="FILE", help="also write the bundle as a zip to upload")
     kaggle = targets.add_parser(
         "kaggle-metric", help="one self-contained Python file with Kaggle's score(solution, submission, row_id)",

@@ -85,12 +85,40 @@ SYNTHETIC_TITLE = " (SYNTHETIC demo data)"
 """Appended to the title of a bundle made from the synthetic demo (unless the title says synthetic already)."""
 
 
-def competition(title: str, start: dt.date, final: dt.date, end: dt.date, synthetic: bool = False) -> dict[str, Any]:
+PUBLIC_DAYS = 90
+"""Length of the Public phase (days): it ends at 00:00 UTC of day ``start + PUBLIC_DAYS``."""
+FINAL_DAYS = 14
+"""Length of the Final (results) phase (days)."""
+
+
+def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
+    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC).
+
+    Codabench's unpacker (``BaseUnpacker._validate_phase_ordering``) refuses a phase that starts when the one
+    before it ends ("Phases dates conflict"), so the Final phase opens one day after the Public phase ends:
+    during that day no phase is open and no submission is taken (docs/hosting.md, Codabench bundle).
+    """
+    public_end = start + dt.timedelta(days=PUBLIC_DAYS)
+    final = public_end + dt.timedelta(days=1)
+    return start, public_end, final, final + dt.timedelta(days=FINAL_DAYS)
+
+
+FINAL_PHASE_LIMITS = {"max_submissions": 1, "max_submissions_per_day": 1, "hide_output": True,
+                      "hide_score_output": True}
+"""The Final phase's secrecy settings (docs/hosting.md, what a participant sees): one submission per
+participant, which the migrated Public submissions use up (Codabench counts them; 0 would mean no limit),
+and no output log or scoring output to download, so the private leaderboard row is the only private value
+shown, and only from the day after the Public phase ends."""
+
+
+def competition(title: str, start: dt.date, synthetic: bool = False) -> dict[str, Any]:
     """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards).
 
-    ``synthetic``: the solution is the bundled synthetic demo; the description and the leaderboard's title
-    say so (the caller labels ``title``).
+    ``start``: the Public phase's first day (:func:`phase_dates` gives the others). ``synthetic``: the
+    solution is the bundled synthetic demo; the description and the leaderboard's title say so (the caller
+    labels ``title``).
     """
+    start, public_end, final, end = phase_dates(start)
     columns = [{"title": "Overall", "key": "overall", "index": 0, "sorting": "desc", "precision": 5}]
     columns += [{"title": c.name, "key": codabench_program.leaderboard_key(c.name), "index": i, "sorting": "desc",
                  "precision": 5} for i, c in enumerate(COLLECTIONS, start=1)]
@@ -104,15 +132,17 @@ def competition(title: str, start: dt.date, final: dt.date, end: dt.date, synthe
         "registration_auto_approve": True,
         "docker_image": DOCKER_IMAGE,
         "make_programs_available": True,
+        "enable_detailed_results": True,  # detailed_results.html: the submission's public view (score.py)
         "terms": "pages/terms.md",
         "pages": [{"title": name.capitalize(), "file": f"pages/{name}.md"}
                   for name in ("overview", "evaluation", "data", "terms")],
         "phases": [
             {"index": 0, "name": "Public", "description": "Scored on the Public graphs (public leaderboard).",
-             "start": start, "end": final, "tasks": [0], "solutions": [0], **phase},
-            {"index": 1, "name": "Final", "description": "Scored on the Private graphs (private leaderboard).",
+             "start": start, "end": public_end, "tasks": [0], "solutions": [0], **phase},
+            {"index": 1, "name": "Final", "description": "Results: every Public submission re-scored on the Private "
+             "graphs (private leaderboard); no new submission once yours are migrated.",
              "start": final, "end": end, "tasks": [1], "solutions": [0],
-             "auto_migrate_to_this_phase": True, **phase},
+             "auto_migrate_to_this_phase": True, **phase, **FINAL_PHASE_LIMITS},
         ],
         "tasks": [{"index": i, "name": f"TpuGraphs {usage.lower()} leaderboard",
                    "description": f"Scores the {usage} graphs of the solution.", "is_public": False,
@@ -146,8 +176,9 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         title: the competition's title; a solution of the synthetic demo (its manifest's ``synthetic``) gets
             :data:`SYNTHETIC_TITLE` appended, and its pages, leaderboard and scoring output say SYNTHETIC.
         mode, tile_runtime: the validation mode and tile runtime the scoring program uses.
-        start: the Public phase's first day (default today); the Final phase opens 90 days later and
-            ends 14 days after that (organisers edit the dates in competition.yaml or Codabench's editor).
+        start: the Public phase's first day (default today); it lasts 90 days, the Final phase opens the
+            day after it ends and lasts 14 days (:func:`phase_dates`; organisers edit the dates in
+            competition.yaml or Codabench's editor).
 
     Returns:
         The competition.yaml content.
@@ -169,7 +200,7 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
     start = start or dt.date.today()
-    config = competition(title, start, start + dt.timedelta(days=90), start + dt.timedelta(days=104), synthetic)
+    config = competition(title, start, synthetic)
     counts = {}
     for name in frame.ID.str.rsplit(":", n=1).str[0].unique().tolist():
         part = frame[frame.ID.str.startswith(name + ":")]
