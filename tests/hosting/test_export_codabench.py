@@ -372,3 +372,34 @@ def test_archive_and_non_regular_refusals_are_coded(bundle, tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (not a regular "
                                    "file); zip the CSV file itself")
+
+
+def _page_command(bundle: Path) -> list[str]:
+    """The check command of the overview page, as argv after ``tpugraphs-eval``."""
+    match = re.search(r"Check a file before submitting: `(tpugraphs-eval [^`]+)`", (bundle / "pages/overview.md").read_text())
+    assert match, "the overview page gives no check command"
+    return shlex.split(match[1])[1:]
+
+
+@pytest.mark.parametrize("split", ["valid", "test"])
+def test_the_pages_name_the_solutions_split_and_their_command_passes_on_the_sample(split, demo_root, tmp_path, capsys):
+    """A valid-split bundle said "every graph of the test split" and gave `validate submission.csv --split test`,
+    which failed on the bundle's own sample submission (41 errors)."""
+    out = tmp_path / "b"
+    assert cli.main(["export", "codabench", "-o", str(out), "--data-root", "demo", "--split", split]) == 0
+    overview = (out / "pages/overview.md").read_text()
+    assert f"every graph\nof the {split} split" in overview
+    assert f"runtimes of the {split} graphs" in (out / "pages/terms.md").read_text()
+    argv = _page_command(out)
+    assert argv == ["validate", "submission.csv", "--data-root", "demo", "--split", split]
+    capsys.readouterr()
+    assert cli.main([str(out / "sample_submission/submission.csv") if a == "submission.csv" else a for a in argv]) == 0
+    assert "valid" in capsys.readouterr().out.lower()
+
+
+def test_a_real_data_bundle_gives_the_command_for_the_participants_data_root(tiny_bundle, tiny_root, monkeypatch):
+    argv = _page_command(tiny_bundle)
+    assert argv == ["validate", "submission.csv", "--split", "test"]  # the data root: $TPUGRAPHS_DATA or the default
+    monkeypatch.setenv("TPUGRAPHS_DATA", str(tiny_root))
+    sample = str(tiny_bundle / "sample_submission/submission.csv")
+    assert cli.main([sample if a == "submission.csv" else a for a in argv]) == 0

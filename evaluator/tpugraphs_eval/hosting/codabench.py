@@ -193,7 +193,8 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the bundle")
     frame = solution_frame(solution_file)
-    synthetic = bool(read_manifest(solution_file).get("synthetic"))
+    manifest = read_manifest(solution_file)
+    synthetic = bool(manifest.get("synthetic"))
     if synthetic and "synthetic" not in title.lower():
         title += SYNTHETIC_TITLE
     if set(frame.Usage) != set(PHASE_USAGES):
@@ -213,7 +214,7 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         raise UsageError(f"cannot write the bundle {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
     try:
         _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
-                                                      "synthetic": synthetic})
+                                                      "synthetic": synthetic}, manifest["split"])
         if zip_path is not None:
             write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
         os.chmod(staging, 0o777 & ~umask())
@@ -228,17 +229,18 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
 
 
 def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tuple[int, int, int]],
-                 settings: dict[str, Any]) -> None:
+                 settings: dict[str, Any], split: str) -> None:
     """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write).
 
-    ``settings``: ``mode``, ``tile_runtime`` and ``synthetic``, written to each task's settings.json.
+    ``settings``: ``mode``, ``tile_runtime`` and ``synthetic``, written to each task's settings.json;
+    ``split``: the solution's split, which the pages name.
     """
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
     (out / "pages").mkdir()
     for name, text in pages(config["title"], counts, settings["mode"], settings["tile_runtime"],
-                            settings["synthetic"]).items():
+                            settings["synthetic"], split).items():
         (out / "pages" / name).write_text(text, encoding="utf-8")
     program = out / "scoring_program"
     program.mkdir()
