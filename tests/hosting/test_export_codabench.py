@@ -292,10 +292,21 @@ def test_one_extra_field_is_one_extra_columns_error(bundle, tmp_path):
 @pytest.mark.parametrize("case, expected", [
     ("no_mode", "`mode` is None"), ("bogus_mode", "`mode` is 'bogus'"), ("list", "holds a list"),
     ("secret_usage", "`usage` is 'Secret'"), ("no_columns", "solution.csv has no runtimes, normalizers"),
-    ("output_is_file", "is a file")])
+    ("output_is_file", "is a file"),
+    ("nested_settings", "settings.json is nested too deeply"),
+    ("lower_case_usage", "solution.csv: Usage 'public' on some rows; every row's Usage must be Public or Private"),
+    ("read_only_output", "the output folder /sys cannot be written"),
+    ("fifo_settings", "settings.json is not a regular file"), ("fifo_solution", "solution.csv is not a regular file"),
+    ("dev_zero_settings", "settings.json is not a regular file"),
+    ("dev_zero_solution", "solution.csv is not a regular file"),
+    ("negative_runtime", "has 1 runtime(s) that are not positive"),
+    ("zero_runtime", "has 1 runtime(s) that are not positive")])
 def test_a_wrong_bundle_or_call_is_exit_2_with_one_line_before_scoring(case, expected, bundle, tmp_path):
     """Each malformed reference/settings/output case is EXIT_SETUP (2), one line naming the file, no traceback
-    (the old program raised KeyError, ValueError, AttributeError, FileExistsError or exited 0 for Secret)."""
+    (the old program raised KeyError, ValueError, AttributeError, FileExistsError or exited 0 for Secret; a
+    100,000-deep settings.json raised RecursionError, a lower-case Usage a ValueError and a read-only output
+    folder a PermissionError, all exit 1; a FIFO hung and /dev/zero grew without bound; a negative runtime
+    was scored). read_only_output uses /sys, where no file can be made even by root."""
     config = yaml.safe_load((bundle / "competition.yaml").read_text())
     good = bundle / config["solutions"][0]["path"] / "submission.csv"
     work = tmp_path / "w"
@@ -316,13 +327,36 @@ def test_a_wrong_bundle_or_call_is_exit_2_with_one_line_before_scoring(case, exp
     elif case == "no_columns":
         solution = "\n".join(",".join(f for f in line.split(",")[:1] + line.split(",")[-1:])
                              for line in solution.splitlines()) + "\n"
+    elif case == "lower_case_usage":
+        solution = solution.replace(",Public\n", ",public\n")
+    elif case in ("negative_runtime", "zero_runtime"):
+        lines = solution.splitlines(keepends=True)
+        graph_id, runtimes, rest = lines[1].split(",", 2)
+        lines[1] = ",".join([graph_id, ("-5;" if case == "negative_runtime" else "0;") + runtimes.split(";", 1)[1],
+                             rest])
+        solution = "".join(lines)
     (work / "input/ref/settings.json").write_text(json.dumps(settings))
+    if case == "nested_settings":
+        (work / "input/ref/settings.json").write_text("[" * 100_000 + "]" * 100_000)
     (work / "input/ref/solution.csv").write_text(solution)
+    if case.startswith(("fifo_", "dev_zero_")):
+        target = work / "input/ref" / ("settings.json" if case.endswith("settings") else "solution.csv")
+        target.unlink()
+        if case.startswith("fifo_"):
+            os.mkfifo(target)
+        elif Path("/dev/zero").exists():
+            target.symlink_to("/dev/zero")
+        else:
+            pytest.skip("no /dev/zero here")
     output = work / "output"
     if case == "output_is_file":
         output.write_text("x")
+    if case == "read_only_output":
+        if not Path("/sys").is_dir():
+            pytest.skip("no /sys here (a folder where no file can be made, even by root)")
+        output = Path("/sys")
     done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
-                           str(output)], capture_output=True, text=True, timeout=300)
+                           str(output)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert expected in done.stderr and not (output / "scores.json").exists()
@@ -338,6 +372,18 @@ def _task_folder(bundle: Path, work: Path) -> Path:
     for name in ("settings.json", "solution.csv"):
         (work / "input/ref" / name).write_bytes((ref / name).read_bytes())
     return ref
+
+
+def test_a_hard_link_in_the_submission_is_refused_like_a_link(bundle, tmp_path):
+    """A hard link to the reference solution (the old program scored it as the participant's file)."""
+    work = tmp_path / "w"
+    _task_folder(bundle, work)
+    os.link(work / "input/ref/solution.csv", work / "input/res/s.csv")
+    done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
+                           str(work / "output")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and not (work / "output/scores.json").exists()
+    assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (a hard link); "
+                                   "zip the CSV file itself")
 
 
 def test_a_link_in_the_submission_is_refused_unread(bundle, tmp_path):

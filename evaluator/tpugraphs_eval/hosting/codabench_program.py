@@ -33,6 +33,7 @@ import math
 import re
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 try:  # in the package: tpugraphs_eval/rules/sniff.py; in the bundle: sniff.py beside this file
@@ -65,12 +66,11 @@ class _Invalid(Exception):
 def _submission_csv(res: Path) -> Path:
     """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored).
 
-    A link or a non-regular file (FIFO, socket, device) anywhere in the folder is refused unread
-    (NOT_REGULAR_FILE: a link could point at the reference data); no CSV or several is ARCHIVE_UNREADABLE,
+    A link (symbolic or hard) or a non-regular file (FIFO, socket, device) anywhere in the folder is refused
+    unread (NOT_REGULAR_FILE: a link could point at the reference data); no CSV or several is ARCHIVE_UNREADABLE,
     the code of ``tpugraphs-eval`` for a zip without exactly one CSV member."""
     entries = sorted(res.rglob("*"))
-    odd = [f"{p.relative_to(res)} ({'a link' if p.is_symlink() else 'not a regular file'})" for p in entries
-           if p.is_symlink() or not (stat.S_ISREG(p.lstat().st_mode) or stat.S_ISDIR(p.lstat().st_mode))]
+    odd = [f"{p.relative_to(res)} ({_odd_entry(p)})" for p in entries if _odd_entry(p)]
     if odd:
         raise _Invalid(f"NOT_REGULAR_FILE: the submission holds {', '.join(odd[:10])}; zip the CSV file itself")
     found = [p for p in entries if p.is_file() and p.suffix.lower() == ".csv"
@@ -83,6 +83,18 @@ def _submission_csv(res: Path) -> Path:
         raise _Invalid(f"ARCHIVE_UNREADABLE: the submission holds {what} (it must zip exactly one ID,TopConfigs "
                        f"CSV){packed}; it holds: {', '.join(listed[:10]) or 'nothing'}")
     return found[0]
+
+
+def _odd_entry(path: Path) -> str:
+    """Why an entry of the submission folder is refused unread (``""`` when it is a plain file or folder): a
+    symbolic link, a hard link (a regular file with more than one name: Codabench's unzip makes none) or not a
+    regular file."""
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return "a link"
+    if stat.S_ISREG(info.st_mode):
+        return "a hard link" if info.st_nlink > 1 else ""
+    return "" if stat.S_ISDIR(info.st_mode) else "not a regular file"
 
 
 def _lines(data: bytes, problems: list):
@@ -270,6 +282,73 @@ def _submission_bytes(path: Path) -> bytes:
     return path.read_bytes()
 
 
+class _Setup(Exception):
+    """The bundle, the reference data or the call is wrong (exit 2): the message is one line for the organiser."""
+
+
+MAX_SETTINGS_BYTES = 1 << 20
+"""Largest settings.json read (bytes): the bundle's is under 200."""
+
+
+def _regular_file(path: Path, limit: int | None = None) -> Path:
+    """``path`` when it is a regular file (a link is followed) of at most ``limit`` bytes; a FIFO, device,
+    socket or folder is refused before it is opened (reading one would block or never end)."""
+    try:
+        info = path.stat()
+    except OSError as err:
+        raise _Setup(f"{path.name} cannot be read ({err.strerror or err})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _Setup(f"{path.name} is not a regular file (a FIFO, device, socket or folder)")
+    if limit is not None and info.st_size > limit:
+        raise _Setup(f"{path.name} has {info.st_size} bytes; at most {limit} are read")
+    return path
+
+
+def load_reference(ref: Path, pd):
+    """(settings, solution table) of the task's reference folder ``ref``: ``settings.json`` (an object) and
+    ``solution.csv`` read as text (``pd``: pandas). Raises :class:`_Setup` (one line) for a file that is not a
+    regular file, too large, unreadable, not JSON (a too deeply nested one too) or not CSV."""
+    settings_path = _regular_file(ref / "settings.json", MAX_SETTINGS_BYTES)
+    solution_path = _regular_file(ref / "solution.csv")
+    try:
+        settings = json.loads(settings_path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise _Setup("settings.json is nested too deeply; it must be one flat JSON object") from None
+    except (OSError, ValueError) as err:
+        raise _Setup(f"settings.json cannot be read ({err})") from None
+    try:
+        solution = pd.read_csv(solution_path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as err:
+        raise _Setup(f"solution.csv cannot be read ({err})") from None
+    return settings, solution
+
+
+def _output_problem(output_dir: Path) -> str | None:
+    """What keeps the program from writing into ``output_dir`` (a file; a folder where no file can be made:
+    read-only, or not writable by this user), or None. The folder is made if missing and probed with a
+    temporary file (file modes do not tell: root ignores them, a read-only mount does not)."""
+    if output_dir.exists() and not output_dir.is_dir():
+        return f"the output folder {output_dir} is a file"
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=output_dir):
+            pass
+    except OSError as err:
+        return f"the output folder {output_dir} cannot be written ({err.strerror or err}): is it read-only?"
+    return None
+
+
+def _runtime_problem(graphs) -> str | None:
+    """The first graph of the reference solution with a runtime that is not positive (runtimes are ns > 0;
+    a negative one would change the score), or None. ``graphs``: ``tpugraphs_metric.read_solution``'s."""
+    for graph_id, graph in graphs.items():
+        bad = graph.y[~(graph.y > 0)]
+        if bad.size:
+            return (f"solution.csv: {graph_id} has {bad.size} runtime(s) that are not positive; runtimes are in "
+                    "ns and > 0")
+    return None
+
+
 def _reference_problem(settings, solution, output_dir: Path, metric) -> str | None:
     """What is wrong with the reference data or the output folder (one line naming the file), or None."""
     if not isinstance(settings, dict):
@@ -281,13 +360,14 @@ def _reference_problem(settings, solution, output_dir: Path, metric) -> str | No
     missing = [name for name in ("ID", "runtimes", "normalizers", "Usage") if name not in solution.columns]
     if missing:
         return f"solution.csv has no {', '.join(missing)} column"
+    usages = sorted(set(solution["Usage"].tolist()) - {"Public", "Private"})
+    if usages:
+        return f"solution.csv: Usage {usages[0]!r} on some rows; every row's Usage must be Public or Private"
     try:
-        metric.read_solution(solution, "ID", settings["tile_runtime"])
+        graphs = metric.read_solution(solution, "ID", settings["tile_runtime"])
     except ValueError as err:
         return f"solution.csv: {err}"
-    if output_dir.exists() and not output_dir.is_dir():
-        return f"the output folder {output_dir} is a file"
-    return None
+    return _runtime_problem(graphs) or _output_problem(output_dir)
 
 
 def _where(line, graph_id) -> str:
@@ -312,6 +392,13 @@ def defined_graphs(solution, usage: str, collections) -> dict:
     return counts
 
 
+def write_outputs(output_dir: Path, scores: dict) -> None:
+    """Write ``scores.json`` (the leaderboard's columns) into ``output_dir`` (made if missing); OSError on a
+    failed write."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "scores.json").write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str]) -> int:
     """Score ``input/res`` against ``input/ref`` and write ``output/scores.json``; returns the exit code."""
     if len(argv) != 2:
@@ -330,11 +417,10 @@ def main(argv: list[str]) -> int:
 
     ref = input_dir / "ref"
     try:
-        settings = json.loads((ref / "settings.json").read_text(encoding="utf-8"))
-        solution = pd.read_csv(ref / "solution.csv", dtype=str, keep_default_na=False)
-    except (OSError, ValueError) as err:
-        print(f"score.py: error: the reference data in {ref} cannot be read ({err}); is this task's "
-              "reference data the bundle's reference_data_*/ folder?", file=sys.stderr)
+        settings, solution = load_reference(ref, pd)
+    except _Setup as err:
+        print(f"score.py: error: the reference data in {ref}: {err}; is this task's reference data the bundle's "
+              "reference_data_*/ folder?", file=sys.stderr)
         return EXIT_SETUP
     wrong = _reference_problem(settings, solution, output_dir, metric)
     if wrong:
@@ -367,8 +453,12 @@ def main(argv: list[str]) -> int:
     shown = {*(["overall"] if public_rule.overall_shown(counts) else []), *public_rule.shown_collections(counts)}
     scores = {leaderboard_key(name): value for name, value in values.items()
               if name in shown and value is not None and math.isfinite(value)}
-    output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "scores.json").write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
+    try:
+        write_outputs(output_dir, scores)
+    except OSError as err:
+        print(f"score.py: error: cannot write into the output folder {output_dir} "
+              f"({err.strerror or err})", file=sys.stderr)
+        return EXIT_SETUP
     print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +
           ", ".join(f"{key} {value:.5f}" for key, value in scores.items()))
     return 0
