@@ -449,3 +449,46 @@ def test_a_real_data_bundle_gives_the_command_for_the_participants_data_root(tin
     monkeypatch.setenv("TPUGRAPHS_DATA", str(tiny_root))
     sample = str(tiny_bundle / "sample_submission/submission.csv")
     assert cli.main([sample if a == "submission.csv" else a for a in argv]) == 0
+
+
+def _page_text(page: str) -> str:
+    """The text of an HTML page (tags removed), for the assertions below."""
+    return re.sub(r"<[^>]+>", " ", page)
+
+
+def test_detailed_results_show_the_leaderboard_row_and_nothing_more(bundle, demo_solution, tmp_path):
+    """output/detailed_results.html (where Codabench's compute worker looks: compute_worker.py
+    get_detailed_results_file_path): self-contained, the values of scores.json (the public rule's choice) and
+    no graph ID of the solution. The demo's Public phase shows tile:xla and the overall only (1 public graph per
+    layout collection); the Final phase every collection (2 private graphs each)."""
+    truth = load_solution(demo_solution)
+    data = csv_bytes(demo_rows(truth, "random", seed=5))
+    submission = _zip(tmp_path / "s.zip", {"s.csv": data})
+    ids = [line.split(",")[0] for line in (bundle / "reference_data_public/solution.csv").read_text().splitlines()[1:]]
+    for task, board in ((0, "public"), (1, "private")):
+        done, scores_path = run_worker(bundle, task, submission, tmp_path / board)
+        assert done.returncode == 0, done.stderr
+        page = (scores_path.parent / "detailed_results.html").read_text()
+        assert sorted(p.name for p in scores_path.parent.iterdir()) == ["detailed_results.html", "scores.json"]
+        assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+        assert not re.search(r"<script|<link|<img|src=|href=|https?:", page, re.I)  # self-contained
+        scores = json.loads(scores_path.read_text())
+        shown = re.findall(r"<tr><td>([^<]+)</td><td class=\"num\">([-0-9.]+)</td></tr>", page)
+        names = {"overall": "Overall", **{_key(c.name): c.name for c in COLLECTIONS}}
+        assert dict(shown) == {names[key]: f"{value:.5f}" for key, value in scores.items()} and shown[0][0] == "Overall"
+        assert len(shown) == (2 if board == "public" else 6)
+        assert not any(graph_id.split(":")[-1] in page for graph_id in ids)
+        assert "SYNTHETIC demo data" in page and f"on the {board} leaderboard" in page
+        text = _page_text(page)
+        if board == "public":
+            assert "layout:" not in text and public_rule.RULE_IN_WORDS in text
+        else:
+            assert "Private graphs (the Final phase)" in text
+
+
+def test_an_invalid_submission_gets_a_page_of_its_own_errors(bundle, tmp_path):
+    done, scores_path = run_worker(bundle, 0, _zip(tmp_path / "b.zip", {"s.csv": b"ID,TopConfigs\n"}), tmp_path / "w")
+    assert done.returncode == 1 and not scores_path.exists()
+    page = (scores_path.parent / "detailed_results.html").read_text()
+    assert "Not scored" in page and "MISSING_IDS" in page and "MISSING_IDS" in done.stderr
+    assert "<td class=\"num\">" not in page

@@ -392,11 +392,93 @@ def defined_graphs(solution, usage: str, collections) -> dict:
     return counts
 
 
-def write_outputs(output_dir: Path, scores: dict) -> None:
-    """Write ``scores.json`` (the leaderboard's columns) into ``output_dir`` (made if missing); OSError on a
-    failed write."""
+DETAILED_RESULTS = "detailed_results.html"
+"""The page Codabench shows as the submission's detailed results (``enable_detailed_results``): its compute
+worker watches ``output/detailed_results.html`` (compute_worker.py, ``get_detailed_results_file_path``)."""
+_FINAL_RULE = ("Private graphs (the Final phase) under the same rule: a collection is shown with at least 2 of its "
+               "graphs (none when the others hold a single one); no graph is listed.")
+_PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em;max-width:60em;color:#222}"
+               "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.3em .7em;text-align:left}"
+               "td.num{text-align:right;font-variant-numeric:tabular-nums}.synthetic{background:#fff3cd;padding:.5em}"
+               "pre{white-space:pre-wrap}")
+
+
+def detailed_results_html(settings: dict, collections, scores: dict | None = None, errors=(), notes=()) -> str:
+    """The submission's detailed results page: self-contained HTML (inline style, no script, no link), made
+    with the standard library (the program cannot import ``tpugraphs_eval``).
+
+    It shows what the leaderboard row shows and nothing more: the values of ``scores`` (the scores.json keys
+    already chosen by the public rule, :func:`defined_graphs`), the participant's own notes or errors (found
+    against every graph of the solution, both phases alike, so they tell no graph's Usage), the phase's Usage,
+    validation mode and tile runtime. No graph ID, count or runtime of the solution appears.
+
+    Args:
+        settings: the task's settings.json (``usage``, ``mode``, ``tile_runtime``, ``synthetic``).
+        collections: the collection names in leaderboard order (``tpugraphs_metric.COLLECTIONS``).
+        scores: scores.json's content, or None for an invalid submission; errors, notes: message lines.
+    """
+    from html import escape
+
+    board = "public" if settings["usage"] == "Public" else "private"
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>TpuGraphs submission: {board} leaderboard</title><style>{_PAGE_STYLE}</style></head><body>",
+             f"<h1>Your submission on the {board} leaderboard</h1>"]
+    if settings.get("synthetic"):
+        parts.append(f'<p class="synthetic"><strong>{escape(SYNTHETIC_LINE)}</strong></p>')
+    parts.append(f"<p>{escape(settings['usage'])} graphs; {escape(settings['mode'])} validation; tile runtimes "
+                 f"{escape(settings['tile_runtime'])}.</p>")
+    if scores is None:
+        parts.append("<h2>Not scored</h2><pre>" + escape("\n".join(errors)) + "</pre>")
+    else:
+        names = {leaderboard_key(name): name for name in collections}
+        rows = [("Overall", scores["overall"])] if "overall" in scores else []
+        rows += [(names[key], value) for key, value in scores.items() if key != "overall"]
+        if rows:
+            parts.append("<table><tr><th>value</th><th>score</th></tr>" + "".join(
+                f'<tr><td>{escape(name)}</td><td class="num">{value:.5f}</td></tr>' for name, value in rows)
+                + "</table>")
+        else:
+            parts.append("<p>No value can be shown: this phase holds too few graphs for any value.</p>")
+        parts.append(f"<p>{escape(public_rule_text(settings))}</p>")
+    if notes:
+        parts.append("<h2>Notes on your file</h2><ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def public_rule_text(settings: dict) -> str:
+    """The rule of what the page shows, in words (``public_rule.RULE_IN_WORDS`` for the Public phase)."""
+    import public_rule
+
+    return public_rule.RULE_IN_WORDS if settings["usage"] == "Public" else _FINAL_RULE
+
+
+def write_outputs(output_dir: Path, scores: dict | None, page: str) -> None:
+    """Write ``scores.json`` (the leaderboard's columns; none for an invalid submission) and
+    :data:`DETAILED_RESULTS` (``page``) into ``output_dir`` (made if missing), each under a temporary name
+    renamed into place, so the worker's watcher never sends half a page. OSError on a failed write."""
     output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "scores.json").write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
+    files = {DETAILED_RESULTS: page}
+    if scores is not None:
+        files["scores.json"] = json.dumps(scores, indent=2) + "\n"
+    for name, text in files.items():
+        part = output_dir / f".{name}.part"
+        part.write_text(text, encoding="utf-8")
+        part.replace(output_dir / name)
+
+
+def _refuse(output_dir: Path, settings: dict, errors: list) -> int:
+    """Print an invalid submission's ``errors`` to stderr, write its detailed results page; EXIT_INVALID
+    (EXIT_SETUP when the page cannot be written)."""
+    for line in errors:
+        print(line, file=sys.stderr)
+    try:
+        write_outputs(output_dir, None, detailed_results_html(settings, (), errors=errors))
+    except OSError as err:
+        print(f"score.py: error: cannot write into the output folder {output_dir} ({err.strerror or err})",
+              file=sys.stderr)
+        return EXIT_SETUP
+    return EXIT_INVALID
 
 
 def main(argv: list[str]) -> int:
@@ -439,22 +521,23 @@ def main(argv: list[str]) -> int:
                                           lines=[r[0] for r in rows],
                                           file_errors=[p for p in problems if p[2] not in NOT_ERRORS])
     except _Invalid as err:
-        print(f"invalid submission: {err}", file=sys.stderr)
-        return EXIT_INVALID
+        return _refuse(output_dir, settings, [f"invalid submission: {err}"])
     except metric.ParticipantVisibleError as err:
         problems = err.problems or [(None, None, "", str(err))]
-        print(f"invalid submission: {len(problems)} error(s)", file=sys.stderr)
-        for line, graph_id, code, message in problems[:50]:
-            print(f"  {_where(line, graph_id)}{code}: {message}", file=sys.stderr)
+        errors = [f"invalid submission: {len(problems)} error(s)"]
+        errors += [f"  {_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems[:50]]
         if len(problems) > 50:
-            print(f"  … and {len(problems) - 50} more", file=sys.stderr)
-        return EXIT_INVALID
+            errors.append(f"  … and {len(problems) - 50} more")
+        return _refuse(output_dir, settings, errors)
     counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
     shown = {*(["overall"] if public_rule.overall_shown(counts) else []), *public_rule.shown_collections(counts)}
     scores = {leaderboard_key(name): value for name, value in values.items()
               if name in shown and value is not None and math.isfinite(value)}
+    notes = [f"{_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems
+             if code in NOT_ERRORS]
     try:
-        write_outputs(output_dir, scores)
+        write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
+                                                                notes=notes))
     except OSError as err:
         print(f"score.py: error: cannot write into the output folder {output_dir} "
               f"({err.strerror or err})", file=sys.stderr)
