@@ -9,7 +9,7 @@ made once, in :func:`_report`.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,7 +172,7 @@ class Evaluator:
              solution: str | os.PathLike[str] | None = None, options: Options = Options(),
              eval_indices_dir: str | os.PathLike[str] | None = None, validate_only: bool = False,
              public_only: bool = False, collections: Sequence[str] | None = None,
-             progress: bool = False) -> Evaluator:
+             progress: bool = False, graphs: Mapping[str, int | None] | Iterable[str] | None = None) -> Evaluator:
         """Read what evaluating a split needs: its catalog (``validate_only``) or its runtimes.
 
         Args:
@@ -187,6 +187,8 @@ class Evaluator:
             collections: score only these collections (:func:`select_collections`); the overall is
                 the mean over them, rows of the others are counted, not scored. None: all.
             progress: draw a progress bar on stderr while reading many graph files.
+            graphs: score only these graphs (submission IDs, or ID → line of the file that lists them,
+                ``--graphs``): rows of the others are counted, not scored, and not missing. None: all.
 
         Raises:
             UsageError: inconsistent options (no split, ``public_only`` without ``solution``,
@@ -213,26 +215,38 @@ class Evaluator:
             root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
             if validate_only:
                 return cls.over(scan_catalog(root, split, progress=progress), None, options,
-                                collections=collections)
+                                collections=collections, graphs=graphs)
             truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
         if validate_only:
-            return cls.over(truth.catalog, None, options, collections=collections)
+            return cls.over(truth.catalog, None, options, collections=collections, graphs=graphs)
         return cls.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir, public_only=public_only,
-                        collections=collections)
+                        collections=collections, graphs=graphs)
 
     @classmethod
     def over(cls, catalog: SplitCatalog, truth: GroundTruth | None, options: Options = Options(), *,
              eval_indices_dir: str | os.PathLike[str] | None = None, public_only: bool = False,
-             collections: Sequence[str] | None = None) -> Evaluator:
+             collections: Sequence[str] | None = None,
+             graphs: Mapping[str, int | None] | Iterable[str] | None = None) -> Evaluator:
         """An evaluator over a catalog (validation only, ``truth`` None) or a ground truth already read
         (``catalog`` is then ``truth.catalog``); the official index lists are read here, once.
 
         Raises:
-            UsageError: a bad selection (:func:`select_collections`); as :func:`score_submission` for the
-                official configs.
+            UsageError: a bad selection (:func:`select_collections`; ``GRAPHS_FILE_UNKNOWN_ID``: a graph of
+                ``graphs`` not in the split); as :func:`score_submission` for the official configs.
             DataError: unusable eval-indices files.
         """
         _refuse_public_selection(public_only, collections)
+        if graphs is not None:
+            from .prepare.folds import check_graph_ids
+
+            if public_only:  # as --collections: a chosen selection's public values could be one graph's
+                raise UsageError("--graphs cannot be combined with --public-only: the public view of a chosen set "
+                                 "of graphs could show single graphs' values (drop --public-only)")
+
+            ids = graphs if isinstance(graphs, Mapping) else dict.fromkeys(graphs)
+            check_graph_ids(ids, catalog)
+            catalog = catalog.restrict_graphs(frozenset(ids))
+            truth = truth.restrict_graphs(catalog) if truth is not None else None
         if collections is not None:
             names = select_collections(collections, catalog)
             catalog = catalog.restrict(names)

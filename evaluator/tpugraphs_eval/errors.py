@@ -83,6 +83,26 @@ ERROR_CODES: dict[str, str] = {
     "SAME_OUTPUT_TWICE": "Two outputs of one command name the same path (`export codabench -o nb --zip nb`, "
                          "`--json r.html --html r.html`), or one lies inside the other's folder: refused before "
                          "any work, so that neither overwrites the other.",
+    # `tpugraphs-eval prepare` (UsageError, DataError): nothing is left in the output folder
+    "PREPARE_OUTPUT_NOT_EMPTY": "`prepare`: the output folder (`-o DIR`, or the API's public or private folder) "
+                                "exists and is not an empty folder: prepare writes into a new or empty folder only.",
+    "PREPARE_NO_RUNTIMES": "`prepare`: a source split (`--from`) holds no runtimes (every `config_runtime` is 0: "
+                           "the public test files): held-out graphs need ground truth.",
+    "PREPARE_TOO_FEW_GRAPHS": "`prepare`: a collection cannot hold out 2 graphs and keep 1 in its source splits "
+                              "(too few graphs, or too few programs: a program's graphs stay together), or a "
+                              "`--collections` name has no graph in the source splits.",
+    "PREPARE_PUBLIC_RUNTIME": "`prepare`: a written public test file holds a runtime other than 0 or a tile "
+                              "normalizer other than 1 (the check before the folder is moved into place).",
+    "PREPARE_PROGRAM_LEAK": "`prepare`: a graph of a held-out program is still in a public split (train or valid): "
+                            "a program must be on one side only.",
+    "PREPARE_NAME_CLASH": "`prepare`: two held-out graphs of one collection get the same opaque name (a 128-bit "
+                          "collision: choose another seed).",
+    # --graphs FILE and fold files (UsageError)
+    "GRAPHS_FILE_INVALID": "A `--graphs` file or fold file cannot be used: unreadable, a fold file (`ID,fold`) "
+                           "without `--fold K` or without that fold, `--fold` with a plain list of IDs, a repeated "
+                           "ID, a fold that is not an integer of 0 or more (lines named).",
+    "GRAPHS_FILE_UNKNOWN_ID": "An ID of a `--graphs` file or fold file is not a graph of the split (every such ID "
+                              "named with its line).",
     # a submission a command must score (InvalidSubmissionError, exit 1)
     "INVALID_SUBMISSION": "Exit code 1, not 2: a submission that `compare` must score has an error-severity "
                           "problem under the mode in force; nothing is compared, and the message names the "

@@ -4,6 +4,7 @@
     tpugraphs-data list --data-root demo --collection tile:xla --split valid
     tpugraphs-data urls --collections tile:xla --splits valid     # the official archive URLs
     tpugraphs-data download --collections tile:xla,layout:xla:default --splits train,valid,test
+    tpugraphs-data folds --data-root demo --split train --k 5 --seed 0 -o folds.csv   # graph -> fold
 
 Exit codes: 0 ok, 2 usage or data problem (including a failed download or an unsafe archive: every archive is
 still attempted, each failure reported), 3 internal error.
@@ -16,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
+from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main, int_at_least
 from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
 from tpugraphs_eval.display import safe
 from tpugraphs_eval.errors import EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
@@ -81,6 +82,15 @@ def _parser() -> argparse.ArgumentParser:
                              help="give up on an archive not downloaded within SECONDS, retries included "
                                   "(default: no limit)")
             sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sub = commands.add_parser("folds", help="assign each graph of a split to one of k cross-validation folds",
+                              description="Write a fold file `ID,fold`: whole programs per fold (the grouping of "
+                                          "`tpugraphs-eval prepare`), balanced per collection; score a fold with "
+                                          "`--graphs FILE --fold K`, all folds with `tpugraphs-eval cv`.")
+    sub.add_argument("--data-root", metavar="DIR", help=_ROOT_HELP)
+    sub.add_argument("--split", required=True, choices=SPLITS)
+    sub.add_argument("--k", type=int_at_least(2), default=5, help="number of folds (default 5)")
+    sub.add_argument("--seed", default="0", help="seed of the draw (any text; default 0)")
+    sub.add_argument("-o", "--output", required=True, metavar="CSV", help="the fold file to write (`-`: stdout)")
     add_codes_command(commands)
     return parser
 
@@ -146,9 +156,27 @@ def _download(args) -> int:
     return EXIT_OK
 
 
+def _folds(args) -> int:
+    from tpugraphs_eval.commands.outputs import refuse_output_is_input, write_stream
+    from tpugraphs_eval.prepare.folds import fold_rows, folds_csv
+    from tpugraphs_eval.truth.npzread import scan_catalog
+
+    root = data_root(args.data_root)
+    if args.output != "-":
+        refuse_output_is_input([("-o", Path(args.output))], [], data_root=root.path)
+    rows = fold_rows(scan_catalog(root, args.split), args.k, args.seed)
+    write_stream(args.output, folds_csv(rows), "the fold file")
+    if args.output != "-":
+        counts = [sum(1 for _, f in rows if f == k) for k in range(args.k)]
+        print(f"wrote {args.output}: {len(rows)} graphs of {root.label} {args.split} in {args.k} folds "
+              f"({', '.join(map(str, counts))} graphs)")
+    return EXIT_OK
+
+
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"info": _info, "list": _list, "urls": _urls, "download": _download, "codes": print_codes}
+    commands = {"info": _info, "list": _list, "urls": _urls, "download": _download, "codes": print_codes,
+                "folds": _folds}
     return commands[args.command](args)
 
 

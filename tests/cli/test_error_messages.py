@@ -144,6 +144,47 @@ def _two_outputs_at_one_path(tmp_path, tiny, solution):
     return [csv, "--data-root", tiny, "--split", "test", "--json", out, "--html", out], out
 
 
+def _prepare_case(tmp_path, graphs: dict[str, list[int]], *extra):
+    """``prepare`` from a layout:xla:default root of hand-made graphs (``split/name`` → runtimes): the path named
+    is the root (or the output folder)."""
+    root = tmp_path / "root"
+    for key, runtimes in graphs.items():
+        folder = root / "npz/layout/xla/default" / key.split("/")[0]
+        folder.mkdir(parents=True, exist_ok=True)
+        c = len(runtimes)
+        np.savez(folder / f"{key.split('/')[1]}.npz", node_config_feat=np.zeros((c, 1, 18), dtype=np.float32),
+                 config_runtime=np.array(runtimes, dtype=np.int64))
+    return ["prepare", "--data-root", root, "-o", tmp_path / "out", "--seed", "s", "--no-progress", *extra], root
+
+
+def _graphs_case(tmp_path, tiny, text: str, *extra):
+    """``validate --graphs FILE`` with ``text`` as the file: the path named is the file."""
+    (tmp_path / "s.csv").write_text(f"{HEADER}\n")
+    (tmp_path / "graphs.csv").write_text(text)
+    return ["validate", tmp_path / "s.csv", "--data-root", tiny, "--split", "test", "--graphs",
+            tmp_path / "graphs.csv", *extra], tmp_path / "graphs.csv"
+
+
+def _prepare_into_a_full_folder(tmp_path, tiny, solution):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "x").write_text("x")
+    return ["prepare", "--data-root", "demo", "-o", tmp_path / "out", "--seed", "s"], tmp_path / "out"
+
+
+def _leaky_public_test_files(monkeypatch):
+    """The public test files written as copies of the labelled ones (a writer that forgets the runtimes)."""
+    import shutil
+
+    from tpugraphs_eval.prepare import run as prepare_run
+
+    monkeypatch.setattr(prepare_run, "write_public_test_file",
+                        lambda source, target, keep, advance: shutil.copyfile(source, target))
+
+
+PATCHES = {"PREPARE_PUBLIC_RUNTIME": _leaky_public_test_files}
+"""Codes that no input file can cause through a correct program: the program is patched to cause them."""
+
+
 def _one_public_graph(tmp_path, tiny, solution):
     """A solution whose public leaderboard holds one graph in all: its public build is refused."""
     from tpugraphs_eval import resolve_data_root
@@ -182,6 +223,17 @@ CASES = {
     "SOLUTION_SCHEMA_INVALID": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") > 0), m, True)),
     "SOLUTION_ROWS_INVALID": _solution_case(lambda f, m: (f.with_columns(usage=pl.lit("Maybe")), m, True)),
     "SOLUTION_CHECKSUM_MISMATCH": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") * 2), m, True)),
+    "PREPARE_OUTPUT_NOT_EMPTY": _prepare_into_a_full_folder,
+    "PREPARE_NO_RUNTIMES": lambda t, tiny, s: _prepare_case(t, {"train/a": [0, 0, 0], "train/b": [0, 0]}),
+    "PREPARE_TOO_FEW_GRAPHS": lambda t, tiny, s: _prepare_case(t, {"train/a": [5, 6, 7], "train/b": [3, 4]}),
+    "PREPARE_PUBLIC_RUNTIME": lambda t, tiny, s: _prepare_case(t, {f"train/p{i}": [5, 6, 7] for i in range(4)}),
+    "PREPARE_PROGRAM_LEAK": lambda t, tiny, s: _prepare_case(t, {**{f"train/p{i}": [5, 6] for i in range(4)},
+                                                                 **{f"valid/p{i}": [5, 6] for i in range(4)}}),
+    "PREPARE_NAME_CLASH": lambda t, tiny, s: _prepare_case(t, {**{f"train/p{i}": [5, 6] for i in range(4)},
+                                                               **{f"valid/p{i}": [5, 6] for i in range(4)}},
+                                                           "--from", "train,valid"),
+    "GRAPHS_FILE_INVALID": lambda t, tiny, s: _graphs_case(t, tiny, "ID,fold\ntile:xla:a,zero\n", "--fold", "0"),
+    "GRAPHS_FILE_UNKNOWN_ID": lambda t, tiny, s: _graphs_case(t, tiny, "ID\nlayout:xla:default:no_such_graph\n"),
     "OUTPUT_WRITE_FAILED": _unwritable_json,
     "OUTPUT_IS_INPUT": _report_onto_submission,
     "SAME_OUTPUT_TWICE": _two_outputs_at_one_path,
@@ -208,8 +260,10 @@ def test_every_registered_code_has_a_case_here():
 
 
 @pytest.mark.parametrize("code", CASES)
-def test_each_error_prints_its_code_and_the_path(code, tmp_path, tiny_root, tiny_solution, capsys):
+def test_each_error_prints_its_code_and_the_path(code, tmp_path, tiny_root, tiny_solution, capsys, monkeypatch):
     argv, path = CASES[code](tmp_path, tiny_root, tiny_solution)
+    if code in PATCHES:
+        PATCHES[code](monkeypatch)
     if argv[0] == LEADERBOARD:
         exit_code = leaderboard.main([str(a) for a in argv[1:]])
         text = "".join(capsys.readouterr())

@@ -87,3 +87,19 @@ def test_notebooks_run_on_real_files(kernel_env, monkeypatch, realdata, name):
     monkeypatch.setenv("TPUGRAPHS_DATA", str(realdata / "tpugraphs"))
     text = _outputs(_run(name, kernel_env))
     assert "SYNTHETIC" not in text and "valid: True" in text
+
+
+@pytest.mark.parametrize("name", ["01_quickstart.ipynb", "02_learned_baseline.ipynb"])
+def test_notebooks_run_on_a_prepared_public_folder(kernel_env, monkeypatch, tmp_path, name):
+    """$TPUGRAPHS_DATA points the notebooks at `tpugraphs-eval prepare`'s DIR/public (test runtimes all 0)."""
+    from tpugraphs_eval import resolve_data_root
+    from tpugraphs_eval.prepare import prepare_dir
+
+    prepare_dir("demo", tmp_path / "comp", seed="notebook seed", max_configs=100)
+    public = tmp_path / "comp" / "public"
+    monkeypatch.setenv("TPUGRAPHS_DATA", str(public))
+    text = _outputs(_run(name, kernel_env))
+    assert "valid: True" in text
+    written = sorted((kernel_env / "submissions").glob("*test.csv"))
+    assert written and all(validate_submission(p, scan_catalog(resolve_data_root(public), "test")).valid
+                               for p in written)

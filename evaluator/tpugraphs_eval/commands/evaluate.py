@@ -28,7 +28,9 @@ from ..report.report import Report
 from ..submission.problems import CODES, codes_markdown
 from ..truth.dataroot import resolve_data_root
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, USAGE_WARNINGS, build_solution
+from . import cv as cv_command
 from . import export
+from . import prepare as prepare_command
 from .compare import add_parser as add_compare_parser
 from .compare import run_compare
 from .entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
@@ -36,7 +38,7 @@ from .no_truth_hint import with_hint
 from .outputs import graphs_root, refuse_output_is_input, write_stream
 from .scoring_options import add_scoring_options, load_evaluator
 
-COMMANDS = ("score", "validate", "codes", "solution", "compare", "export")
+COMMANDS = ("score", "validate", "codes", "solution", "compare", "export", "prepare", "cv")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the Public/Private draw (default 0)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
     export.add_parser(commands)
+    prepare_command.add_parser(commands)
+    cv_command.add_parser(commands)
     return parser
 
 
@@ -226,7 +230,8 @@ def _codes(args: argparse.Namespace) -> int:
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution,
-    "compare": run_compare, "export": export.run}
+    "compare": run_compare, "export": export.run,
+    "prepare": prepare_command.run, "cv": cv_command.run}
 """Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
 :data:`COMMANDS` and its handler here)."""
 

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from ..api import Evaluator
 from ..dataset import SPLITS
+from ..errors import UsageError
 from ..options import CONFIG_PROTOCOLS, Options
 from ..truth.groundtruth import TILE_RUNTIMES
 
-SCORING_OPTIONS = ("--split", "--data-root", "--solution", "--public-only", "--collections", "--lenient",
-                   "--tile-runtime", "--configs", "--eval-indices", "--no-progress")
+SCORING_OPTIONS = ("--split", "--data-root", "--solution", "--public-only", "--collections", "--graphs", "--fold",
+                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--no-progress")
 """The options :func:`add_scoring_options` adds (``validate``: all but ``--tile-runtime``, ``--configs``,
 ``--eval-indices``, which only change scores)."""
 
@@ -44,6 +45,10 @@ def add_scoring_options(parser: argparse.ArgumentParser, *, scored: bool = True)
     parser.add_argument("--collections", type=collection_list, metavar="C1,C2",
                         help="validate and score only these collections (e.g. tile:xla or a per-collection file's); "
                              "rows of the others are counted, not scored; overall = mean over these")
+    parser.add_argument("--graphs", type=Path, metavar="FILE",
+                        help="validate and score only these graphs: a plain list of IDs (one per line), or a fold "
+                             "file (`tpugraphs-data folds`) with --fold K; rows of the others are counted, not scored")
+    parser.add_argument("--fold", type=int, metavar="K", help="with a fold file as --graphs: the fold to score")
     parser.add_argument("--lenient", action="store_true",
                         help="Kaggle-compatible validation: duplicates, out-of-range indices, extra tile indices "
                              "and partial layout rows become warnings; what remains is scored")
@@ -65,8 +70,16 @@ def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: b
     Raises:
         UsageError, DataError: as :meth:`Evaluator.load`.
     """
+    graphs = None
+    if getattr(args, "graphs", None) is not None:
+        from ..prepare.folds import read_graphs
+
+        graphs = read_graphs(args.graphs, args.fold)
+    elif getattr(args, "fold", None) is not None:
+        raise UsageError("--fold needs --graphs FILE (a fold file)", code="GRAPHS_FILE_INVALID")
     options = Options(mode="lenient" if args.lenient else "strict",
                       tile_runtime=getattr(args, "tile_runtime", "normalized"), configs=getattr(args, "configs", "all"))
     return Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
                           eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
-                          public_only=args.public_only, collections=args.collections, progress=progress)
+                          public_only=args.public_only, collections=args.collections, progress=progress,
+                          graphs=graphs)

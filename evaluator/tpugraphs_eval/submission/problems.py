@@ -89,6 +89,7 @@ _TABLE: tuple[Code, ...] = (
     Code("FIELD_TOO_LONG", E, E, "TopConfigs is longer than 8 MiB (over 10 times the longest real field); it is not read."),
     Code("COLLECTION_ABSENT", W, W, "Rows of a collection the ground truth (data root or solution) lacks for this split: counted, not scored."),
     Code("COLLECTION_NOT_SELECTED", I, I, "Rows of a collection that `--collections` leaves out: counted, not scored."),
+    Code("GRAPH_NOT_SELECTED", I, I, "Rows of graphs of the split that `--graphs FILE` leaves out: counted, not scored."),
 )
 
 CODES: dict[str, Code] = {code.name: code for code in _TABLE}

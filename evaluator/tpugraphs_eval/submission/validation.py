@@ -152,6 +152,10 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             rankings_of[collection][position] = diagnosis.usable.astype(INDEX_DTYPE).tobytes()
 
     field_hints.report(log)
+    unselected = absent.pop(_UNSELECTED, None)
+    if unselected:
+        log.add("GRAPH_NOT_SELECTED", f"{len(unselected)} row(s) (line {preview(unselected, 3)}) are not scored: "
+                "--graphs leaves their graphs out.")
     for name, at in absent.items():
         if name in catalog.left_out:
             log.add("COLLECTION_NOT_SELECTED", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not "
@@ -169,11 +173,18 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     return Validation(mode, log.listed(), log.counts, parsed, missing_ids, csv_file.sha256, n_rows)
 
 
+_UNSELECTED = ""
+"""The key of :func:`_unknown_row`'s ``absent`` under which rows of graphs left out by ``--graphs`` are counted."""
+
+
 def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog: SplitCatalog, hints: IdHints,
                  field_hints: FieldHints, log: ProblemLog, absent: dict[str, list[int]]) -> None:
     """A row whose ID is not a graph of the split: the ID's problem (with a hint while problems are listed
     one by one), then the field's syntax; rows of a collection the data root lacks (or a selection leaves
     out) are only counted."""
+    if graph_id in catalog.unselected:
+        absent.setdefault(_UNSELECTED, []).append(line)
+        return
     parts = split_submission_id(graph_id.strip())
     if parts is not None and parts[0].name not in catalog.collections:
         absent.setdefault(parts[0].name, []).append(line)

@@ -92,6 +92,8 @@ class SplitCatalog:
         collections: present collections by name, in the order of :data:`catalog.COLLECTIONS`.
         left_out: collections of the split that a selection (:meth:`restrict`, ``--collections``) leaves
             out: their rows are counted, not scored, and they are not reported missing.
+        unselected: submission IDs of graphs of the split that a graph selection (:meth:`restrict_graphs`,
+            ``--graphs``) leaves out: their rows are counted, not scored, and they are not missing.
         index: submission ID → :class:`GraphRef` (collection, graph position, c).
     """
 
@@ -99,6 +101,7 @@ class SplitCatalog:
     split: str
     collections: dict[str, CollectionGraphs]
     left_out: tuple[str, ...] = ()
+    unselected: frozenset[str] = frozenset()
     index: dict[str, GraphRef] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -122,7 +125,28 @@ class SplitCatalog:
         """
         chosen = {name: self.collections[name] for name in names}
         return SplitCatalog(self.root, self.split, {c.name: chosen[c.name] for c in COLLECTIONS if c.name in chosen},
-                            tuple(c.name for c in COLLECTIONS if c.name not in chosen))
+                            tuple(c.name for c in COLLECTIONS if c.name not in chosen), self.unselected)
+
+    def restrict_graphs(self, ids: frozenset[str]) -> SplitCatalog:
+        """The same split limited to the graphs ``ids`` (submission IDs of this split, ``--graphs``): the others
+        are :attr:`unselected`; a collection left with no graph is :attr:`left_out`.
+
+        Raises:
+            KeyError: an ID is not a graph of the split.
+        """
+        unknown = ids - self.index.keys()
+        if unknown:
+            raise KeyError(sorted(unknown)[0])
+        kept = {}
+        for name, graphs in self.collections.items():
+            keep = [i for i, graph_id in enumerate(graphs.ids) if graph_id in ids]
+            if keep:
+                kept[name] = CollectionGraphs(graphs.collection, tuple(graphs.names[i] for i in keep),
+                                              graphs.n_configs[keep])
+        return SplitCatalog(self.root, self.split, kept,
+                            tuple(c.name for c in COLLECTIONS if c.name not in kept and (c.name in self.collections
+                                                                                          or c.name in self.left_out)),
+                            self.unselected | (frozenset(self.index) - ids))
 
     @property
     def missing_collections(self) -> list[str]:
@@ -205,6 +229,20 @@ class GroundTruth:
         catalog = self.catalog.restrict(names)
         return GroundTruth(catalog, self.tile_runtime, {name: self.collections[name] for name in catalog.collections},
                            self.sha256)
+
+    def restrict_graphs(self, catalog: SplitCatalog) -> GroundTruth:
+        """The runtimes of the graphs of ``catalog`` only (:meth:`SplitCatalog.restrict_graphs` of this truth's
+        catalog, ``--graphs``), Public/Private usage kept; :attr:`sha256` still names everything read."""
+        collections = {}
+        for name, graphs in catalog.collections.items():
+            old = self.collections[name]
+            where = {n: i for i, n in enumerate(old.graphs.names)}
+            positions = [where[n] for n in graphs.names]
+            runtimes = old.runtimes
+            truth = CollectionTruth.from_values(graphs, np.concatenate([runtimes[i] for i in positions]))
+            truth.public = None if old.public is None else old.public[positions]
+            collections[name] = truth
+        return GroundTruth(catalog, self.tile_runtime, collections, self.sha256)
 
     @property
     def has_usage(self) -> bool:

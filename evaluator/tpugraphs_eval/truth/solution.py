@@ -180,13 +180,15 @@ def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
 
 
 def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
-                   seed: int = 0, usage_file: Path | None = None, progress: bool = False) -> dict[str, Any]:
+                   seed: int = 0, usage_file: Path | None = None, progress: bool = False,
+                   source: str | None = None) -> dict[str, Any]:
     """Write the solution file of ``split`` from a data root's ``.npz`` files; returns its manifest.
 
     The ground truth is checked as for scoring (positive runtimes; not the public test files) and must be
     whole numbers of ns that int64 holds exactly. A collection with no Public or no Private graph is
     written as it is, with a warning in the manifest's ``warnings`` (:func:`usage_warnings`). The file is written to a temporary name and moved into
-    place: a failed write (a full disk) leaves no partial file.
+    place: a failed write (a full disk) leaves no partial file. ``source``: what the manifest names as the
+    source (default: the data root's label; ``prepare`` names its source data root, not its working folder).
 
     Raises:
         DataError: unusable data root or usage file; a runtime or normalizer that int64 cannot hold exactly
@@ -221,7 +223,7 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
         pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
-                "source": root.label, "synthetic": root.synthetic, "ground_truth_sha256": truth.sha256,
+                "source": source or root.label, "synthetic": root.synthetic, "ground_truth_sha256": truth.sha256,
                 "counts": counts, "usage": usage, "warnings": usage_warnings(counts)}
     draft = io.BytesIO()  # the column data does not depend on the footer's metadata: hash it first
     frame.write_parquet(draft, metadata={MANIFEST_KEY: "{}"})

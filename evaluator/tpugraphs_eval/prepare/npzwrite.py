@@ -1,0 +1,155 @@
+"""Writing one public test file from a labelled graph, member by member, never holding a whole member.
+
+The output is a zip archive as ``np.savez_compressed`` writes one (deflate, one ``<key>.npy`` member per
+array, members in the source's order), with fixed timestamps (1980-01-01) and permissions, so that the same
+input and sample give the same bytes. Per member:
+
+- ``config_runtime``: zeros (int64, or the source dtype), one per kept config;
+- ``config_runtime_normalizers`` (tile): ones;
+- ``node_config_feat`` (layout, shape (c, nc, 18)): the kept configs' rows, in the sample's order, read one
+  row at a time;
+- ``config_feat`` (tile, (c, 24)): the kept configs' rows (tile keeps every config);
+- every other member: its bytes unchanged (``node_feat``, ``node_opcode``, ``edge_index``,
+  ``node_config_ids``, ``node_splits``).
+
+Peak memory is one row of ``node_config_feat`` plus a 1 MiB copy buffer, whatever the member's size.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from ..errors import DataError
+
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+"""Timestamp of every member written (the earliest zip allows): output bytes do not depend on the clock."""
+CHUNK = 1 << 20
+ZEROED = "config_runtime"
+ONES = "config_runtime_normalizers"
+ROW_SAMPLED = ("node_config_feat", "config_feat")
+"""Members with one row per config: sampled like ``config_runtime``."""
+
+Advance = Callable[[int], None]
+
+
+def _header(member: BinaryIO, where: str) -> tuple[tuple[int, int], tuple[int, ...], bool, np.dtype]:
+    try:
+        version = np.lib.format.read_magic(member)
+        reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+        shape, fortran, dtype = reader[version](member)
+    except (ValueError, KeyError):
+        raise DataError(f"{where} is not a numpy array (.npy format 1.0 or 2.0) member",
+                        code="NPZ_UNREADABLE") from None
+    if dtype.hasobject:
+        raise DataError(f"{where} holds Python objects (a pickle): not read", code="NPZ_UNREADABLE")
+    return version, shape, fortran, dtype
+
+
+def _write_header(out: BinaryIO, version: tuple[int, int], shape: tuple[int, ...], dtype: np.dtype) -> None:
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": shape}
+    (np.lib.format.write_array_header_1_0 if version == (1, 0) else np.lib.format.write_array_header_2_0)(
+        out, header)
+
+
+def _info(name: str, size: int) -> tuple[zipfile.ZipInfo, bool]:
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info, size >= zipfile.ZIP64_LIMIT
+
+
+def _copy(src: BinaryIO, out: BinaryIO, size: int, advance: Advance) -> None:
+    left = size
+    while left > 0:
+        chunk = src.read(min(CHUNK, left))
+        if not chunk:
+            raise DataError("a member ends early", code="NPZ_CORRUPT")
+        out.write(chunk)
+        left -= len(chunk)
+        advance(len(chunk))
+
+
+def _rows(src: BinaryIO, out: BinaryIO, count: int, row_bytes: int, keep: np.ndarray, advance: Advance) -> None:
+    """Copy rows ``keep`` (sorted, distinct) of ``count`` rows of ``row_bytes`` each, reading row by row."""
+    wanted = iter(keep.tolist())
+    nxt = next(wanted, None)
+    for i in range(count):
+        if nxt is None:
+            break
+        row = src.read(row_bytes)
+        if len(row) != row_bytes:
+            raise DataError("a member ends early", code="NPZ_CORRUPT")
+        advance(row_bytes)
+        if i == nxt:
+            out.write(row)
+            nxt = next(wanted, None)
+
+
+def write_public_test_file(source: Path, target: Path, keep: np.ndarray | None, advance: Advance) -> int:
+    """Write ``target``: the public test file of the labelled graph ``source`` (see the module docstring).
+
+    Args:
+        source: a labelled ``.npz`` (``config_runtime`` (c,), ...).
+        target: the ``.npz`` to write (a new file).
+        keep: sorted distinct config indices to keep, (c',) int; None keeps all c.
+        advance: called with the number of source bytes each step has read (a progress bar).
+
+    Returns:
+        the number of configs written (c' or c).
+
+    Raises:
+        DataError: ``NPZ_UNREADABLE`` / ``NPZ_CORRUPT`` / ``NPZ_KEY_MISSING`` (the path named): not a zip of
+            ``.npy`` members, a member in Fortran order that must be sampled, row members whose first
+            dimension is not the config count, no ``config_runtime``.
+    """
+    try:
+        with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
+            infos = archive.infolist()
+            names = [i.filename.removesuffix(".npy") for i in infos]
+            if ZEROED not in names:
+                raise DataError(f"{source}: no config_runtime (keys: {', '.join(names)})", code="NPZ_KEY_MISSING")
+            with archive.open(infos[names.index(ZEROED)]) as member:
+                _, shape, _, _ = _header(member, f"{source}: config_runtime")
+            configs = int(shape[0]) if len(shape) == 1 else -1
+            if configs < 1:
+                raise DataError(f"{source}: config_runtime has shape {shape}, not (c,)", code="NPZ_ARRAY_INVALID")
+            kept = configs if keep is None else int(keep.size)
+            for info, key in zip(infos, names):
+                _write_member(archive, written, info, key, configs, keep, advance, f"{source}: {key}")
+    except (zipfile.BadZipFile, EOFError, OSError) as err:
+        if isinstance(err, OSError) and err.filename is not None and Path(err.filename) == target:
+            raise
+        raise DataError(f"{source}: not a readable .npz file ({type(err).__name__}: {err})",
+                        code="NPZ_UNREADABLE") from None
+    return kept
+
+
+def _write_member(archive: zipfile.ZipFile, written: zipfile.ZipFile, info: zipfile.ZipInfo, key: str,
+                  configs: int, keep: np.ndarray | None, advance: Advance, where: str) -> None:
+    out_info, zip64 = _info(info.filename, info.file_size)
+    sampled = key in ROW_SAMPLED and keep is not None
+    with archive.open(info) as member, written.open(out_info, "w", force_zip64=zip64) as out:
+        if key not in (ZEROED, ONES) and not sampled:  # unchanged: its bytes, header included
+            _copy(member, out, info.file_size, advance)
+            return
+        version, shape, fortran, dtype = _header(member, where)
+        header_bytes = member.tell()
+        advance(header_bytes)
+        if key in (ZEROED, ONES):
+            n = configs if keep is None else keep.size
+            np.lib.format.write_array(out, np.full(n, 0 if key == ZEROED else 1, dtype=dtype), version=version)
+            advance(info.file_size - header_bytes)
+            return
+        if fortran or not shape or shape[0] != configs:
+            raise DataError(f"{where} has shape {shape}{' in Fortran order' if fortran else ''}: its rows cannot "
+                            f"be sampled with the {configs} configs", code="NPZ_ARRAY_INVALID")
+        row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * dtype.itemsize
+        _write_header(out, version, (int(keep.size), *shape[1:]), dtype)
+        _rows(member, out, configs, row_bytes, keep, advance)
+        while member.read(CHUNK):  # to the end of the member, where its CRC-32 is checked
+            pass

@@ -1,0 +1,381 @@
+"""``prepare``: turn the labelled splits of a data root into a competition with a labelled test split.
+
+Steps (docs/prepare.md): read the source splits' runtimes → hold out whole programs per collection
+(:mod:`.selection`) → write the public data root (the remaining graphs unchanged, the held-out graphs as
+public test files under opaque names, :mod:`.npzwrite`) and the sample submission → write the solution file
+(:func:`..truth.solution.build_solution`) and the two ``prepare.json`` → check the public side → move the
+finished folders into place. Everything is written into temporary siblings first: a failed or killed run
+leaves no output folder that looks complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..dataset import BY_NAME, COLLECTIONS, TILE_TOP_K, Collection
+from ..errors import DataError, UsageError
+from ..truth.dataroot import DataRoot, present_collections, resolve_data_root
+from ..truth.npzread import read_split
+from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
+from .grouping import program_of, stratum
+from .naming import opaque_name, seeded_int
+from .npzwrite import write_public_test_file
+from .selection import Graph, select_held_out
+
+DEFAULT_TEST_FRACTION = 0.1
+"""Share of each collection's source graphs held out by default: the real test split is about 12 % of tile
+graphs and 8-11 % of each layout collection's."""
+DEFAULT_MAX_CONFIGS = 1000
+"""Configs kept per held-out layout graph by default (the real public test graphs hold 1000 or 1001)."""
+PREPARE_FORMAT = 1
+LABELLED_SPLITS = ("train", "valid")
+
+
+@dataclass(frozen=True)
+class PrepareOptions:
+    """The options of :func:`prepare` (all but the seed are written to ``public/prepare.json``).
+
+    Attributes:
+        from_splits: the labelled splits held-out graphs are drawn from (``train`` by default).
+        test_fraction: share of each collection's source graphs held out (at least 2 per collection).
+        public_fraction: share of each collection's held-out graphs on the public leaderboard.
+        max_configs: layout held-out graphs keep a seeded sample of at most this many configs.
+        collections: the collections prepared (None: every collection present); the others are left out.
+    """
+
+    from_splits: tuple[str, ...] = ("train",)
+    test_fraction: float = DEFAULT_TEST_FRACTION
+    public_fraction: float = DEFAULT_PUBLIC_FRACTION
+    max_configs: int = DEFAULT_MAX_CONFIGS
+    collections: tuple[str, ...] | None = None
+
+    def check(self) -> None:
+        """Raises :class:`UsageError` for a value out of range, an unknown split or collection."""
+        bad = [s for s in self.from_splits if s not in ("train", "valid", "test")]
+        if bad or not self.from_splits or len(set(self.from_splits)) != len(self.from_splits):
+            raise UsageError(f"--from takes distinct splits among train, valid, test, not {','.join(self.from_splits)}")
+        if not 0.0 < self.test_fraction < 1.0:
+            raise UsageError(f"--test-fraction must be between 0 and 1 (exclusive), not {self.test_fraction}")
+        if not 0.0 <= self.public_fraction <= 1.0:
+            raise UsageError(f"--public-fraction must be between 0 and 1, not {self.public_fraction}")
+        if self.max_configs < 2:
+            raise UsageError(f"--max-configs must be 2 or more, not {self.max_configs}")
+        unknown = [c for c in self.collections or () if c not in BY_NAME]
+        if unknown:
+            raise UsageError(f"unknown collection(s) {', '.join(unknown)}; the collections are "
+                             f"{', '.join(c.name for c in COLLECTIONS)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"from": list(self.from_splits), "test_fraction": self.test_fraction,
+                "public_fraction": self.public_fraction, "max_configs": self.max_configs,
+                "collections": list(self.collections) if self.collections is not None else None}
+
+
+@dataclass
+class _Plan:
+    root: DataRoot
+    options: PrepareOptions
+    seed: str
+    collections: list[Collection]
+    source: list[Graph] = field(default_factory=list)
+    runtimes: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+    held: list[Graph] = field(default_factory=list)
+    programs: list[str] = field(default_factory=list)
+    copied: list[Graph] = field(default_factory=list)
+
+
+def new_seed() -> str:
+    """A fresh 128-bit seed (32 hex digits) for an organiser who gives none."""
+    return secrets.token_hex(16)
+
+
+def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed: str, progress: bool) -> _Plan:
+    options.check()
+    root = raw if isinstance(raw, DataRoot) else resolve_data_root(raw)
+    wanted = set(options.collections) if options.collections is not None else None
+    plan = _Plan(root, options, seed, [])
+    present: set[Collection] = set()
+    for split in options.from_splits:
+        read = read_split(root, split, with_runtimes=True, progress=progress)
+        if not any(np.any(g.runtime != 0) for graphs in read.values() for _, g in graphs):
+            raise DataError(f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
+                            "public test files): held-out graphs need ground truth; use --from train or valid",
+                            code="PREPARE_NO_RUNTIMES")
+        for c, graphs in read.items():
+            if wanted is not None and c.name not in wanted:
+                continue
+            present.add(c)
+            for name, arrays in graphs:
+                plan.source.append((c, split, name))
+                plan.runtimes[(c.name, split, name)] = arrays
+    plan.collections = [c for c in COLLECTIONS if c in present]
+    missing = sorted(wanted - {c.name for c in present}) if wanted is not None else []
+    if missing or not plan.collections:
+        raise DataError(f"the source split(s) {', '.join(options.from_splits)} of {root.label} hold no "
+                        f"{', '.join(missing) or 'graphs'}", code="PREPARE_TOO_FEW_GRAPHS")
+    held = select_held_out(plan.source, options.test_fraction, seed, where=f"the {'+'.join(options.from_splits)} split(s) of {root.label}")
+    plan.held, plan.programs = held.graphs, held.programs
+    held_set = set(plan.held)
+    plan.copied = [g for g in plan.source if g not in held_set]
+    for split in LABELLED_SPLITS:  # the labelled splits not drawn from are copied whole
+        if split in options.from_splits:
+            continue
+        try:
+            files = present_collections(root, split)
+        except DataError:
+            continue
+        plan.copied += [(c, split, p.stem) for c, paths in files.items() if c in present for p in paths]
+    return plan
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """A hard link to ``source`` where the file system allows it, else a byte-identical copy."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _keep(plan: _Plan, c: Collection, split: str, name: str, configs: int) -> np.ndarray | None:
+    if c.kind != "layout" or configs <= plan.options.max_configs:
+        return None
+    rng = np.random.default_rng(seeded_int(plan.seed, "configs", c.name, split, name))
+    return np.sort(rng.choice(configs, plan.options.max_configs, replace=False))
+
+
+def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str, Any]:
+    from ..progress import progress_bar
+
+    root = plan.root.path
+    sources = {g: root / g[0].split_dir(g[1]) / f"{g[2]}.npz" for g in plan.source + plan.copied}
+    total = sum(p.stat().st_size for p in sources.values())
+    with ExitStack() as stack:
+        advance: Callable[[int], None] = lambda n: None  # noqa: E731
+        if progress:
+            bar = stack.enter_context(progress_bar("preparing", transfer=True))
+            task = bar.add_task("preparing", total=total)
+            advance = lambda n: bar.advance(task, n)  # noqa: E731
+        hashes = {}
+        for g in sorted(plan.copied, key=lambda g: (g[0].name, g[1], g[2])):
+            c, split, name = g
+            _link_or_copy(sources[g], public / c.split_dir(split) / f"{name}.npz")
+            hashes[f"{c.split_dir(split)}/{name}.npz"] = _sha256(sources[g])
+            advance(sources[g].stat().st_size)
+        names, truth_root = [], private / ".truth"
+        for g in sorted(plan.held, key=lambda g: (g[0].name, g[1], g[2])):
+            c, split, name = g
+            hashes[f"{c.split_dir(split)}/{name}.npz"] = _sha256(sources[g])
+            runtimes = plan.runtimes[(c.name, split, name)]
+            keep = _keep(plan, c, split, name, runtimes.runtime.size)
+            opaque = opaque_name(plan.seed, stratum(c), name)
+            target = public / c.split_dir("test") / f"{opaque}.npz"
+            if target.exists():
+                raise DataError(f"two held-out {c.name} graphs of {plan.root.label} get the opaque name {opaque} (the "
+                                f"same name in two source splits, or a collision): rename one or choose another seed",
+                                code="PREPARE_NAME_CLASH")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            before = sources[g].stat().st_size
+            write_public_test_file(sources[g], target, keep, lambda n: None)
+            advance(before)
+            _write_truth(truth_root / c.split_dir("test") / f"{opaque}.npz", runtimes, keep)
+            names.append({"collection": c.name, "split": split, "graph": name, "program": program_of(c, name),
+                          "test_graph": opaque, "configs": int(runtimes.runtime.size),
+                          "kept_configs": keep.tolist() if keep is not None else None})
+    return {"names": names, "hashes": dict(sorted(hashes.items()))}
+
+
+def _write_truth(path: Path, runtimes: Any, keep: np.ndarray | None) -> None:
+    """The held-out graph's ground truth only (sampled like its public file), for :func:`build_solution`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {"config_runtime": runtimes.runtime if keep is None else runtimes.runtime[keep]}
+    if runtimes.normalizer is not None:
+        arrays["config_runtime_normalizers"] = runtimes.normalizer
+    np.savez(path, **arrays)
+
+
+def _sample_submission(public: Path, collections: list[Collection]) -> tuple[str, dict[str, int]]:
+    """``ID,TopConfigs`` of every public test graph (tile 0..min(5,c)-1, layout 0..c-1), sorted by ID."""
+    truth = read_split(DataRoot(public), "test", with_runtimes=True, progress=False)
+    rows, counts = ["ID,TopConfigs"], {}
+    for c in collections:
+        graphs = truth.get(c, [])
+        counts[c.name] = len(graphs)
+        for name, arrays in sorted(graphs):
+            n = arrays.runtime.size
+            rows.append(f"{c.name}:{name}," + ";".join(map(str, range(min(TILE_TOP_K, n) if c.kind == "tile" else n))))
+    return "\n".join(rows) + "\n", counts
+
+
+def check_public(public: Path, held_programs: Sequence[str], source: str = "the source") -> None:
+    """Refuse a public data root that leaks ground truth (``source`` names the data root it was prepared from).
+
+    Raises:
+        DataError: ``PREPARE_PUBLIC_RUNTIME`` (a public test file with a non-zero runtime or a tile normalizer
+            other than 1, files named); ``PREPARE_PROGRAM_LEAK`` (a held-out program still has a graph in a
+            public split, graphs named).
+    """
+    root = DataRoot(public)
+    bad = []
+    for c, graphs in read_split(root, "test", with_runtimes=True, progress=False).items():
+        for name, arrays in graphs:
+            if np.any(arrays.runtime != 0) or (arrays.normalizer is not None and np.any(arrays.normalizer != 1)):
+                bad.append(f"{c.name}:{name}")
+    if bad:
+        raise DataError(f"prepared from {source}: {len(bad)} public test file(s) hold a runtime other than 0 or a normalizer other than 1: "
+                        + ", ".join(bad[:5]), code="PREPARE_PUBLIC_RUNTIME")
+    held = set(held_programs)
+    leaks = [f"{split}/{c.name}:{name}" for split in LABELLED_SPLITS for c in COLLECTIONS
+             for name in root.graph_names(c, split) if program_of(c, name) in held]
+    if leaks:
+        raise DataError(f"prepared from {source}: {len(leaks)} graph(s) of held-out programs are in a public split (a program must be on "
+                        "one side only): " + ", ".join(leaks[:5]), code="PREPARE_PROGRAM_LEAK")
+
+
+def _refuse_nonempty(path: Path, option: str) -> None:
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise UsageError(f"{option} {path} exists and is not a folder: prepare writes a new folder",
+                         code="PREPARE_OUTPUT_NOT_EMPTY")
+    if path.is_dir() and any(path.iterdir()):
+        raise UsageError(f"{option} {path} is not empty: prepare writes into a new or empty folder only",
+                         code="PREPARE_OUTPUT_NOT_EMPTY")
+    if not path.parent.is_dir():
+        raise UsageError(f"{option} {path}: its parent folder {path.parent} does not exist",
+                         code="OUTPUT_WRITE_FAILED")
+
+
+def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str, Any]:
+    """Write everything into ``public`` and ``private`` (new folders), then check the public side."""
+    public.mkdir()
+    private.mkdir()
+    written = _write(plan, public, private, progress)
+    held_programs = plan.programs
+    check_public(public, held_programs, plan.root.label)
+    sample, test_counts = _sample_submission(public, plan.collections)
+    (public / "sample_submission.csv").write_text(sample, encoding="utf-8")
+    opts = plan.options.to_dict()
+    usage_seed = seeded_int(plan.seed, "usage")
+    truth_root = private / ".truth"
+    manifest = build_solution(DataRoot(truth_root, synthetic=plan.root.synthetic), "test", private / "solution.parquet",
+                              public_fraction=plan.options.public_fraction, seed=usage_seed,
+                              source=f"tpugraphs-eval prepare of {plan.root.label}")
+    shutil.rmtree(truth_root)
+    counts = {c.name: {s: len(DataRoot(public).graph_names(c, s)) for s in (*LABELLED_SPLITS, "test")}
+              for c in plan.collections}
+    public_json = {"format": PREPARE_FORMAT, "evaluator_version": __version__, "synthetic": plan.root.synthetic,
+                   "collections": counts, "options": opts,
+                   "test_public_graphs": {n: v["public_graphs"] for n, v in manifest["counts"].items()},
+                   "grouping": "a program is on one side only: layout default and random graphs with the same "
+                               "file name; tile graphs with the same name before the trailing _<hex> kernel id "
+                               "(docs/prepare.md)"}
+    private_json = {**public_json, "source": plan.root.label, "source_sha256": written["hashes"],
+                    "seed": plan.seed, "held_out_programs": plan.programs, "names": written["names"],
+                    "solution_sha256": _sha256(private / "solution.parquet"),
+                    "ground_truth_sha256": manifest["ground_truth_sha256"]}
+    del test_counts
+    (public / "prepare.json").write_text(json.dumps(public_json, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (private / "prepare.json").write_text(json.dumps(private_json, indent=2, sort_keys=True) + "\n",
+                                          encoding="utf-8")
+    return private_json
+
+
+def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[str], private: str | os.PathLike[str],
+            *, seed: str | int, from_splits: Sequence[str] = ("train",),
+            test_fraction: float = DEFAULT_TEST_FRACTION, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
+            max_configs: int = DEFAULT_MAX_CONFIGS, collections: Sequence[str] | None = None,
+            progress: bool = False) -> dict[str, Any]:
+    """Prepare a competition from the labelled splits of ``raw`` (MLE-bench's ``prepare(raw, public, private)``).
+
+    ``public`` becomes a data root in the official layout (``npz/...``: the source splits' remaining graphs and
+    the other labelled splits unchanged, the held-out graphs as split ``test`` in the public test files' form),
+    with ``sample_submission.csv`` and ``prepare.json``; ``private`` gets ``solution.parquet`` (Usage
+    Public/Private) and ``prepare.json`` (source hashes, options, seed, the name map). See docs/prepare.md.
+
+    Args:
+        raw: the source data root (a path, ``"demo"`` or a :class:`DataRoot`).
+        public, private: the folders to write; each must be new or empty, and its parent must exist. Each is
+            filled in a temporary sibling and renamed into place at the end.
+        seed: the organiser's secret (text or int): opaque names and every draw derive from it.
+        from_splits, test_fraction, public_fraction, max_configs, collections: see :class:`PrepareOptions`.
+        progress: draw a progress bar on stderr.
+
+    Returns:
+        the content of ``private/prepare.json``.
+
+    Raises:
+        UsageError: ``PREPARE_OUTPUT_NOT_EMPTY``, a bad option. DataError: ``PREPARE_NO_RUNTIMES``,
+            ``PREPARE_TOO_FEW_GRAPHS``, ``PREPARE_PUBLIC_RUNTIME``, ``PREPARE_PROGRAM_LEAK``, an unreadable data
+            root. On any error nothing is left in ``public`` or ``private``.
+    """
+    options = PrepareOptions(tuple(from_splits), test_fraction, public_fraction, max_configs,
+                             tuple(collections) if collections is not None else None)
+    public, private = Path(public), Path(private)
+    for path, option in ((public, "public"), (private, "private")):
+        _refuse_nonempty(path, option)
+    plan = _plan(raw, options, str(seed), progress)
+    with tempfile.TemporaryDirectory(prefix=f".{public.name}.prepare-", dir=public.parent) as tmp_public, \
+            tempfile.TemporaryDirectory(prefix=f".{private.name}.prepare-", dir=private.parent) as tmp_private:
+        work_public, work_private = Path(tmp_public) / "out", Path(tmp_private) / "out"
+        result = _fill(plan, work_public, work_private, progress)
+        for work, final in ((work_private, private), (work_public, public)):
+            _move_into_place(work, final)
+    return result
+
+
+def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[str], *, seed: str | int,
+                **kwargs: Any) -> dict[str, Any]:
+    """:func:`prepare` into ``out/public`` and ``out/private`` (``tpugraphs-eval prepare -o DIR``): ``out`` must be
+    new or empty; the whole folder is written as a temporary sibling and renamed at the end.
+
+    Raises:
+        as :func:`prepare`.
+    """
+    out = Path(out)
+    _refuse_nonempty(out, "-o")
+    progress = kwargs.pop("progress", False)
+    options = PrepareOptions(tuple(kwargs.pop("from_splits", ("train",))),
+                             kwargs.pop("test_fraction", DEFAULT_TEST_FRACTION),
+                             kwargs.pop("public_fraction", DEFAULT_PUBLIC_FRACTION),
+                             kwargs.pop("max_configs", DEFAULT_MAX_CONFIGS),
+                             tuple(c) if (c := kwargs.pop("collections", None)) is not None else None)
+    if kwargs:
+        raise TypeError(f"unexpected options {', '.join(kwargs)}")
+    plan = _plan(raw, options, str(seed), progress)
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.prepare-", dir=out.parent) as tmp:
+        work = Path(tmp) / "out"
+        work.mkdir()
+        result = _fill(plan, work / "public", work / "private", progress)
+        _move_into_place(work, out)
+    return result
+
+
+def _move_into_place(work: Path, final: Path) -> None:
+    """Rename the finished ``work`` folder to ``final`` (an empty ``final`` is replaced)."""
+    try:
+        if final.is_dir():
+            final.rmdir()  # empty: checked before any work
+        os.replace(work, final)
+    except OSError as err:
+        raise UsageError(f"cannot move the prepared folder into place at {final}: {err.strerror or err}",
+                         code="OUTPUT_WRITE_FAILED") from None

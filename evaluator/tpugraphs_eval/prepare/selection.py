@@ -1,0 +1,109 @@
+"""Which graphs of the source splits are held out as the prepared test split, and which folds graphs go to.
+
+Both draws work on programs (:mod:`.grouping`), never on single graphs, and are stratified: per stratum
+(``tile:xla``, ``layout:xla``, ``layout:nlp``) the programs are shuffled with a seed that depends only on
+(seed, stratum).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dataset import Collection
+from ..errors import DataError
+from .grouping import program_of, stratum
+from .naming import seeded_int
+
+MIN_HELD_OUT = 2
+"""Held-out graphs per collection at least (a collection value over one graph is that graph's value)."""
+MIN_LEFT = 1
+"""Graphs per collection left in the public source splits at least (something to train on)."""
+
+Graph = tuple[Collection, str, str]
+"""``(collection, split, name)`` of one source graph."""
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The held-out graphs and the programs they belong to.
+
+    Attributes:
+        graphs: the held-out graphs, in the order of the source listing.
+        programs: the held-out programs (``<stratum>:<name>``, :func:`.grouping.program_of`), sorted.
+        targets: collection name → the number of graphs it was meant to hold out at least.
+    """
+
+    graphs: list[Graph]
+    programs: list[str]
+    targets: dict[str, int]
+
+
+def _by_stratum(graphs: list[Graph]) -> dict[str, dict[str, list[Graph]]]:
+    """Stratum → program → its graphs (both sorted by name; graphs in the order given)."""
+    out: dict[str, dict[str, list[Graph]]] = {}
+    for c, split, name in graphs:
+        out.setdefault(stratum(c), {}).setdefault(program_of(c, name), []).append((c, split, name))
+    return {s: dict(sorted(p.items())) for s, p in sorted(out.items())}
+
+
+def select_held_out(graphs: list[Graph], test_fraction: float, seed: str, *, where: str = "the source") -> HeldOut:
+    """Hold out whole programs until every collection holds out ``max(2, round(test_fraction * G))`` graphs.
+
+    Per stratum the programs are shuffled (seed from (seed, stratum)) and taken in that order; a program is
+    taken only while one of its collections is short of its target, so a big program does not push another
+    collection over. Rounding is Python's ``round`` (halves to even). ``where`` names the source in errors.
+
+    Raises:
+        DataError: ``PREPARE_TOO_FEW_GRAPHS``: a collection cannot hold out :data:`MIN_HELD_OUT` graphs and
+            keep :data:`MIN_LEFT` (too few graphs, or too few programs), naming each such collection.
+    """
+    counts: dict[Collection, int] = {}
+    for c, _, _ in graphs:
+        counts[c] = counts.get(c, 0) + 1
+    targets = {c: max(MIN_HELD_OUT, int(round(test_fraction * n))) for c, n in counts.items()}
+    taken: dict[Collection, int] = dict.fromkeys(counts, 0)
+    chosen: set[str] = set()
+    for name, by_program in _by_stratum(graphs).items():
+        keys = list(by_program)
+        order = np.random.default_rng(seeded_int(seed, "held-out", name)).permutation(len(keys))
+        for i in order.tolist():
+            members = by_program[keys[i]]
+            if not any(taken[c] < targets[c] for c, _, _ in members):
+                continue
+            chosen.add(keys[i])
+            for c, _, _ in members:
+                taken[c] += 1
+    held = [g for g in graphs if program_of(g[0], g[2]) in chosen]
+    short = [f"{c.name}: {counts[c]} graph(s), {taken[c]} held out, {counts[c] - taken[c]} left"
+             for c in counts if taken[c] < MIN_HELD_OUT or counts[c] - taken[c] < MIN_LEFT]
+    if short:
+        raise DataError(f"{where}: too few graphs or programs to hold out {MIN_HELD_OUT} graphs per collection and keep "
+                        f"{MIN_LEFT} (a program's graphs stay together): " + "; ".join(short)
+                        + ". Add source splits (--from train,valid) or leave the collection out (--collections)",
+                        code="PREPARE_TOO_FEW_GRAPHS")
+    return HeldOut(held, sorted(chosen), {c.name: t for c, t in targets.items()})
+
+
+def assign_folds(graphs: list[Graph], k: int, seed: str) -> dict[Graph, int]:
+    """Graph → fold (0..k-1): whole programs, balanced per collection.
+
+    Per stratum the programs are shuffled (seed from (seed, stratum)), then sorted by size, largest first
+    (a stable sort, so equal sizes keep the shuffled order); each goes to the fold that holds the fewest
+    graphs of its collections so far (ties: the lowest fold number). A collection of G graphs from at least
+    k programs of similar size gets about G / k per fold.
+    """
+    folds: dict[Graph, int] = {}
+    load: dict[tuple[Collection, int], int] = {}
+    for name, by_program in _by_stratum(graphs).items():
+        keys = list(by_program)
+        order = np.random.default_rng(seeded_int(seed, "folds", name)).permutation(len(keys)).tolist()
+        order.sort(key=lambda i: -len(by_program[keys[i]]))
+        for i in order:
+            members = by_program[keys[i]]
+            fold = min(range(k), key=lambda f: (sum(load.get((c, f), 0) for c, _, _ in members), f))
+            for g in members:
+                folds[g] = fold
+                load[(g[0], fold)] = load.get((g[0], fold), 0) + 1
+    return {g: folds[g] for g in graphs}

@@ -1,0 +1,64 @@
+"""Cross-validated scores: one submission scored on each fold of a fold file, then mean and sd per collection.
+
+Each fold is scored exactly as ``--graphs FILE --fold K`` scores it (:meth:`api.Evaluator.over` with the fold's
+graphs): the same report, restricted to the fold's graphs. Mean and sd are over the folds where a value is
+defined; sd is the sample standard deviation (``ddof=1``, ``statistics.stdev``), None over fewer than 2 folds.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping
+from typing import Any
+
+from ..api import Evaluator
+from ..dataset import COLLECTIONS
+from ..report.report import Report
+from ..submission.csvfile import SubmissionSource
+
+
+def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | None]],
+                   source: SubmissionSource) -> tuple[dict[str, Any], list[Report]]:
+    """Score ``source`` on each fold (``evaluator`` holds the whole split's ground truth, read once).
+
+    Args:
+        evaluator: the split's evaluator (no selection of its own).
+        folds: fold number → its graph IDs (ID → line of the fold file, or None).
+        source: the submission (read once per fold).
+
+    Returns:
+        ``({"folds": [{fold, graphs, valid, overall, collections}], "mean": {...}, "sd": {...}}, reports)``:
+        ``mean`` and ``sd`` have keys ``overall`` and ``collections`` (collection → value or None).
+
+    Raises:
+        UsageError: a fold names an ID that is not a graph of the split (``GRAPHS_FILE_UNKNOWN_ID``).
+    """
+    rows, reports = [], []
+    for fold, ids in folds.items():
+        scoped = Evaluator.over(evaluator.catalog, evaluator.truth, evaluator.options, graphs=ids)
+        report = scoped.evaluate(source)
+        reports.append(report)
+        rows.append({"fold": fold, "graphs": len(ids), "valid": report.valid,
+                     "overall": _finite(report.overall), "collections": {k: _finite(v) for k, v in
+                                                                           report.collection_values().items()}})
+    names = [c.name for c in COLLECTIONS if any(c.name in r["collections"] for r in rows)]
+    mean = {"overall": _mean([r["overall"] for r in rows]),
+            "collections": {n: _mean([r["collections"].get(n) for r in rows]) for n in names}}
+    sd = {"overall": _sd([r["overall"] for r in rows]),
+          "collections": {n: _sd([r["collections"].get(n) for r in rows]) for n in names}}
+    return {"folds": rows, "mean": mean, "sd": sd}, reports
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _mean(values: list[float | None]) -> float | None:
+    defined = [v for v in values if v is not None]
+    return math.fsum(defined) / len(defined) if defined else None
+
+
+def _sd(values: list[float | None]) -> float | None:
+    defined = [v for v in values if v is not None]
+    return statistics.stdev(defined) if len(defined) >= 2 else None
