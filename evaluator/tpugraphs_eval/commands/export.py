@@ -40,6 +40,21 @@ def add_parser(commands) -> None:
     codabench.add_argument("--start", type=dt.date.fromisoformat, metavar="YYYY-MM-DD",
                            help="first day of the Public phase (default today; it lasts 90 days, Final opens the day after)")
     codabench.add_argument("--zip", type=Path, metavar="FILE", help="also write the bundle as a zip to upload")
+    mlebench = targets.add_parser(
+        "mlebench", help="one MLE-bench competition folder (config, prepare, grade, reference leaderboard)",
+        description="Write one competition folder in MLE-bench's layout (its name is the competition id): "
+                    "config.yaml, description.md, prepare.py (tpugraphs-eval prepare with the seed), grade.py "
+                    "(the standalone metric), leaderboard.csv (reference scores on the prepared split), "
+                    "checksums.yaml.")
+    mlebench.add_argument("-o", "--output", required=True, type=Path, metavar="DIR/ID",
+                          help="the competition folder to write (new or empty; its name is the id, e.g. "
+                               "predict-ai-model-runtime)")
+    mlebench.add_argument("--data-root", metavar="DIR",
+                          help="the labelled data root to prepare from, or `demo` (default: $TPUGRAPHS_DATA, else "
+                               "~/data/tpugraphs)")
+    mlebench.add_argument("--seed", metavar="S", help="the organiser's secret seed of prepare (default: a fresh "
+                                                      "random one, printed)")
+    mlebench.add_argument("--title", default="TpuGraphs: predict AI model runtime", help="the competition's name")
     kaggle = targets.add_parser(
         "kaggle-metric", help="one self-contained Python file with Kaggle's score(solution, submission, row_id)",
         description="Write the metric as one Python file (numpy, pandas, scipy only) for Kaggle's metric "
@@ -51,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``export`` (parsed ``args``); returns the exit code."""
     from ..hosting import codabench, metric_file
 
+    if args.export_target == "mlebench":
+        return _run_mlebench(args)
     if args.export_target == "kaggle-metric":
         metric_file.write_metric_file(args.output)
         print(f"wrote {safe(str(args.output))}: score(solution, submission, row_id_column_name)")
@@ -71,4 +88,22 @@ def run(args: argparse.Namespace) -> int:
         codabench.write_bundle_from_data_root(args.output, args.data_root, args.split, **options)
     print(f"wrote the Codabench bundle {safe(str(args.output))}"
           + (f" and {safe(str(args.zip))}" if args.zip else "") + " (see docs/hosting.md to upload it)")
+    return EXIT_OK
+
+
+def _run_mlebench(args: argparse.Namespace) -> int:
+    """``export mlebench``: prepare the split once, write the competition folder, print its leaderboard."""
+    from ..hosting import mlebench
+    from ..prepare import new_seed
+    from ..truth.dataroot import resolve_data_root
+    from .outputs import graphs_root, refuse_output_is_input
+
+    refuse_output_is_input([("-o", args.output)], [], folders=["-o"], data_root=graphs_root(args))
+    seed = args.seed if args.seed is not None else new_seed()
+    root = resolve_data_root(args.data_root).path  # a path, as MLE-bench's raw folder is
+    rows = mlebench.write_competition(args.output, root, seed=seed, title=args.title)
+    print(f"wrote the MLE-bench competition {safe(str(args.output))} (id {safe(args.output.name)}"
+          + ("" if args.seed is not None else f", seed {seed}") + "); reference leaderboard:")
+    for name, value in rows:
+        print(f"  {value:.5f}  {name}")
     return EXIT_OK

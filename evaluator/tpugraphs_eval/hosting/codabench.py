@@ -51,6 +51,8 @@ PHASE_USAGES = ("Public", "Private")
 
 
 def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
