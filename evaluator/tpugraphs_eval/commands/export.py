@@ -32,6 +32,9 @@ def add_parser(commands) -> None:
                         help="the solution file (`tpugraphs-eval solution build`): runtimes and Usage")
     source.add_argument("--data-root", metavar="DIR",
                         help="build the solution from this data root (or `demo`) with the default Usage draw")
+    source.add_argument("--prepared", type=Path, metavar="DIR",
+                        help="a folder of `tpugraphs-eval prepare`: its solution, and its public tree and a starting "
+                             "kit carried in the bundle")
     codabench.add_argument("--split", choices=SPLITS, help="with --data-root: the split to host (required)")
     codabench.add_argument("--title", default="TpuGraphs: predict AI model runtime", help="the competition's title")
     codabench.add_argument("--lenient", action="store_true", help="the scoring program validates leniently (Kaggle)")
@@ -74,14 +77,18 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     from .outputs import graphs_root, refuse_output_is_input
 
-    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)], [args.solution], folders=["-o"],
+    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)],
+                           [p for p in (args.solution, args.prepared) if p is not None], folders=["-o"],
                            data_root=graphs_root(args) if args.data_root is not None else None)
     options = {"title": args.title, "mode": "lenient" if args.lenient else "strict",
                "tile_runtime": args.tile_runtime, "start": args.start, "zip_path": args.zip}
-    if args.solution is not None:
+    if args.solution is not None or args.prepared is not None:
         if args.split is not None:
             raise UsageError("--split is taken from the solution file; give it only with --data-root")
-        codabench.write_bundle(args.output, args.solution, **options)
+        if args.prepared is not None:
+            codabench.write_bundle_from_prepared(args.output, args.prepared, **options)
+        else:
+            codabench.write_bundle(args.output, args.solution, **options)
     else:
         if args.split is None:
             raise UsageError("--split is required with --data-root")

@@ -166,9 +166,64 @@ def _sample_submission(frame) -> str:
     return "\n".join(lines) + "\n"
 
 
+PUBLIC_DATA_MAX_BYTES = 300 * 1000**2
+"""Largest prepared public tree carried in the bundle's ``public_data/`` (bytes): above it the folder holds a
+download note (``DOWNLOAD.md``) instead, and the organiser hosts the tree elsewhere (docs/hosting.md)."""
+PUBLIC_DATA = "public_data"
+STARTING_KIT = "starting_kit"
+PARTICIPANT_ROOT = "public_data"
+"""The folder name the pages and the starting kit give for the unzipped public data (``--data-root``)."""
+
+
+def _tree_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _notebooks() -> list[Path]:
+    """The kit's starter notebooks (``kit/notebooks/*.ipynb`` of a source checkout; none in a wheel install)."""
+    import tpugraphs_kit
+
+    return sorted((Path(tpugraphs_kit.__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool) -> None:
+    """``public_data/`` (the prepared public tree, or a download note above :data:`PUBLIC_DATA_MAX_BYTES`) and
+    ``starting_kit/`` (the starter notebooks, the sample submission and a README with the validate command)."""
+    from .codabench_pages import validate_command
+
+    public = prepared / "public"
+    size = _tree_bytes(public)
+    target = out / PUBLIC_DATA
+    if size <= PUBLIC_DATA_MAX_BYTES:
+        shutil.copytree(public, target, copy_function=shutil.copyfile)  # prepare's hard links become files
+    else:
+        target.mkdir()
+        (target / "DOWNLOAD.md").write_text(
+            f"# Public data\n\nThe prepared public data ({size} bytes) is larger than a bundle carries "
+            f"({PUBLIC_DATA_MAX_BYTES} bytes): the organisers publish it for download (the `public/` folder of "
+            "`tpugraphs-eval prepare`; docs/hosting.md). Unzip it into a folder `public_data/`.\n", encoding="utf-8")
+    kit = out / STARTING_KIT
+    kit.mkdir()
+    names = []
+    for notebook in _notebooks():
+        shutil.copyfile(notebook, kit / notebook.name)
+        names.append(notebook.name)
+    shutil.copyfile(out / "sample_submission" / "submission.csv", kit / "sample_submission.csv")
+    command = validate_command(split, data_root=PARTICIPANT_ROOT, submission="sample_submission.csv")
+    (kit / "README.md").write_text(
+        "# Starting kit\n\n"
+        + ("SYNTHETIC demo data: scores on it say nothing about real TPU programs.\n\n" if synthetic else "")
+        + "1. `pip install tpugraphs-eval` (the evaluator and the kit: `tpugraphs-data`, `tpugraphs-baseline`).\n"
+        f"2. Download this phase's public data and unzip it into `{PARTICIPANT_ROOT}/` next to this folder's files.\n"
+        f"3. Check a submission before uploading it (here the sample, a valid one):\n\n   `{command}`\n\n"
+        "4. Zip the CSV file itself and submit the zip.\n\n"
+        + (f"Notebooks ({', '.join(names)}): set `TPUGRAPHS_DATA={PARTICIPANT_ROOT}` before starting Jupyter so that "
+           "they read the public data.\n" if names else "") , encoding="utf-8")
+
+
 def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: predict AI model runtime",
                  mode: str = "strict", tile_runtime: str = "normalized", start: dt.date | None = None,
-                 zip_path: Path | None = None) -> dict[str, Any]:
+                 zip_path: Path | None = None, prepared: Path | None = None) -> dict[str, Any]:
     """Write the bundle into the folder ``out`` (new or empty), and its zip to ``zip_path`` if given.
 
     Args:
@@ -178,6 +233,9 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         title: the competition's title; a solution of the synthetic demo (its manifest's ``synthetic``) gets
             :data:`SYNTHETIC_TITLE` appended, and its pages, leaderboard and scoring output say SYNTHETIC.
         mode, tile_runtime: the validation mode and tile runtime the scoring program uses.
+        prepared: a folder of ``tpugraphs-eval prepare`` (``solution_file`` is its ``private/solution.parquet``):
+            the bundle also carries ``public_data/`` and ``starting_kit/``, both phases offer them, and the
+            pages give the validate command for the public data.
         start: the Public phase's first day (default today); it lasts 90 days, the Final phase opens the
             day after it ends and lasts 14 days (:func:`phase_dates`; organisers edit the dates in
             competition.yaml or Codabench's editor).
@@ -204,6 +262,9 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
                          f"{', '.join(sorted(set(frame.Usage)))})")
     start = start or dt.date.today()
     config = competition(title, start, synthetic)
+    if prepared is not None:
+        for phase in config["phases"]:
+            phase.update(public_data=PUBLIC_DATA, starting_kit=STARTING_KIT)
     counts = {}
     for name in frame.ID.str.rsplit(":", n=1).str[0].unique().tolist():
         part = frame[frame.ID.str.startswith(name + ":")]
@@ -216,7 +277,10 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         raise UsageError(f"cannot write the bundle {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
     try:
         _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
-                                                      "synthetic": synthetic}, manifest["split"])
+                                                      "synthetic": synthetic}, manifest["split"],
+                     prepared is not None)
+        if prepared is not None:
+            _write_participant_files(staging, Path(prepared), manifest["split"], synthetic)
         if zip_path is not None:
             write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
         os.chmod(staging, 0o777 & ~umask())
@@ -231,18 +295,22 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
 
 
 def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tuple[int, int, int]],
-                 settings: dict[str, Any], split: str) -> None:
+                 settings: dict[str, Any], split: str, prepared: bool = False) -> None:
     """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write).
 
     ``settings``: ``mode``, ``tile_runtime`` and ``synthetic``, written to each task's settings.json;
-    ``split``: the solution's split, which the pages name.
+    ``split``: the solution's split, which the pages name; ``prepared``: the bundle carries the public data
+    (the pages' validate command reads it from ``public_data/``).
     """
+    from .codabench_pages import validate_command
+
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
     (out / "pages").mkdir()
+    command = validate_command(split, settings["synthetic"], PARTICIPANT_ROOT if prepared else None)
     for name, text in pages(config["title"], counts, settings["mode"], settings["tile_runtime"],
-                            settings["synthetic"], split).items():
+                            settings["synthetic"], split, command).items():
         (out / "pages" / name).write_text(text, encoding="utf-8")
     program = out / "scoring_program"
     program.mkdir()
@@ -285,6 +353,17 @@ def _zip(folder: Path, target: str) -> None:
                 info.external_attr = 0o100644 << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, path.read_bytes())
+
+
+def write_bundle_from_prepared(out: Path, prepared: Path, **options: Any) -> dict[str, Any]:
+    """:func:`write_bundle` of a ``tpugraphs-eval prepare`` folder: its ``private/solution.parquet`` and its
+    ``public/`` tree (UsageError when ``prepared`` has neither)."""
+    prepared = Path(prepared)
+    solution = prepared / "private" / "solution.parquet"
+    if not solution.is_file() or not (prepared / "public" / "npz").is_dir():
+        raise UsageError(f"{prepared} is not a folder of `tpugraphs-eval prepare` (it needs private/solution.parquet "
+                         "and public/npz/)")
+    return write_bundle(out, solution, prepared=prepared, **options)
 
 
 def write_bundle_from_data_root(out: Path, data_root: str | None, split: str, **options: Any) -> dict[str, Any]:
