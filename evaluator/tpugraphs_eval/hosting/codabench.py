@@ -12,13 +12,19 @@ Bundle layout (folders are zipped by Codabench at upload; zip the folder's *cont
     reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
     reference_data_private/          the same solution.csv + settings.json (usage Private)
     sample_submission/               submission.csv: a valid baseline (configs in index order)
+    public_data/, starting_kit/      with --prepared: the prepared public tree (or DOWNLOAD.md above
+                                     PUBLIC_DATA_MAX_BYTES) and the notebooks, sample and validate command
 
 **Decision** (scoring program dependencies): the program vendors the self-contained metric file, so the
 stock ``codalab/codalab-legacy:py39`` image (numpy, pandas, scipy) runs it and nothing needs
 ``pip install tpugraphs-eval`` on the worker; the numbers equal ``tpugraphs-eval --solution``'s (tests).
-**Decision** (leaderboards): phase 0 "Public" scores the Public graphs, phase 1 "Final" the Private ones
-(each participant's last submission migrates to it); both validate the whole submission against every graph,
-as ``tpugraphs-eval --solution`` does, so each phase's reference data holds the whole solution table.
+**Decision** (leaderboards): phase 0 "Public" scores the Public graphs, phase 1 "Final" the Private ones; the
+Final phase opens the day after the Public phase ends (Codabench's unpacker refuses a phase starting on the day
+the previous one ends), takes the migrated submissions and no new one from their owners, and hides its output
+(:data:`FINAL_PHASE_LIMITS`), so no Private value is shown before submissions close; the one leaderboard keeps
+each participant's last submission (``Force_Last``: docs/hosting.md says why not the best). Both phases
+validate the whole submission against every graph, as ``tpugraphs-eval --solution`` does, so each phase's
+reference data holds the whole solution table.
 """
 
 from __future__ import annotations

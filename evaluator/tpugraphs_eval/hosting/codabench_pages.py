@@ -24,9 +24,10 @@ Runtime", as `tpugraphs-eval` computes it (definitions: the TpuGraphs paper, arX
 Validation is **{mode}**. {mode_text} Every problem of an invalid submission is listed, with its CSV line and
 code, in the scoring program's error log (stderr); an invalid submission gets no score.
 
-The **Public** phase scores {public} graphs (the public leaderboard). The **Final** phase scores the
-other {private} graphs (the private leaderboard); each participant's last public submission is moved
-to it when it opens.
+The **Public** phase scores {public} graphs (the public leaderboard). The **Final** phase, which opens the
+day after the Public phase ends, scores the other {private} graphs (the private leaderboard): your Public
+submissions are moved to it when it opens and the board keeps your last one, so submit the file you choose
+last. It takes no new submission once yours are moved.
 """
 
 _TILE_RUNTIME_TEXT = {"normalized": "runtimes divided by `config_runtime_normalizers`",

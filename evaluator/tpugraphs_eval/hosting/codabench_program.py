@@ -11,13 +11,15 @@ the working directory ``/app/program``, ``input/ref`` holding the reference data
 solution table of every graph with its Usage, and ``settings.json``: the Usage this phase scores, the
 validation mode, the tile runtime and whether the data is the synthetic demo) and ``input/res`` the
 participant's unzipped submission (one CSV).
-It writes ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
+It writes ``output/detailed_results.html`` (:func:`detailed_results_html`, the submission's page, also for an
+invalid one) and ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
 ``layout_xla_default``, …; a collection whose value is undefined is left out, and so is the overall when
 the phase holds fewer than 2 graphs with a defined metric, :func:`defined_graphs`). Exit codes: 0 scored,
 1 invalid submission (the problems on stderr, one per line), 2 the bundle or the call is wrong. A bundle of
 the synthetic demo says so first in its output log (stdout), scored or not.
 
-Participants see scores.json (the leaderboard's columns) and this program's output, so both show only what
+Participants see scores.json (the leaderboard's columns), the detailed results page and this program's output,
+so all show only what
 every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/rules/public_rule.py``):
 a collection's value only when the phase's graphs hold at least 2 of its graphs with a defined metric
 (:func:`defined_graphs`), and none when the collections left out hold a single such graph between them. The problems printed are the participant's own
