@@ -212,6 +212,8 @@ def test_refusals_leave_nothing(tmp_path, capsys, realdata):
     _refused(["--data-root", "demo", "-o", str(empty), "--seed", "s", "--collections", "tile:xla",
               "--test-fraction", "0.95"], capsys, "PREPARE_TOO_FEW_GRAPHS")
     assert cli.main(["prepare", "--data-root", "demo", "-o", str(empty), "--test-fraction", "1.5"]) == 2
+    err = _refused(["--data-root", "demo", "-o", str(empty), "--seed", "s", "--from", "test"], capsys, "USAGE_ERROR")
+    assert "--from test" in err  # the demo's test split is labelled, but it would be replaced
     assert list(empty.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["empty", "out"]
 
 

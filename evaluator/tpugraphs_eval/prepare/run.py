@@ -114,6 +114,10 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
             raise DataError(f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
                             "public test files): held-out graphs need ground truth; use --from train or valid",
                             code="PREPARE_NO_RUNTIMES")
+        if split == "test":  # labelled here (the demo), but the prepared test split takes its place
+            raise UsageError(f"--from test: the test split of {root.label} holds runtimes, but the prepared test "
+                             "split takes its place (its remaining graphs would have nowhere to go): draw from "
+                             "train or valid")
         for c, graphs in read.items():
             if wanted is not None and c.name not in wanted:
                 continue
