@@ -21,7 +21,7 @@ CASES = [
     ("tpugraphs-eval", ["solution", "build", "--split", "test"], "the following arguments are required: -o/--output"),
     ("tpugraphs-eval", ["solution"], "the following arguments are required: ACTION"),
     ("tpugraphs-eval", ["compare", "a.csv"], "the following arguments are required: B"),
-    ("tpugraphs-eval", ["export", "codabench", "-o", "b"], "one of the arguments --solution --data-root is required"),
+    ("tpugraphs-eval", ["export", "codabench", "-o", "b"], "one of the arguments --solution --data-root --prepared is required"),
     ("tpugraphs-leaderboard", [], "the following arguments are required: COMMAND"),
     ("tpugraphs-leaderboard", ["build", "subs", "-o", "out"], "the following arguments are required: --solution"),
     ("tpugraphs-leaderboard", ["build", "s", "--solution", "x", "-o", "o", "--workers", "0"], "must be 1 or more"),

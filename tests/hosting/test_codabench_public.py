@@ -4,6 +4,7 @@ metric is defined whatever the submission, and writes the overall only over at l
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from csv_rows import csv_bytes, demo_rows
@@ -46,3 +47,9 @@ def test_the_program_counts_graphs_with_a_defined_metric(bundle, demo_solution, 
         assert sorted(scores) == ["overall", "tile_xla"]
     else:
         assert scores == {}
+    page = (scores_path.parent / "detailed_results.html").read_text()
+    values = re.findall(r'<td class="num">([-0-9.]+)</td>', page)
+    if case == "flat-layout-graph":
+        assert values == [f"{scores['overall']:.5f}", f"{scores['tile_xla']:.5f}"]
+    else:  # one graph in all: the page shows no value either
+        assert values == [] and "No value can be shown" in page

@@ -83,7 +83,7 @@ def test_competition_yaml_is_codabench_v2_and_names_files_that_exist(bundle):
     assert all((bundle / p["file"]).read_text().startswith("# ") for p in config["pages"])
     phases = config["phases"]
     assert [p["tasks"] for p in phases] == [[0], [1]] and phases[1]["auto_migrate_to_this_phase"] is True
-    assert str(phases[0]["start"]) == "2027-01-04" and phases[0]["end"] == phases[1]["start"]
+    assert str(phases[0]["start"]) == "2027-01-04" and (phases[1]["start"] - phases[0]["end"]).days == 1
     for task in config["tasks"]:
         assert (bundle / task["scoring_program"] / "metadata.yaml").is_file()
         assert {p.name for p in (bundle / task["reference_data"]).iterdir()} == {"solution.csv", "settings.json"}
@@ -297,10 +297,21 @@ def test_one_extra_field_is_one_extra_columns_error(bundle, tmp_path):
 @pytest.mark.parametrize("case, expected", [
     ("no_mode", "`mode` is None"), ("bogus_mode", "`mode` is 'bogus'"), ("list", "holds a list"),
     ("secret_usage", "`usage` is 'Secret'"), ("no_columns", "solution.csv has no runtimes, normalizers"),
-    ("output_is_file", "is a file")])
+    ("output_is_file", "is a file"),
+    ("nested_settings", "settings.json is nested too deeply"),
+    ("lower_case_usage", "solution.csv: Usage 'public' on some rows; every row's Usage must be Public or Private"),
+    ("read_only_output", "the output folder /sys cannot be written"),
+    ("fifo_settings", "settings.json is not a regular file"), ("fifo_solution", "solution.csv is not a regular file"),
+    ("dev_zero_settings", "settings.json is not a regular file"),
+    ("dev_zero_solution", "solution.csv is not a regular file"),
+    ("negative_runtime", "has 1 runtime(s) that are not positive"),
+    ("zero_runtime", "has 1 runtime(s) that are not positive")])
 def test_a_wrong_bundle_or_call_is_exit_2_with_one_line_before_scoring(case, expected, bundle, tmp_path):
     """Each malformed reference/settings/output case is EXIT_SETUP (2), one line naming the file, no traceback
-    (the old program raised KeyError, ValueError, AttributeError, FileExistsError or exited 0 for Secret)."""
+    (the old program raised KeyError, ValueError, AttributeError, FileExistsError or exited 0 for Secret; a
+    100,000-deep settings.json raised RecursionError, a lower-case Usage a ValueError and a read-only output
+    folder a PermissionError, all exit 1; a FIFO hung and /dev/zero grew without bound; a negative runtime
+    was scored). read_only_output uses /sys, where no file can be made even by root."""
     config = yaml.safe_load((bundle / "competition.yaml").read_text())
     good = bundle / config["solutions"][0]["path"] / "submission.csv"
     work = tmp_path / "w"
@@ -321,13 +332,36 @@ def test_a_wrong_bundle_or_call_is_exit_2_with_one_line_before_scoring(case, exp
     elif case == "no_columns":
         solution = "\n".join(",".join(f for f in line.split(",")[:1] + line.split(",")[-1:])
                              for line in solution.splitlines()) + "\n"
+    elif case == "lower_case_usage":
+        solution = solution.replace(",Public\n", ",public\n")
+    elif case in ("negative_runtime", "zero_runtime"):
+        lines = solution.splitlines(keepends=True)
+        graph_id, runtimes, rest = lines[1].split(",", 2)
+        lines[1] = ",".join([graph_id, ("-5;" if case == "negative_runtime" else "0;") + runtimes.split(";", 1)[1],
+                             rest])
+        solution = "".join(lines)
     (work / "input/ref/settings.json").write_text(json.dumps(settings))
+    if case == "nested_settings":
+        (work / "input/ref/settings.json").write_text("[" * 100_000 + "]" * 100_000)
     (work / "input/ref/solution.csv").write_text(solution)
+    if case.startswith(("fifo_", "dev_zero_")):
+        target = work / "input/ref" / ("settings.json" if case.endswith("settings") else "solution.csv")
+        target.unlink()
+        if case.startswith("fifo_"):
+            os.mkfifo(target)
+        elif Path("/dev/zero").exists():
+            target.symlink_to("/dev/zero")
+        else:
+            pytest.skip("no /dev/zero here")
     output = work / "output"
     if case == "output_is_file":
         output.write_text("x")
+    if case == "read_only_output":
+        if not Path("/sys").is_dir():
+            pytest.skip("no /sys here (a folder where no file can be made, even by root)")
+        output = Path("/sys")
     done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
-                           str(output)], capture_output=True, text=True, timeout=300)
+                           str(output)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert expected in done.stderr and not (output / "scores.json").exists()
@@ -343,6 +377,18 @@ def _task_folder(bundle: Path, work: Path) -> Path:
     for name in ("settings.json", "solution.csv"):
         (work / "input/ref" / name).write_bytes((ref / name).read_bytes())
     return ref
+
+
+def test_a_hard_link_in_the_submission_is_refused_like_a_link(bundle, tmp_path):
+    """A hard link to the reference solution (the old program scored it as the participant's file)."""
+    work = tmp_path / "w"
+    _task_folder(bundle, work)
+    os.link(work / "input/ref/solution.csv", work / "input/res/s.csv")
+    done = subprocess.run([sys.executable, str(bundle / "scoring_program/score.py"), str(work / "input"),
+                           str(work / "output")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and not (work / "output/scores.json").exists()
+    assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (a hard link); "
+                                   "zip the CSV file itself")
 
 
 def test_a_link_in_the_submission_is_refused_unread(bundle, tmp_path):
@@ -377,3 +423,77 @@ def test_archive_and_non_regular_refusals_are_coded(bundle, tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip() == ("invalid submission: NOT_REGULAR_FILE: the submission holds s.csv (not a regular "
                                    "file); zip the CSV file itself")
+
+
+def _page_command(bundle: Path) -> list[str]:
+    """The check command of the overview page, as argv after ``tpugraphs-eval``."""
+    match = re.search(r"Check a file before submitting: `(tpugraphs-eval [^`]+)`", (bundle / "pages/overview.md").read_text())
+    assert match, "the overview page gives no check command"
+    return shlex.split(match[1])[1:]
+
+
+@pytest.mark.parametrize("split", ["valid", "test"])
+def test_the_pages_name_the_solutions_split_and_their_command_passes_on_the_sample(split, demo_root, tmp_path, capsys):
+    """A valid-split bundle said "every graph of the test split" and gave `validate submission.csv --split test`,
+    which failed on the bundle's own sample submission (41 errors)."""
+    out = tmp_path / "b"
+    assert cli.main(["export", "codabench", "-o", str(out), "--data-root", "demo", "--split", split]) == 0
+    overview = (out / "pages/overview.md").read_text()
+    assert f"every graph\nof the {split} split" in overview
+    assert f"runtimes of the {split} graphs" in (out / "pages/terms.md").read_text()
+    argv = _page_command(out)
+    assert argv == ["validate", "submission.csv", "--data-root", "demo", "--split", split]
+    capsys.readouterr()
+    assert cli.main([str(out / "sample_submission/submission.csv") if a == "submission.csv" else a for a in argv]) == 0
+    assert "valid" in capsys.readouterr().out.lower()
+
+
+def test_a_real_data_bundle_gives_the_command_for_the_participants_data_root(tiny_bundle, tiny_root, monkeypatch):
+    argv = _page_command(tiny_bundle)
+    assert argv == ["validate", "submission.csv", "--split", "test"]  # the data root: $TPUGRAPHS_DATA or the default
+    monkeypatch.setenv("TPUGRAPHS_DATA", str(tiny_root))
+    sample = str(tiny_bundle / "sample_submission/submission.csv")
+    assert cli.main([sample if a == "submission.csv" else a for a in argv]) == 0
+
+
+def _page_text(page: str) -> str:
+    """The text of an HTML page (tags removed), for the assertions below."""
+    return re.sub(r"<[^>]+>", " ", page)
+
+
+def test_detailed_results_show_the_leaderboard_row_and_nothing_more(bundle, demo_solution, tmp_path):
+    """output/detailed_results.html (where Codabench's compute worker looks: compute_worker.py
+    get_detailed_results_file_path): self-contained, the values of scores.json (the public rule's choice) and
+    no graph ID of the solution. The demo's Public phase shows tile:xla and the overall only (1 public graph per
+    layout collection); the Final phase every collection (2 private graphs each)."""
+    truth = load_solution(demo_solution)
+    data = csv_bytes(demo_rows(truth, "random", seed=5))
+    submission = _zip(tmp_path / "s.zip", {"s.csv": data})
+    ids = [line.split(",")[0] for line in (bundle / "reference_data_public/solution.csv").read_text().splitlines()[1:]]
+    for task, board in ((0, "public"), (1, "private")):
+        done, scores_path = run_worker(bundle, task, submission, tmp_path / board)
+        assert done.returncode == 0, done.stderr
+        page = (scores_path.parent / "detailed_results.html").read_text()
+        assert sorted(p.name for p in scores_path.parent.iterdir()) == ["detailed_results.html", "scores.json"]
+        assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+        assert not re.search(r"<script|<link|<img|src=|href=|https?:", page, re.I)  # self-contained
+        scores = json.loads(scores_path.read_text())
+        shown = re.findall(r"<tr><td>([^<]+)</td><td class=\"num\">([-0-9.]+)</td></tr>", page)
+        names = {"overall": "Overall", **{_key(c.name): c.name for c in COLLECTIONS}}
+        assert dict(shown) == {names[key]: f"{value:.5f}" for key, value in scores.items()} and shown[0][0] == "Overall"
+        assert len(shown) == (2 if board == "public" else 6)
+        assert not any(graph_id.split(":")[-1] in page for graph_id in ids)
+        assert "SYNTHETIC demo data" in page and f"on the {board} leaderboard" in page
+        text = _page_text(page)
+        if board == "public":
+            assert "layout:" not in text and public_rule.RULE_IN_WORDS in text
+        else:
+            assert "Private graphs (the Final phase)" in text
+
+
+def test_an_invalid_submission_gets_a_page_of_its_own_errors(bundle, tmp_path):
+    done, scores_path = run_worker(bundle, 0, _zip(tmp_path / "b.zip", {"s.csv": b"ID,TopConfigs\n"}), tmp_path / "w")
+    assert done.returncode == 1 and not scores_path.exists()
+    page = (scores_path.parent / "detailed_results.html").read_text()
+    assert "Not scored" in page and "MISSING_IDS" in page and "MISSING_IDS" in done.stderr
+    assert "<td class=\"num\">" not in page

@@ -32,14 +32,32 @@ def add_parser(commands) -> None:
                         help="the solution file (`tpugraphs-eval solution build`): runtimes and Usage")
     source.add_argument("--data-root", metavar="DIR",
                         help="build the solution from this data root (or `demo`) with the default Usage draw")
+    source.add_argument("--prepared", type=Path, metavar="DIR",
+                        help="a folder of `tpugraphs-eval prepare`: its solution, and its public tree and a starting "
+                             "kit carried in the bundle")
     codabench.add_argument("--split", choices=SPLITS, help="with --data-root: the split to host (required)")
     codabench.add_argument("--title", default="TpuGraphs: predict AI model runtime", help="the competition's title")
     codabench.add_argument("--lenient", action="store_true", help="the scoring program validates leniently (Kaggle)")
     codabench.add_argument("--tile-runtime", choices=TILE_RUNTIMES, default="normalized",
                            help="tile runtimes divided by the normalizers (default) or raw")
     codabench.add_argument("--start", type=dt.date.fromisoformat, metavar="YYYY-MM-DD",
-                           help="first day of the Public phase (default today; Final opens 90 days later)")
+                           help="first day of the Public phase (default today; it lasts 90 days, Final opens the day after)")
     codabench.add_argument("--zip", type=Path, metavar="FILE", help="also write the bundle as a zip to upload")
+    mlebench = targets.add_parser(
+        "mlebench", help="one MLE-bench competition folder (config, prepare, grade, reference leaderboard)",
+        description="Write one competition folder in MLE-bench's layout (its name is the competition id): "
+                    "config.yaml, description.md, prepare.py (tpugraphs-eval prepare with the seed), grade.py "
+                    "(the standalone metric), leaderboard.csv (reference scores on the prepared split), "
+                    "checksums.yaml.")
+    mlebench.add_argument("-o", "--output", required=True, type=Path, metavar="DIR/ID",
+                          help="the competition folder to write (new or empty; its name is the id, e.g. "
+                               "predict-ai-model-runtime)")
+    mlebench.add_argument("--data-root", metavar="DIR",
+                          help="the labelled data root to prepare from, or `demo` (default: $TPUGRAPHS_DATA, else "
+                               "~/data/tpugraphs)")
+    mlebench.add_argument("--seed", metavar="S", help="the organiser's secret seed of prepare (default: a fresh "
+                                                      "random one, printed)")
+    mlebench.add_argument("--title", default="TpuGraphs: predict AI model runtime", help="the competition's name")
     kaggle = targets.add_parser(
         "kaggle-metric", help="one self-contained Python file with Kaggle's score(solution, submission, row_id)",
         description="Write the metric as one Python file (numpy, pandas, scipy only) for Kaggle's metric "
@@ -51,24 +69,48 @@ def run(args: argparse.Namespace) -> int:
     """Run ``export`` (parsed ``args``); returns the exit code."""
     from ..hosting import codabench, metric_file
 
+    if args.export_target == "mlebench":
+        return _run_mlebench(args)
     if args.export_target == "kaggle-metric":
         metric_file.write_metric_file(args.output)
         print(f"wrote {safe(str(args.output))}: score(solution, submission, row_id_column_name)")
         return EXIT_OK
     from .outputs import graphs_root, refuse_output_is_input
 
-    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)], [args.solution], folders=["-o"],
+    refuse_output_is_input([("-o", args.output), ("--zip", args.zip)],
+                           [p for p in (args.solution, args.prepared) if p is not None], folders=["-o"],
                            data_root=graphs_root(args) if args.data_root is not None else None)
     options = {"title": args.title, "mode": "lenient" if args.lenient else "strict",
                "tile_runtime": args.tile_runtime, "start": args.start, "zip_path": args.zip}
-    if args.solution is not None:
+    if args.solution is not None or args.prepared is not None:
         if args.split is not None:
             raise UsageError("--split is taken from the solution file; give it only with --data-root")
-        codabench.write_bundle(args.output, args.solution, **options)
+        if args.prepared is not None:
+            codabench.write_bundle_from_prepared(args.output, args.prepared, **options)
+        else:
+            codabench.write_bundle(args.output, args.solution, **options)
     else:
         if args.split is None:
             raise UsageError("--split is required with --data-root")
         codabench.write_bundle_from_data_root(args.output, args.data_root, args.split, **options)
     print(f"wrote the Codabench bundle {safe(str(args.output))}"
           + (f" and {safe(str(args.zip))}" if args.zip else "") + " (see docs/hosting.md to upload it)")
+    return EXIT_OK
+
+
+def _run_mlebench(args: argparse.Namespace) -> int:
+    """``export mlebench``: prepare the split once, write the competition folder, print its leaderboard."""
+    from ..hosting import mlebench
+    from ..prepare import new_seed
+    from ..truth.dataroot import resolve_data_root
+    from .outputs import graphs_root, refuse_output_is_input
+
+    refuse_output_is_input([("-o", args.output)], [], folders=["-o"], data_root=graphs_root(args))
+    seed = args.seed if args.seed is not None else new_seed()
+    root = resolve_data_root(args.data_root).path  # a path, as MLE-bench's raw folder is
+    rows = mlebench.write_competition(args.output, root, seed=seed, title=args.title)
+    print(f"wrote the MLE-bench competition {safe(str(args.output))} (id {safe(args.output.name)}"
+          + ("" if args.seed is not None else f", seed {seed}") + "); reference leaderboard:")
+    for name, value in rows:
+        print(f"  {value:.5f}  {name}")
     return EXIT_OK

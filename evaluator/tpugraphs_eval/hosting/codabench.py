@@ -12,13 +12,19 @@ Bundle layout (folders are zipped by Codabench at upload; zip the folder's *cont
     reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
     reference_data_private/          the same solution.csv + settings.json (usage Private)
     sample_submission/               submission.csv: a valid baseline (configs in index order)
+    public_data/, starting_kit/      with --prepared: the prepared public tree (or DOWNLOAD.md above
+                                     PUBLIC_DATA_MAX_BYTES) and the notebooks, sample and validate command
 
 **Decision** (scoring program dependencies): the program vendors the self-contained metric file, so the
 stock ``codalab/codalab-legacy:py39`` image (numpy, pandas, scipy) runs it and nothing needs
 ``pip install tpugraphs-eval`` on the worker; the numbers equal ``tpugraphs-eval --solution``'s (tests).
-**Decision** (leaderboards): phase 0 "Public" scores the Public graphs, phase 1 "Final" the Private ones
-(each participant's last submission migrates to it); both validate the whole submission against every graph,
-as ``tpugraphs-eval --solution`` does, so each phase's reference data holds the whole solution table.
+**Decision** (leaderboards): phase 0 "Public" scores the Public graphs, phase 1 "Final" the Private ones; the
+Final phase opens the day after the Public phase ends (Codabench's unpacker refuses a phase starting on the day
+the previous one ends), takes the migrated submissions and no new one from their owners, and hides its output
+(:data:`FINAL_PHASE_LIMITS`), so no Private value is shown before submissions close; the one leaderboard keeps
+each participant's last submission (``Force_Last``: docs/hosting.md says why not the best). Both phases
+validate the whole submission against every graph, as ``tpugraphs-eval --solution`` does, so each phase's
+reference data holds the whole solution table.
 """
 
 from __future__ import annotations
@@ -55,6 +61,8 @@ BUNDLED_RULES = (csvshape, sniff, public_rule)
 
 
 def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -89,12 +97,40 @@ SYNTHETIC_TITLE = " (SYNTHETIC demo data)"
 """Appended to the title of a bundle made from the synthetic demo (unless the title says synthetic already)."""
 
 
-def competition(title: str, start: dt.date, final: dt.date, end: dt.date, synthetic: bool = False) -> dict[str, Any]:
+PUBLIC_DAYS = 90
+"""Length of the Public phase (days): it ends at 00:00 UTC of day ``start + PUBLIC_DAYS``."""
+FINAL_DAYS = 14
+"""Length of the Final (results) phase (days)."""
+
+
+def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
+    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC).
+
+    Codabench's unpacker (``BaseUnpacker._validate_phase_ordering``) refuses a phase that starts when the one
+    before it ends ("Phases dates conflict"), so the Final phase opens one day after the Public phase ends:
+    during that day no phase is open and no submission is taken (docs/hosting.md, Codabench bundle).
+    """
+    public_end = start + dt.timedelta(days=PUBLIC_DAYS)
+    final = public_end + dt.timedelta(days=1)
+    return start, public_end, final, final + dt.timedelta(days=FINAL_DAYS)
+
+
+FINAL_PHASE_LIMITS = {"max_submissions": 1, "max_submissions_per_day": 1, "hide_output": True,
+                      "hide_score_output": True}
+"""The Final phase's secrecy settings (docs/hosting.md, what a participant sees): one submission per
+participant, which the migrated Public submissions use up (Codabench counts them; 0 would mean no limit),
+and no output log or scoring output to download, so the private leaderboard row is the only private value
+shown, and only from the day after the Public phase ends."""
+
+
+def competition(title: str, start: dt.date, synthetic: bool = False) -> dict[str, Any]:
     """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards).
 
-    ``synthetic``: the solution is the bundled synthetic demo; the description and the leaderboard's title
-    say so (the caller labels ``title``).
+    ``start``: the Public phase's first day (:func:`phase_dates` gives the others). ``synthetic``: the
+    solution is the bundled synthetic demo; the description and the leaderboard's title say so (the caller
+    labels ``title``).
     """
+    start, public_end, final, end = phase_dates(start)
     columns = [{"title": "Overall", "key": "overall", "index": 0, "sorting": "desc", "precision": 5}]
     columns += [{"title": c.name, "key": codabench_program.leaderboard_key(c.name), "index": i, "sorting": "desc",
                  "precision": 5} for i, c in enumerate(COLLECTIONS, start=1)]
@@ -108,15 +144,17 @@ def competition(title: str, start: dt.date, final: dt.date, end: dt.date, synthe
         "registration_auto_approve": True,
         "docker_image": DOCKER_IMAGE,
         "make_programs_available": True,
+        "enable_detailed_results": True,  # detailed_results.html: the submission's public view (score.py)
         "terms": "pages/terms.md",
         "pages": [{"title": name.capitalize(), "file": f"pages/{name}.md"}
                   for name in ("overview", "evaluation", "data", "terms")],
         "phases": [
             {"index": 0, "name": "Public", "description": "Scored on the Public graphs (public leaderboard).",
-             "start": start, "end": final, "tasks": [0], "solutions": [0], **phase},
-            {"index": 1, "name": "Final", "description": "Scored on the Private graphs (private leaderboard).",
+             "start": start, "end": public_end, "tasks": [0], "solutions": [0], **phase},
+            {"index": 1, "name": "Final", "description": "Results: every Public submission re-scored on the Private "
+             "graphs (private leaderboard); no new submission once yours are migrated.",
              "start": final, "end": end, "tasks": [1], "solutions": [0],
-             "auto_migrate_to_this_phase": True, **phase},
+             "auto_migrate_to_this_phase": True, **phase, **FINAL_PHASE_LIMITS},
         ],
         "tasks": [{"index": i, "name": f"TpuGraphs {usage.lower()} leaderboard",
                    "description": f"Scores the {usage} graphs of the solution.", "is_public": False,
@@ -138,9 +176,64 @@ def _sample_submission(frame) -> str:
     return "\n".join(lines) + "\n"
 
 
+PUBLIC_DATA_MAX_BYTES = 300 * 1000**2
+"""Largest prepared public tree carried in the bundle's ``public_data/`` (bytes): above it the folder holds a
+download note (``DOWNLOAD.md``) instead, and the organiser hosts the tree elsewhere (docs/hosting.md)."""
+PUBLIC_DATA = "public_data"
+STARTING_KIT = "starting_kit"
+PARTICIPANT_ROOT = "public_data"
+"""The folder name the pages and the starting kit give for the unzipped public data (``--data-root``)."""
+
+
+def _tree_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _notebooks() -> list[Path]:
+    """The kit's starter notebooks (``kit/notebooks/*.ipynb`` of a source checkout; none in a wheel install)."""
+    import tpugraphs_kit
+
+    return sorted((Path(tpugraphs_kit.__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool) -> None:
+    """``public_data/`` (the prepared public tree, or a download note above :data:`PUBLIC_DATA_MAX_BYTES`) and
+    ``starting_kit/`` (the starter notebooks, the sample submission and a README with the validate command)."""
+    from .codabench_pages import validate_command
+
+    public = prepared / "public"
+    size = _tree_bytes(public)
+    target = out / PUBLIC_DATA
+    if size <= PUBLIC_DATA_MAX_BYTES:
+        shutil.copytree(public, target, copy_function=shutil.copyfile)  # prepare's hard links become files
+    else:
+        target.mkdir()
+        (target / "DOWNLOAD.md").write_text(
+            f"# Public data\n\nThe prepared public data ({size} bytes) is larger than a bundle carries "
+            f"({PUBLIC_DATA_MAX_BYTES} bytes): the organisers publish it for download (the `public/` folder of "
+            "`tpugraphs-eval prepare`; docs/hosting.md). Unzip it into a folder `public_data/`.\n", encoding="utf-8")
+    kit = out / STARTING_KIT
+    kit.mkdir()
+    names = []
+    for notebook in _notebooks():
+        shutil.copyfile(notebook, kit / notebook.name)
+        names.append(notebook.name)
+    shutil.copyfile(out / "sample_submission" / "submission.csv", kit / "sample_submission.csv")
+    command = validate_command(split, data_root=PARTICIPANT_ROOT, submission="sample_submission.csv")
+    (kit / "README.md").write_text(
+        "# Starting kit\n\n"
+        + ("SYNTHETIC demo data: scores on it say nothing about real TPU programs.\n\n" if synthetic else "")
+        + "1. `pip install tpugraphs-eval` (the evaluator and the kit: `tpugraphs-data`, `tpugraphs-baseline`).\n"
+        f"2. Download this phase's public data and unzip it into `{PARTICIPANT_ROOT}/` next to this folder's files.\n"
+        f"3. Check a submission before uploading it (here the sample, a valid one):\n\n   `{command}`\n\n"
+        "4. Zip the CSV file itself and submit the zip.\n\n"
+        + (f"Notebooks ({', '.join(names)}): set `TPUGRAPHS_DATA={PARTICIPANT_ROOT}` before starting Jupyter so that "
+           "they read the public data.\n" if names else "") , encoding="utf-8")
+
+
 def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: predict AI model runtime",
                  mode: str = "strict", tile_runtime: str = "normalized", start: dt.date | None = None,
-                 zip_path: Path | None = None) -> dict[str, Any]:
+                 zip_path: Path | None = None, prepared: Path | None = None) -> dict[str, Any]:
     """Write the bundle into the folder ``out`` (new or empty), and its zip to ``zip_path`` if given.
 
     Args:
@@ -150,8 +243,12 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         title: the competition's title; a solution of the synthetic demo (its manifest's ``synthetic``) gets
             :data:`SYNTHETIC_TITLE` appended, and its pages, leaderboard and scoring output say SYNTHETIC.
         mode, tile_runtime: the validation mode and tile runtime the scoring program uses.
-        start: the Public phase's first day (default today); the Final phase opens 90 days later and
-            ends 14 days after that (organisers edit the dates in competition.yaml or Codabench's editor).
+        prepared: a folder of ``tpugraphs-eval prepare`` (``solution_file`` is its ``private/solution.parquet``):
+            the bundle also carries ``public_data/`` and ``starting_kit/``, both phases offer them, and the
+            pages give the validate command for the public data.
+        start: the Public phase's first day (default today); it lasts 90 days, the Final phase opens the
+            day after it ends and lasts 14 days (:func:`phase_dates`; organisers edit the dates in
+            competition.yaml or Codabench's editor).
 
     Returns:
         The competition.yaml content.
@@ -166,14 +263,18 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the bundle")
     frame = solution_frame(solution_file)
-    synthetic = bool(read_manifest(solution_file).get("synthetic"))
+    manifest = read_manifest(solution_file)
+    synthetic = bool(manifest.get("synthetic"))
     if synthetic and "synthetic" not in title.lower():
         title += SYNTHETIC_TITLE
     if set(frame.Usage) != set(PHASE_USAGES):
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
     start = start or dt.date.today()
-    config = competition(title, start, start + dt.timedelta(days=90), start + dt.timedelta(days=104), synthetic)
+    config = competition(title, start, synthetic)
+    if prepared is not None:
+        for phase in config["phases"]:
+            phase.update(public_data=PUBLIC_DATA, starting_kit=STARTING_KIT)
     counts = {}
     for name in frame.ID.str.rsplit(":", n=1).str[0].unique().tolist():
         part = frame[frame.ID.str.startswith(name + ":")]
@@ -186,7 +287,10 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         raise UsageError(f"cannot write the bundle {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
     try:
         _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
-                                                      "synthetic": synthetic})
+                                                      "synthetic": synthetic}, manifest["split"],
+                     prepared is not None)
+        if prepared is not None:
+            _write_participant_files(staging, Path(prepared), manifest["split"], synthetic)
         if zip_path is not None:
             write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
         os.chmod(staging, 0o777 & ~umask())
@@ -201,17 +305,22 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
 
 
 def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tuple[int, int, int]],
-                 settings: dict[str, Any]) -> None:
+                 settings: dict[str, Any], split: str, prepared: bool = False) -> None:
     """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write).
 
-    ``settings``: ``mode``, ``tile_runtime`` and ``synthetic``, written to each task's settings.json.
+    ``settings``: ``mode``, ``tile_runtime`` and ``synthetic``, written to each task's settings.json;
+    ``split``: the solution's split, which the pages name; ``prepared``: the bundle carries the public data
+    (the pages' validate command reads it from ``public_data/``).
     """
+    from .codabench_pages import validate_command
+
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
     (out / "pages").mkdir()
+    command = validate_command(split, settings["synthetic"], PARTICIPANT_ROOT if prepared else None)
     for name, text in pages(config["title"], counts, settings["mode"], settings["tile_runtime"],
-                            settings["synthetic"]).items():
+                            settings["synthetic"], split, command).items():
         (out / "pages" / name).write_text(text, encoding="utf-8")
     program = out / "scoring_program"
     program.mkdir()
@@ -254,6 +363,17 @@ def _zip(folder: Path, target: str) -> None:
                 info.external_attr = 0o100644 << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, path.read_bytes())
+
+
+def write_bundle_from_prepared(out: Path, prepared: Path, **options: Any) -> dict[str, Any]:
+    """:func:`write_bundle` of a ``tpugraphs-eval prepare`` folder: its ``private/solution.parquet`` and its
+    ``public/`` tree (UsageError when ``prepared`` has neither)."""
+    prepared = Path(prepared)
+    solution = prepared / "private" / "solution.parquet"
+    if not solution.is_file() or not (prepared / "public" / "npz").is_dir():
+        raise UsageError(f"{prepared} is not a folder of `tpugraphs-eval prepare` (it needs private/solution.parquet "
+                         "and public/npz/)")
+    return write_bundle(out, solution, prepared=prepared, **options)
 
 
 def write_bundle_from_data_root(out: Path, data_root: str | None, split: str, **options: Any) -> dict[str, Any]:

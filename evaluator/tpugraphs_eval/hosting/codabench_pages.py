@@ -24,9 +24,10 @@ Runtime", as `tpugraphs-eval` computes it (definitions: the TpuGraphs paper, arX
 Validation is **{mode}**. {mode_text} Every problem of an invalid submission is listed, with its CSV line and
 code, in the scoring program's error log (stderr); an invalid submission gets no score.
 
-The **Public** phase scores {public} graphs (the public leaderboard). The **Final** phase scores the
-other {private} graphs (the private leaderboard); each participant's last public submission is moved
-to it when it opens.
+The **Public** phase scores {public} graphs (the public leaderboard). The **Final** phase, which opens the
+day after the Public phase ends, scores the other {private} graphs (the private leaderboard): your Public
+submissions are moved to it when it opens and the board keeps your last one, so submit the file you choose
+last. It takes no new submission once yours are moved.
 """
 
 _TILE_RUNTIME_TEXT = {"normalized": "runtimes divided by `config_runtime_normalizers`",
@@ -45,8 +46,20 @@ SYNTHETIC_NOTE = ("> **SYNTHETIC demo data.** This competition scores the synthe
 labelled SYNTHETIC wherever it is shown)."""
 
 
+def validate_command(split: str, synthetic: bool = False, data_root: str | None = None,
+                     submission: str = "submission.csv") -> str:
+    """The ``tpugraphs-eval validate`` command that checks a submission for the solution's ``split``
+    (docs/cli.md), as the pages and the starting kit give it.
+
+    ``data_root``: the folder participants have the graphs in (a prepared public tree); default the demo for
+    a synthetic bundle, else ``$TPUGRAPHS_DATA`` or ``~/data/tpugraphs`` (the option left out).
+    """
+    root = data_root if data_root is not None else ("demo" if synthetic else None)
+    return f"tpugraphs-eval validate {submission}" + (f" --data-root {root}" if root else "") + f" --split {split}"
+
+
 def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_runtime: str,
-          synthetic: bool = False) -> dict[str, str]:
+          synthetic: bool = False, split: str = "test", validate: str | None = None) -> dict[str, str]:
     """File name → Markdown text of the four pages.
 
     Args:
@@ -55,7 +68,10 @@ def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_r
         mode: ``strict`` or ``lenient``; tile_runtime: ``normalized`` or ``raw``.
         synthetic: the solution is the synthetic demo: every page says so (:data:`SYNTHETIC_NOTE`) and the
             data and terms pages name the demo, not the TpuGraphs dataset.
+        split: the solution's split (its manifest's), named where the pages say which graphs to submit.
+        validate: the check command to give (default :func:`validate_command` of ``split``).
     """
+    validate = validate or validate_command(split, synthetic)
     rows = "\n".join(f"| `{name}` | {graphs} | {public} | {configs} |" for name, (graphs, public, configs)
                      in counts.items())
     n_graphs = sum(c[0] for c in counts.values())
@@ -68,7 +84,7 @@ def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_r
         "overview.md": f"""# {title}
 
 Predict which compilation configurations of an XLA tensor program run fastest on a TPU. For every graph
-of the test split, submit configuration indices, fastest first (TpuGraphs, arXiv 2308.13490).
+of the {split} split, submit configuration indices, fastest first (TpuGraphs, arXiv 2308.13490).
 
 Submit a zip holding one CSV file with the header `ID,TopConfigs`, one row per graph:
 
@@ -80,7 +96,7 @@ layout:xla:default:<graph>,12;4;0;…
 
 `ID` is the collection and the graph's file name without `.npz`; `TopConfigs` are configuration indices
 joined by `;`: the top {TILE_TOP_K} for a tile graph (fewer when it has fewer configs; up to 10 are accepted,
-the first {TILE_TOP_K} are scored), all of them for a layout graph. Check a file before submitting: `tpugraphs-eval validate submission.csv --split test`.
+the first {TILE_TOP_K} are scored), all of them for a layout graph. Check a file before submitting: `{validate}`.
 """,
         "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, tile_runtime=_TILE_RUNTIME_TEXT[tile_runtime], mode=mode,
                                             mode_text=_MODE_TEXT[mode], public=n_public,
@@ -97,7 +113,7 @@ scores the graphs below; their runtimes are hidden (the reference data of the sc
         "terms.md": f"""# Terms
 
 - One account per participant; no sharing of code or predictions outside teams.
-- The runtimes of the test graphs are not to be measured, looked up or reconstructed.
+- The runtimes of the {split} graphs are not to be measured, looked up or reconstructed.
 - The final ranking is the Final phase's (private leaderboard); the organisers' decision on the rules is final.
 - {title} uses {source} and `tpugraphs-eval`.
 """,

@@ -13,15 +13,16 @@ the working directory ``/app/program``, ``input/ref`` holding the reference data
 solution table of every graph with its Usage, and ``settings.json``: the Usage this phase scores, the
 validation mode, the tile runtime and whether the data is the synthetic demo) and ``input/res`` the
 participant's unzipped submission (one CSV).
-It writes ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
+It writes ``output/detailed_results.html`` (:func:`detailed_results_html`, the submission's page, also for an
+invalid one) and ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
 ``layout_xla_default``, …; a collection whose value is undefined is left out, and so is the overall when
 the phase holds fewer than 2 graphs with a defined metric, :func:`defined_graphs`). Exit codes: 0 scored,
 1 invalid submission (the problems on stderr, one per line), 2 the bundle or the call is wrong. A bundle of
 the synthetic demo says so first in its output log (stdout), scored or not.
 
-Participants see scores.json (the leaderboard's columns) and this program's output, so both show only what
-every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/rules/public_rule.py``;
-why: docs/public-view.md):
+Participants see scores.json (the leaderboard's columns), the detailed results page and this program's output,
+so all show only what every public view shows (``public_rule.py`` beside it, the text of
+``tpugraphs_eval/rules/public_rule.py``; why: docs/public-view.md):
 a collection's value only when the phase's graphs hold at least 2 of its graphs with a defined metric
 (:func:`defined_graphs`), and none when the collections left out hold a single such graph between them. The problems printed are the participant's own
 file's, found against every graph of the solution (both phases alike), so they tell no graph's Usage.
@@ -32,6 +33,7 @@ from __future__ import annotations
 import json
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 try:  # in the package: tpugraphs_eval/rules/; in the bundle: the same files beside this one
@@ -60,12 +62,11 @@ class _Invalid(Exception):
 def _submission_csv(res: Path) -> Path:
     """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored).
 
-    A link or a non-regular file (FIFO, socket, device) anywhere in the folder is refused unread
-    (NOT_REGULAR_FILE: a link could point at the reference data); no CSV or several is ARCHIVE_UNREADABLE,
+    A link (symbolic or hard) or a non-regular file (FIFO, socket, device) anywhere in the folder is refused
+    unread (NOT_REGULAR_FILE: a link could point at the reference data); no CSV or several is ARCHIVE_UNREADABLE,
     the code of ``tpugraphs-eval`` for a zip without exactly one CSV member."""
     entries = sorted(res.rglob("*"))
-    odd = [f"{p.relative_to(res)} ({'a link' if p.is_symlink() else 'not a regular file'})" for p in entries
-           if p.is_symlink() or not (stat.S_ISREG(p.lstat().st_mode) or stat.S_ISDIR(p.lstat().st_mode))]
+    odd = [f"{p.relative_to(res)} ({_odd_entry(p)})" for p in entries if _odd_entry(p)]
     if odd:
         raise _Invalid(f"NOT_REGULAR_FILE: the submission holds {', '.join(odd[:10])}; zip the CSV file itself")
     found = [p for p in entries if p.is_file() and p.suffix.lower() == ".csv"
@@ -78,6 +79,18 @@ def _submission_csv(res: Path) -> Path:
         raise _Invalid(f"ARCHIVE_UNREADABLE: the submission holds {what} (it must zip exactly one ID,TopConfigs "
                        f"CSV){packed}; it holds: {', '.join(listed[:10]) or 'nothing'}")
     return found[0]
+
+
+def _odd_entry(path: Path) -> str:
+    """Why an entry of the submission folder is refused unread (``""`` when it is a plain file or folder): a
+    symbolic link, a hard link (a regular file with more than one name: Codabench's unzip makes none) or not a
+    regular file."""
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return "a link"
+    if stat.S_ISREG(info.st_mode):
+        return "a hard link" if info.st_nlink > 1 else ""
+    return "" if stat.S_ISDIR(info.st_mode) else "not a regular file"
 
 
 def read_rows(data: bytes, collections):
@@ -114,6 +127,73 @@ def _submission_bytes(path: Path) -> bytes:
     return path.read_bytes()
 
 
+class _Setup(Exception):
+    """The bundle, the reference data or the call is wrong (exit 2): the message is one line for the organiser."""
+
+
+MAX_SETTINGS_BYTES = 1 << 20
+"""Largest settings.json read (bytes): the bundle's is under 200."""
+
+
+def _regular_file(path: Path, limit: int | None = None) -> Path:
+    """``path`` when it is a regular file (a link is followed) of at most ``limit`` bytes; a FIFO, device,
+    socket or folder is refused before it is opened (reading one would block or never end)."""
+    try:
+        info = path.stat()
+    except OSError as err:
+        raise _Setup(f"{path.name} cannot be read ({err.strerror or err})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _Setup(f"{path.name} is not a regular file (a FIFO, device, socket or folder)")
+    if limit is not None and info.st_size > limit:
+        raise _Setup(f"{path.name} has {info.st_size} bytes; at most {limit} are read")
+    return path
+
+
+def load_reference(ref: Path, pd):
+    """(settings, solution table) of the task's reference folder ``ref``: ``settings.json`` (an object) and
+    ``solution.csv`` read as text (``pd``: pandas). Raises :class:`_Setup` (one line) for a file that is not a
+    regular file, too large, unreadable, not JSON (a too deeply nested one too) or not CSV."""
+    settings_path = _regular_file(ref / "settings.json", MAX_SETTINGS_BYTES)
+    solution_path = _regular_file(ref / "solution.csv")
+    try:
+        settings = json.loads(settings_path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise _Setup("settings.json is nested too deeply; it must be one flat JSON object") from None
+    except (OSError, ValueError) as err:
+        raise _Setup(f"settings.json cannot be read ({err})") from None
+    try:
+        solution = pd.read_csv(solution_path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as err:
+        raise _Setup(f"solution.csv cannot be read ({err})") from None
+    return settings, solution
+
+
+def _output_problem(output_dir: Path) -> str | None:
+    """What keeps the program from writing into ``output_dir`` (a file; a folder where no file can be made:
+    read-only, or not writable by this user), or None. The folder is made if missing and probed with a
+    temporary file (file modes do not tell: root ignores them, a read-only mount does not)."""
+    if output_dir.exists() and not output_dir.is_dir():
+        return f"the output folder {output_dir} is a file"
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=output_dir):
+            pass
+    except OSError as err:
+        return f"the output folder {output_dir} cannot be written ({err.strerror or err}): is it read-only?"
+    return None
+
+
+def _runtime_problem(graphs) -> str | None:
+    """The first graph of the reference solution with a runtime that is not positive (runtimes are ns > 0;
+    a negative one would change the score), or None. ``graphs``: ``tpugraphs_metric.read_solution``'s."""
+    for graph_id, graph in graphs.items():
+        bad = graph.y[~(graph.y > 0)]
+        if bad.size:
+            return (f"solution.csv: {graph_id} has {bad.size} runtime(s) that are not positive; runtimes are in "
+                    "ns and > 0")
+    return None
+
+
 def _reference_problem(settings, solution, output_dir: Path, metric) -> str | None:
     """What is wrong with the reference data or the output folder (one line naming the file), or None."""
     if not isinstance(settings, dict):
@@ -125,13 +205,14 @@ def _reference_problem(settings, solution, output_dir: Path, metric) -> str | No
     missing = [name for name in ("ID", "runtimes", "normalizers", "Usage") if name not in solution.columns]
     if missing:
         return f"solution.csv has no {', '.join(missing)} column"
+    usages = sorted(set(solution["Usage"].tolist()) - {"Public", "Private"})
+    if usages:
+        return f"solution.csv: Usage {usages[0]!r} on some rows; every row's Usage must be Public or Private"
     try:
-        metric.read_solution(solution, "ID", settings["tile_runtime"])
+        graphs = metric.read_solution(solution, "ID", settings["tile_runtime"])
     except ValueError as err:
         return f"solution.csv: {err}"
-    if output_dir.exists() and not output_dir.is_dir():
-        return f"the output folder {output_dir} is a file"
-    return None
+    return _runtime_problem(graphs) or _output_problem(output_dir)
 
 
 def _where(line, graph_id) -> str:
@@ -156,6 +237,95 @@ def defined_graphs(solution, usage: str, collections) -> dict:
     return counts
 
 
+DETAILED_RESULTS = "detailed_results.html"
+"""The page Codabench shows as the submission's detailed results (``enable_detailed_results``): its compute
+worker watches ``output/detailed_results.html`` (compute_worker.py, ``get_detailed_results_file_path``)."""
+_FINAL_RULE = ("Private graphs (the Final phase) under the same rule: a collection is shown with at least 2 of its "
+               "graphs (none when the others hold a single one); no graph is listed.")
+_PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em;max-width:60em;color:#222}"
+               "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.3em .7em;text-align:left}"
+               "td.num{text-align:right;font-variant-numeric:tabular-nums}.synthetic{background:#fff3cd;padding:.5em}"
+               "pre{white-space:pre-wrap}")
+
+
+def detailed_results_html(settings: dict, collections, scores: dict | None = None, errors=(), notes=()) -> str:
+    """The submission's detailed results page: self-contained HTML (inline style, no script, no link), made
+    with the standard library (the program cannot import ``tpugraphs_eval``).
+
+    It shows what the leaderboard row shows and nothing more: the values of ``scores`` (the scores.json keys
+    already chosen by the public rule, :func:`defined_graphs`), the participant's own notes or errors (found
+    against every graph of the solution, both phases alike, so they tell no graph's Usage), the phase's Usage,
+    validation mode and tile runtime. No graph ID, count or runtime of the solution appears.
+
+    Args:
+        settings: the task's settings.json (``usage``, ``mode``, ``tile_runtime``, ``synthetic``).
+        collections: the collection names in leaderboard order (``tpugraphs_metric.COLLECTIONS``).
+        scores: scores.json's content, or None for an invalid submission; errors, notes: message lines.
+    """
+    from html import escape
+
+    board = "public" if settings["usage"] == "Public" else "private"
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>TpuGraphs submission: {board} leaderboard</title><style>{_PAGE_STYLE}</style></head><body>",
+             f"<h1>Your submission on the {board} leaderboard</h1>"]
+    if settings.get("synthetic"):
+        parts.append(f'<p class="synthetic"><strong>{escape(SYNTHETIC_LINE)}</strong></p>')
+    parts.append(f"<p>{escape(settings['usage'])} graphs; {escape(settings['mode'])} validation; tile runtimes "
+                 f"{escape(settings['tile_runtime'])}.</p>")
+    if scores is None:
+        parts.append("<h2>Not scored</h2><pre>" + escape("\n".join(errors)) + "</pre>")
+    else:
+        names = {leaderboard_key(name): name for name in collections}
+        rows = [("Overall", scores["overall"])] if "overall" in scores else []
+        rows += [(names[key], value) for key, value in scores.items() if key != "overall"]
+        if rows:
+            parts.append("<table><tr><th>value</th><th>score</th></tr>" + "".join(
+                f'<tr><td>{escape(name)}</td><td class="num">{value:.5f}</td></tr>' for name, value in rows)
+                + "</table>")
+        else:
+            parts.append("<p>No value can be shown: this phase holds too few graphs for any value.</p>")
+        parts.append(f"<p>{escape(public_rule_text(settings))}</p>")
+    if notes:
+        parts.append("<h2>Notes on your file</h2><ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def public_rule_text(settings: dict) -> str:
+    """The rule of what the page shows, in words (``public_rule.RULE_IN_WORDS`` for the Public phase)."""
+    import public_rule
+
+    return public_rule.RULE_IN_WORDS if settings["usage"] == "Public" else _FINAL_RULE
+
+
+def write_outputs(output_dir: Path, scores: dict | None, page: str) -> None:
+    """Write ``scores.json`` (the leaderboard's columns; none for an invalid submission) and
+    :data:`DETAILED_RESULTS` (``page``) into ``output_dir`` (made if missing), each under a temporary name
+    renamed into place, so the worker's watcher never sends half a page. OSError on a failed write."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    files = {DETAILED_RESULTS: page}
+    if scores is not None:
+        files["scores.json"] = json.dumps(scores, indent=2) + "\n"
+    for name, text in files.items():
+        part = output_dir / f".{name}.part"
+        part.write_text(text, encoding="utf-8")
+        part.replace(output_dir / name)
+
+
+def _refuse(output_dir: Path, settings: dict, errors: list) -> int:
+    """Print an invalid submission's ``errors`` to stderr, write its detailed results page; EXIT_INVALID
+    (EXIT_SETUP when the page cannot be written)."""
+    for line in errors:
+        print(line, file=sys.stderr)
+    try:
+        write_outputs(output_dir, None, detailed_results_html(settings, (), errors=errors))
+    except OSError as err:
+        print(f"score.py: error: cannot write into the output folder {output_dir} ({err.strerror or err})",
+              file=sys.stderr)
+        return EXIT_SETUP
+    return EXIT_INVALID
+
+
 def main(argv: list[str]) -> int:
     """Score ``input/res`` against ``input/ref`` and write ``output/scores.json``; returns the exit code."""
     if len(argv) != 2:
@@ -174,11 +344,10 @@ def main(argv: list[str]) -> int:
 
     ref = input_dir / "ref"
     try:
-        settings = json.loads((ref / "settings.json").read_text(encoding="utf-8"))
-        solution = pd.read_csv(ref / "solution.csv", dtype=str, keep_default_na=False)
-    except (OSError, ValueError) as err:
-        print(f"score.py: error: the reference data in {ref} cannot be read ({err}); is this task's "
-              "reference data the bundle's reference_data_*/ folder?", file=sys.stderr)
+        settings, solution = load_reference(ref, pd)
+    except _Setup as err:
+        print(f"score.py: error: the reference data in {ref}: {err}; is this task's reference data the bundle's "
+              "reference_data_*/ folder?", file=sys.stderr)
         return EXIT_SETUP
     wrong = _reference_problem(settings, solution, output_dir, metric)
     if wrong:
@@ -197,20 +366,25 @@ def main(argv: list[str]) -> int:
                                           tile_runtime=settings["tile_runtime"], usage=settings["usage"],
                                           lines=[r[0] for r in rows], file_errors=errors)
     except _Invalid as err:
-        print(f"invalid submission: {err}", file=sys.stderr)
-        return EXIT_INVALID
+        return _refuse(output_dir, settings, [f"invalid submission: {err}"])
     except metric.ParticipantVisibleError as err:
         problems = err.problems or [(None, None, "", str(err))]
-        print(f"invalid submission: {len(problems)} error(s)", file=sys.stderr)
-        for line, graph_id, code, message in problems[:50]:
-            print(f"  {_where(line, graph_id)}{code}: {message}", file=sys.stderr)
+        errors = [f"invalid submission: {len(problems)} error(s)"]
+        errors += [f"  {_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems[:50]]
         if len(problems) > 50:
-            print(f"  … and {len(problems) - 50} more", file=sys.stderr)
-        return EXIT_INVALID
+            errors.append(f"  … and {len(problems) - 50} more")
+        return _refuse(output_dir, settings, errors)
     counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
     scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
-    output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "scores.json").write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
+    notes = [f"{_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems
+             if not metric.is_error(code, settings["mode"])]
+    try:
+        write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
+                                                                notes=notes))
+    except OSError as err:
+        print(f"score.py: error: cannot write into the output folder {output_dir} "
+              f"({err.strerror or err})", file=sys.stderr)
+        return EXIT_SETUP
     print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +
           ", ".join(f"{key} {value:.5f}" for key, value in scores.items()))
     return 0

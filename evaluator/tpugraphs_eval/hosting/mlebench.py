@@ -1,0 +1,297 @@
+"""``tpugraphs-eval export mlebench``: one competition folder in MLE-bench's layout (docs/hosting.md, MLE-bench).
+
+Folder ``DIR/<id>`` (the folder's name is the competition id; MLE-bench keeps it as
+``mlebench/competitions/<id>/``)::
+
+    config.yaml        id, name, type, description, dataset (answers, sample submission), grader, preparer
+    description.md     the task for the agent: data, submission format, metric
+    prepare.py         prepare(raw, public, private): :func:`prepare_competition` with the export's seed
+    grade.py           grade(submission, answers) -> float; InvalidSubmissionError for an invalid submission
+    tpugraphs_metric.py  the standalone metric (:mod:`.standalone_metric`, as ``export kaggle-metric`` writes it)
+    leaderboard.csv    reference scores on the prepared split, best first (not a Kaggle board)
+    checksums.yaml     MD5 of the prepared files MLE-bench checks (public/, private/)
+
+**Decision** (the grader carries the metric): ``grade.py`` imports ``tpugraphs_metric.py`` beside it, not the
+installed package, so a grade never changes when the package is upgraded: it is the metric the
+``leaderboard.csv`` beside it was computed with, and it needs only numpy, pandas and scipy (MLE-bench's
+grading environment). ``prepare.py`` does import the installed package (``pip install tpugraphs-eval``): the
+preparation is the package's ``prepare`` (docs/prepare.md), and the checksums say whether it still gives the
+same files. The score is the overall over every graph of the prepared test split, in strict mode, as
+``tpugraphs-eval SUBMISSION --solution private/solution.parquet`` prints it (its ``overall``); MLE-bench
+rounds it to 5 decimals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..atomicfile import umask
+from ..errors import UsageError
+from . import standalone_metric
+from .kaggle_metric import solution_frame
+
+ANSWERS = "answers.csv"
+"""The answers file MLE-bench hands to ``grade`` (``private/answers.csv``): the solution table of
+:func:`.kaggle_metric.solution_frame` (ID, runtimes, normalizers, Usage)."""
+DEFAULT_ID = "predict-ai-model-runtime"
+"""The Kaggle competition's slug, which ``mlebench prepare`` downloads the raw data by."""
+_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def data_root_of(raw: str | os.PathLike[str]):
+    """The data root inside MLE-bench's raw folder: ``raw`` itself when it holds ``npz/``, ``raw/npz_all`` when
+    it is the Kaggle download (``npz_all/npz/...``); a folder holding the demo's ``SYNTHETIC.txt`` is the
+    synthetic demo (a :class:`DataRoot` marked synthetic, so that ``raw`` given as the word ``demo`` or as the
+    demo's folder prepare the same bytes); ``"demo"`` is the demo."""
+    from ..truth.dataroot import DataRoot, resolve_data_root
+
+    if str(raw) == "demo":
+        return resolve_data_root("demo")
+    raw = Path(raw)
+    if not (raw / "npz").is_dir() and (raw / "npz_all" / "npz").is_dir():
+        return raw / "npz_all"
+    if (raw / "SYNTHETIC.txt").is_file() and (raw / "npz").is_dir():
+        return DataRoot(raw.resolve(), synthetic=True)
+    return raw
+
+
+def prepare_competition(raw, public, private, *, seed: str, **options: Any) -> dict[str, Any]:
+    """MLE-bench's preparation: :func:`tpugraphs_eval.prepare.prepare` of :func:`data_root_of` ``raw`` into
+    ``public`` and ``private``, then ``private/answers.csv`` (:data:`ANSWERS`) from its solution file.
+
+    Returns:
+        private/prepare.json's content. Raises what ``prepare`` raises (coded DataError, UsageError).
+    """
+    from ..prepare import prepare
+
+    info = prepare(data_root_of(raw), public, private, seed=seed, **options)
+    solution_frame(Path(private) / "solution.parquet").to_csv(Path(private) / ANSWERS, index=False)
+    return info
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return math.fsum(values) / len(values)
+
+
+def reference_scores(public: Path, private: Path) -> list[tuple[str, float]]:
+    """(reference, overall) on the prepared split, best first: the oracle (configs sorted by runtime), the
+    learned baseline (``tpugraphs-baseline learned``: trained on the public tree's train split), the identity
+    ranking (the sample submission: configs in index order) and the exact expectation of a uniformly random
+    ranking (docs/metrics.md, references). Overall: the unweighted mean of the collection values over every
+    test graph, as the grader computes it."""
+    from tpugraphs_kit.learned import train, write_learned_submission  # the kit: same distribution
+
+    from .. import resolve_data_root, scan_catalog, score_submission
+    from ..scoring.references import collection_references
+    from ..truth.solution import load_solution
+
+    truth = load_solution(private / "solution.parquet")
+    references = collection_references(truth)
+    rows = [("oracle (configs sorted by runtime)", _mean(r.oracle for r in references.values())),
+            ("random ranking (exact expectation)", _mean(r.random for r in references.values()))]
+    rows.append(("identity (configs in index order: the sample submission)",
+                 score_submission((public / "sample_submission.csv").read_bytes(), truth).overall))
+    root = resolve_data_root(public)
+    with tempfile.TemporaryDirectory() as tmp:
+        learned = Path(tmp) / "learned.csv"
+        write_learned_submission(train(root, "train", progress=False), scan_catalog(root, "test"), learned,
+                                 fill_seed=0, progress=False)
+        rows.append(("learned baseline (tpugraphs-baseline learned, ridge on the train split)",
+                     score_submission(learned.read_bytes(), truth).overall))
+    return sorted(rows, key=lambda row: -row[1])
+
+
+def _md5(path: Path) -> str:
+    digest = hashlib.md5()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checksums(folder: Path) -> dict[str, str]:
+    """MD5 of the files directly in ``folder`` that MLE-bench's ``generate_checksums`` covers (csv, json,
+    jsonl, parquet, bson)."""
+    return {p.name: _md5(p) for p in sorted(folder.iterdir()) if p.is_file()
+            and p.suffix.lstrip(".") in ("csv", "json", "jsonl", "parquet", "bson")}
+
+
+def _config(competition_id: str, title: str) -> dict[str, Any]:
+    return {"id": competition_id, "name": title, "competition_type": "simple", "awards_medals": False,
+            "prizes": None, "description": f"mlebench/competitions/{competition_id}/description.md",
+            "dataset": {"answers": f"{competition_id}/prepared/private/{ANSWERS}",
+                        "sample_submission": f"{competition_id}/prepared/public/sample_submission.csv"},
+            "grader": {"name": "tpugraphs-overall", "grade_fn": f"mlebench.competitions.{competition_id}.grade:grade"},
+            "preparer": f"mlebench.competitions.{competition_id}.prepare:prepare"}
+
+
+_PREPARE_PY = '''"""MLE-bench preparer of {id} (written by tpugraphs-eval {version} export mlebench).
+
+Needs the package: pip install tpugraphs-eval=={version}. ``raw`` is the data root (a folder holding npz/,
+or the Kaggle download holding npz_all/npz/); docs/prepare.md says what is written.
+"""
+
+from pathlib import Path
+
+from tpugraphs_eval.hosting.mlebench import prepare_competition
+
+SEED = {seed!r}
+"""The organiser's seed: the held-out graphs, their names and the Usage draw derive from it (keep this folder
+away from the agent, as MLE-bench keeps its competitions)."""
+OPTIONS = {options!r}
+
+
+def prepare(raw: Path, public: Path, private: Path):
+    prepare_competition(raw, public, private, seed=SEED, **OPTIONS)
+'''
+
+_GRADE_PY = '''"""MLE-bench grader of {id} (written by tpugraphs-eval {version} export mlebench): the overall score of
+tpugraphs-eval (strict validation) over every graph of the prepared test split; tpugraphs_metric.py beside it
+is the package's standalone metric (numpy, pandas, scipy)."""
+
+import math
+
+import pandas as pd
+
+from mlebench.grade_helpers import InvalidSubmissionError
+
+from .tpugraphs_metric import ParticipantVisibleError, score
+
+MODE = {mode!r}
+TILE_RUNTIME = {tile_runtime!r}
+
+
+def _text(value):
+    """A cell as the CSV held it (pandas reads a column of single integers as numbers)."""
+    if isinstance(value, str) or value is None or (isinstance(value, float) and math.isnan(value)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
+    """The overall score; InvalidSubmissionError with the first problems (codes, docs/codes.md) otherwise."""
+    missing = [name for name in ("ID", "TopConfigs") if name not in submission.columns]
+    if missing:
+        raise InvalidSubmissionError(f"the submission has no {{' or '.join(missing)}} column: the header must be "
+                                     "ID,TopConfigs")
+    submission = pd.DataFrame({{name: [_text(v) for v in submission[name].tolist()] for name in ("ID", "TopConfigs")}},
+                              dtype=object)
+    try:
+        value = score(answers, submission, "ID", mode=MODE, tile_runtime=TILE_RUNTIME)
+    except ParticipantVisibleError as err:
+        raise InvalidSubmissionError(str(err)) from None
+    if math.isnan(value):
+        raise ValueError("no collection value is defined on these answers (the organiser's side)")
+    return value
+'''
+
+
+def _description(competition_id: str, title: str, counts: dict[str, int]) -> str:
+    rows = "\n".join(f"| `{name}` | {n} |" for name, n in counts.items())
+    return f"""# {title}
+
+Predict which compilation configurations of an XLA tensor program run fastest on a TPU (TpuGraphs, arXiv
+2308.13490; the 2023 Kaggle competition "Google - Fast or Slow? Predict AI Model Runtime").
+
+## Data
+
+`npz/tile/xla/{{train,valid,test}}/*.npz` and `npz/layout/{{xla,nlp}}/{{default,random}}/{{train,valid,test}}/*.npz`:
+one graph per file (node features, opcodes, edges, configuration features and, for train and valid,
+`config_runtime` in ns). The test graphs' runtimes are hidden (written as 0; tile normalizers as 1).
+`prepare.json` describes the split; `sample_submission.csv` is a valid submission.
+
+| collection | test graphs |
+|---|---|
+{rows}
+
+## Submission
+
+A CSV file with the header `ID,TopConfigs`, one row per test graph: `ID` is the collection and the file name
+without `.npz` (`tile:xla:<name>`, `layout:xla:default:<name>`, ...); `TopConfigs` are configuration indices
+joined by `;`, fastest first: the top 5 for a tile graph (fewer when it has fewer configs), all of them for a
+layout graph. Check a file with `tpugraphs-eval validate submission.csv --data-root <this folder> --split test`.
+
+## Metric
+
+tile: `2 - min(runtime of the first 5 listed) / min(runtime of all)` per graph (runtimes divided by the
+normalizers); layout: Kendall's tau-b between the ranking and the runtimes per graph. A collection's value is
+the mean over its graphs; the score is the unweighted mean of the five collection values (higher is better).
+An invalid submission (an unknown or missing ID, a repeated or out-of-range index, a layout row that is not a
+permutation, ...) gets no score.
+"""
+
+
+def _yaml(value: Any) -> str:
+    from .codabench import to_yaml
+
+    return to_yaml(value) + "\n"
+
+
+def write_competition(out: Path, data_root: str, *, seed: str, title: str = "TpuGraphs: predict AI model runtime",
+                      options: dict[str, Any] | None = None) -> list[tuple[str, float]]:
+    """Write the competition folder ``out`` (new or empty; its name is the id) from ``data_root``.
+
+    The split is prepared once here (into a temporary folder, with ``seed`` and ``options``, the arguments
+    of :func:`tpugraphs_eval.prepare.prepare`) to compute ``leaderboard.csv`` and ``checksums.yaml``; MLE-bench's
+    own ``prepare`` call (``prepare.py``) makes the same files again from the raw data.
+
+    Returns:
+        The leaderboard rows (reference, score), best first.
+
+    Raises:
+        UsageError: ``out`` is not a new or empty folder, or its name is not an id (lower-case letters,
+            digits, ``-``); ``OUTPUT_WRITE_FAILED`` on a failed write. What ``prepare`` raises.
+    """
+    out = Path(out)
+    competition_id = out.name
+    if not _ID.fullmatch(competition_id):
+        raise UsageError(f"{competition_id!r} is not a competition id (lower-case letters, digits and -): the "
+                         f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
+    options = dict(options or {})
+    with tempfile.TemporaryDirectory() as tmp:
+        public, private = Path(tmp) / "public", Path(tmp) / "private"
+        public.mkdir()
+        private.mkdir()
+        prepare_competition(data_root, public, private, seed=seed, **options)
+        leaderboard = reference_scores(public, private)
+        sums = {"public": checksums(public), "private": checksums(private)}
+        counts = solution_frame(private / "solution.parquet").ID.str.rsplit(":", n=1).str[0].value_counts(sort=False)
+        files = {
+            "config.yaml": _yaml(_config(competition_id, title)),
+            "description.md": _description(competition_id, title, counts.to_dict()),
+            "prepare.py": _PREPARE_PY.format(id=competition_id, version=__version__, seed=seed, options=options),
+            "grade.py": _GRADE_PY.format(id=competition_id, version=__version__, mode="strict",
+                                         tile_runtime="normalized"),
+            "tpugraphs_metric.py": Path(standalone_metric.__file__).read_text(encoding="utf-8"),
+            "leaderboard.csv": "score,teamName,note\n" + "".join(
+                f"{value!r},{name.split(' (')[0]},\"reference, not a Kaggle board: {name}\"\n"
+                for name, value in leaderboard),
+            "checksums.yaml": _yaml(sums),
+        }
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
+        try:
+            for name, text in files.items():
+                (staging / name).write_text(text, encoding="utf-8")
+            os.chmod(staging, 0o777 & ~umask())
+            os.replace(staging, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except OSError as err:
+        raise UsageError(f"cannot write the competition {out}: {err.strerror or err} (nothing was left behind)",
+                         code="OUTPUT_WRITE_FAILED") from None
+    return leaderboard

@@ -1,0 +1,47 @@
+"""The platforms' own code in ``../shared/clients`` (its README.md): Codabench's bundle unpacker and
+MLE-bench's grader, run in a subprocess of this interpreter (the test extra holds their dependencies:
+django, pyyaml, python-dateutil; pandas, pyyaml, appdirs, tqdm). Tests skip with a reason when the folder is
+absent, as for ``../shared/realdata``."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CLIENTS = Path(os.environ.get("TPUGRAPHS_CLIENTS", REPO.parent / "shared" / "clients"))
+"""``../shared/clients`` next to the repository, or ``$TPUGRAPHS_CLIENTS``."""
+CHECK_BUNDLE = CLIENTS / "codabench" / "check_bundle.py"
+GRADE_COMPETITION = CLIENTS / "mle-bench" / "grade_competition.py"
+
+
+def _needs(script: Path, modules: tuple[str, ...]) -> None:
+    if not script.is_file():
+        pytest.skip(f"{script} is absent (the platforms' code in ../shared/clients is not part of the repository)")
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: pip install -e '.[test]'")
+
+
+def check_codabench_bundle(bundle: Path) -> str:
+    """Run Codabench's unpacker (``check_bundle.py``) on a bundle zip or folder; asserts its last line is
+    ``UNPACK OK`` and returns its output. Skips when ../shared/clients is absent."""
+    _needs(CHECK_BUNDLE, ("django", "yaml", "dateutil"))
+    done = subprocess.run([sys.executable, str(CHECK_BUNDLE), str(bundle)], capture_output=True, text=True,
+                          timeout=300)
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0 and lines and lines[-1] == "UNPACK OK", (done.stdout, done.stderr)
+    return done.stdout
+
+
+def grade_competition(competition: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run MLE-bench's registry, prepare call and ``grade_csv`` (``grade_competition.py``) on a competition
+    folder. Skips when ../shared/clients is absent."""
+    _needs(GRADE_COMPETITION, ("pandas", "yaml", "appdirs", "tqdm"))
+    return subprocess.run([sys.executable, str(GRADE_COMPETITION), str(competition), str(data_dir), *args],
+                          capture_output=True, text=True, timeout=600)
