@@ -102,7 +102,7 @@ def _run_mlebench(args: argparse.Namespace) -> int:
     """``export mlebench``: prepare the split once, write the competition folder, print its leaderboard."""
     from ..hosting import mlebench
     from ..prepare import new_seed
-    from ..truth.dataroot import resolve_data_root
+    from ..roots import resolve_data_root
     from .outputs import graphs_root, refuse_output_is_input
 
     refuse_output_is_input([("-o", args.output)], [], folders=["-o"], data_root=graphs_root(args))

@@ -7,7 +7,7 @@ Folder ``DIR/<id>`` (the folder's name is the competition id; MLE-bench keeps it
     description.md     the task for the agent: data, submission format, metric
     prepare.py         prepare(raw, public, private): :func:`prepare_competition` with the export's seed
     grade.py           grade(submission, answers) -> float; InvalidSubmissionError for an invalid submission
-    tpugraphs_metric.py  the standalone metric (:mod:`.standalone_metric`, as ``export kaggle-metric`` writes it)
+    tpugraphs_metric.py  the standalone metric (:func:`.metric_file.metric_source`, as ``export kaggle-metric`` writes it)
     leaderboard.csv    reference scores on the prepared split, best first (not a Kaggle board)
     checksums.yaml     MD5 of the prepared files MLE-bench checks (public/, private/)
 
@@ -35,8 +35,8 @@ from typing import Any
 from .._version import __version__
 from ..atomicfile import umask
 from ..errors import UsageError
-from . import standalone_metric
 from .kaggle_metric import solution_frame
+from .metric_file import metric_source
 
 ANSWERS = "answers.csv"
 """The answers file MLE-bench hands to ``grade`` (``private/answers.csv``): the solution table of
@@ -51,7 +51,8 @@ def data_root_of(raw: str | os.PathLike[str]):
     it is the Kaggle download (``npz_all/npz/...``); a folder holding the demo's ``SYNTHETIC.txt`` is the
     synthetic demo (a :class:`DataRoot` marked synthetic, so that ``raw`` given as the word ``demo`` or as the
     demo's folder prepare the same bytes); ``"demo"`` is the demo."""
-    from ..truth.dataroot import DataRoot, resolve_data_root
+    from ..roots import resolve_data_root
+    from ..truth.dataroot import DataRoot
 
     if str(raw) == "demo":
         return resolve_data_root("demo")
@@ -275,7 +276,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, title: str = "Tpu
             "prepare.py": _PREPARE_PY.format(id=competition_id, version=__version__, seed=seed, options=options),
             "grade.py": _GRADE_PY.format(id=competition_id, version=__version__, mode="strict",
                                          tile_runtime="normalized"),
-            "tpugraphs_metric.py": Path(standalone_metric.__file__).read_text(encoding="utf-8"),
+            "tpugraphs_metric.py": metric_source(),
             "leaderboard.csv": "score,teamName,note\n" + "".join(
                 f"{value!r},{name.split(' (')[0]},\"reference, not a Kaggle board: {name}\"\n"
                 for name, value in leaderboard),
