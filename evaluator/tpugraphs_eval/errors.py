@@ -69,13 +69,17 @@ ERROR_CODES: dict[str, str] = {
                                   "any column is decoded), the runtimes' sha256, or the graph, config or "
                                   "public-graph counts differ (a corrupted or edited file).",
     "OUTPUT_WRITE_FAILED": "An output (a solution file, the JSON or HTML report, an exported file or bundle, a "
-                           "kit submission or download folder, standard output) cannot be written: an unwritable "
+                           "kit submission or download folder, a leaderboard folder (its lock file, a generation, "
+                           "a `current` it did not write), standard output) cannot be written: an unwritable "
                            "or missing folder, a full disk or device, an existing target that is not a regular "
                            "file (a device, a FIFO, a folder: refused, never replaced; only a stream such as "
                            "`--json` writes into a FIFO or a character device); a file where the output's folder "
                            "must be (`--zip afile/x.zip`, `--html FILE` naming the folder of several pages: "
                            "refused before any work). A file written atomically is left as it was, with no "
                            "partial file beside it.",
+    "NO_TEAM_FOLDERS": "`tpugraphs-leaderboard build`: the submissions folder holds no team folder (it is empty, "
+                       "or holds only files and hidden entries): an empty leaderboard is refused unless "
+                       "`--allow-empty` asks for one; the message says what the folder holds.",
     "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
                        "submission, the solution file, the usage file, a graph file a kit command reads, the kit's "
                        "`-o` file for its `--json`), or lies inside the data root's `npz/` folder of graphs: "

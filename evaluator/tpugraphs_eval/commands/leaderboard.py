@@ -1,7 +1,7 @@
 """``tpugraphs-leaderboard``: build leaderboards from a folder of submissions (a thin layer over :mod:`build`).
 
 Exit codes: 0 the leaderboard was written (invalid submissions are recorded in it: they are normal in a
-competition, not a failure of the build), 1 written but some submission is invalid or unread and
+competition, not a failure of the build; a full standard output after the write is a warning), 1 written but some submission is invalid or unread and
 ``--fail-on-invalid`` was given, 2 usage or data problem (nothing written), 3 internal error (nothing
 written), 130 interrupted (nothing written).
 """
@@ -24,7 +24,7 @@ from ..leaderboard.scorer import ScoringFailed
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
 from ..progress import progress_bar, wanted
-from .entrypoint import ArgumentParser, guarded_main, int_at_least, stop_at_closed_pipe
+from .entrypoint import ArgumentParser, guarded_main, int_at_least, os_error_message, stop_at_closed_pipe
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no cache")
     build.add_argument("--max-size", type=int_at_least(1), default=DEFAULT_MAX_BYTES >> 20, metavar="MIB",
                        help=f"larger submissions are recorded unread (default {DEFAULT_MAX_BYTES >> 20} MiB)")
+    build.add_argument("--allow-empty", action="store_true",
+                       help="write an empty leaderboard when SUBMISSIONS_DIR holds no team folder (else exit 2, "
+                            "NO_TEAM_FOLDERS)")
     build.add_argument("--fail-on-invalid", action="store_true",
                        help="exit with 1 when some submission is invalid or unread (the leaderboard is still written)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -104,6 +107,17 @@ def _summary(result: BuildResult, out: Path) -> str:
             + (f", {counts['corrupt']} corrupt cache entries rescored" if counts.get("corrupt") else "") + ".")
 
 
+def _print_summary(result: BuildResult, out: Path) -> None:
+    """Print the build's summary line. The leaderboard is already written: a closed stdout (``| head``) is
+    ignored, a full one (``> /dev/full``) is a warning on stderr, and neither changes the exit code."""
+    try:
+        with stop_at_closed_pipe():
+            print(_summary(result, out))
+    except OSError as err:  # the summary line is lost, the build stands
+        print(f"tpugraphs-leaderboard: warning: {os_error_message(err)} (the summary line; the leaderboard was "
+              f"written to {safe(str(out))})", file=sys.stderr)
+
+
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
     args = _parser().parse_args(argv)
@@ -127,15 +141,14 @@ def run(argv: list[str]) -> int:
                 options=Options(mode="lenient" if args.lenient else "strict"),
                 view="public" if args.public_only else "organiser", workers=args.workers, resamples=args.resamples,
                 seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or "default",
-                max_bytes=args.max_size << 20, progress=progress)
+                max_bytes=args.max_size << 20, progress=progress, allow_empty=args.allow_empty)
     finally:
         for bar in bars:
             bar.stop()
     for item in result.notes:
         print(f"tpugraphs-leaderboard: warning: [{item['code']}] {safe(item['message'])}", file=sys.stderr)
     if not args.quiet:
-        with stop_at_closed_pipe():
-            print(_summary(result, args.output))
+        _print_summary(result, args.output)
     bad = result.tally["invalid"] + result.tally["error"]
     return EXIT_INVALID if bad and getattr(args, "fail_on_invalid", False) else EXIT_OK
 
