@@ -72,8 +72,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="the leaderboard folder (default leaderboards/demo)")
     demo.add_argument("--submissions", type=Path, metavar="DIR",
                       help="also keep the generated submissions folder there (new or empty)")
-    demo.add_argument("--samples", type=Path, metavar="DIR", help="the sample_submissions/ folder (default: the "
-                                                                  "repository's)")
+    demo.add_argument("--samples", type=Path, metavar="DIR",
+                      help="read the three sample submissions from DIR (default: generate them, the same bytes as "
+                           "the repository's sample_submissions/)")
     demo.add_argument("--workers", type=int_at_least(1), metavar="N")
     demo.add_argument("--no-progress", action="store_true")
     demo.add_argument("--quiet", "-q", action="store_true")
@@ -131,9 +132,9 @@ def run(argv: list[str]) -> int:
     progress, bars = _progress_factory(not (args.no_progress or args.quiet) and wanted(None))
     try:
         if args.command == "demo":
-            from ..demo.leaderboard import SAMPLES, build_demo
+            from ..demo.leaderboard import build_demo
 
-            result = build_demo(args.output, submissions=args.submissions, samples=args.samples or SAMPLES,
+            result = build_demo(args.output, submissions=args.submissions, samples=args.samples,
                                 workers=args.workers, progress=progress)
         else:
             result = build_leaderboard(
