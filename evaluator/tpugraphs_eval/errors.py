@@ -42,9 +42,11 @@ ERROR_CODES: dict[str, str] = {
     "NPZ_ENCRYPTED": "A ground-truth member is encrypted (zip flag bit 0): it is not read.",
     "NPZ_COMPRESSION_UNSUPPORTED": "A ground-truth member uses a compression method other than stored or "
                                    "deflate (the two numpy writes): it is not read.",
-    "NPZ_MEMBER_TOO_LARGE": "A ground-truth member declares more than 64 MiB uncompressed (8M runtimes, 80 times "
-                            "the largest real graph), or its `.npy` header declares a shape larger than the member: "
-                            "it is not decompressed (a zip bomb).",
+    "NPZ_MEMBER_TOO_LARGE": "A ground-truth member declares more than 8 MiB uncompressed (the int64 runtimes of "
+                            "1,048,576 configurations, 10 times the largest real graph), its `.npy` header "
+                            "declares a shape larger than the member (it is not decompressed: a zip bomb), or it "
+                            "holds more than 1,048,576 configurations (the scorable maximum: the longest full "
+                            "ranking a TopConfigs field of 8 MiB holds).",
     # runtimes (DataError)
     "NO_GROUND_TRUTH": "Every runtime of the split is 0: the public test files, which hold no ground truth.",
     "PUBLIC_BOARD_TOO_SMALL": "A public leaderboard build (`tpugraphs-leaderboard build --public-only`) over a "
