@@ -1,4 +1,5 @@
-"""Regenerate the demo sample submissions in this folder from the synthetic demo test split.
+"""Regenerate the demo sample submissions in this folder from the synthetic demo test split
+(the rows come from tpugraphs_eval.demo.samples, which the demo leaderboard also uses).
 
     python sample_submissions/make_samples.py
 
@@ -6,9 +7,9 @@
 - ``demo_identity_test.csv``: Kaggle-style identity ranking, valid: tile ``0..min(5,c)-1``; layout ``0..c-1``.
 - ``demo_kaggle_sample_test.csv``: shaped like Kaggle's own ``sample_submission.csv``: tile ``0;1;2;3;4``
   even for graphs with fewer than 5 configs, layout ``0..999`` even for the 1001-config graph. Invalid in
-  strict mode, accepted by ``--lenient`` (SPEC §2).
+  strict mode, accepted by ``--lenient`` (docs/codes.md).
 
-A test (tests/test_samples.py) checks the committed files equal what this script writes.
+A test (tests/cli/test_cli.py) checks the committed files equal what this script writes.
 """
 
 from __future__ import annotations
@@ -16,39 +17,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from tpugraphs_eval import resolve_data_root, scan_catalog
+from tpugraphs_eval.demo.samples import SAMPLES, render
 
 HERE = Path(__file__).resolve().parent
-SEED = 0
-
-
-def sample_rows(kind_of_sample: str) -> list[str]:
-    """The data rows of one sample submission, in catalog order."""
-    catalog = scan_catalog(resolve_data_root("demo"), "test")
-    rng = np.random.default_rng(SEED)
-    rows = []
-    for name, graphs in catalog.collections.items():
-        tile = graphs.collection.kind == "tile"
-        for graph, c in zip(graphs.names, graphs.n_configs.tolist()):
-            if kind_of_sample == "random":
-                ranking = rng.permutation(c)[: min(5, c)] if tile else rng.permutation(c)
-            elif kind_of_sample == "identity":
-                ranking = np.arange(min(5, c) if tile else c)
-            else:  # Kaggle's sample_submission.csv shape
-                ranking = np.arange(5 if tile else 1000)
-            rows.append(f"{name}:{graph}," + ";".join(map(str, ranking.tolist())))
-    return rows
-
-
-def render(kind_of_sample: str) -> str:
-    """The full CSV text of one sample submission."""
-    return "ID,TopConfigs\n" + "\n".join(sample_rows(kind_of_sample)) + "\n"
-
-
-SAMPLES = {"demo_random_test.csv": "random", "demo_identity_test.csv": "identity",
-           "demo_kaggle_sample_test.csv": "kaggle"}
 
 
 def main() -> int:

@@ -15,7 +15,12 @@
  *       and a Fenwick tree over its words (permutation_inversions). Returns packed native int64.
  *
  * Both release the GIL while they work. Neither defines a metric: tpugraphs_eval.scoring.metrics does.
+ *
+ * SOURCE_ID (the module's attribute of that name) is the sha256 of this file with the digits of its own
+ * definition line zeroed (tpugraphs_eval.kernels.source_id); tests/scoring/test_kernels.py checks it is
+ * current, so that a module built from another version of this file can be told apart and is not used.
  */
+#define SOURCE_ID "98d47f5be56f13bbfa0ee74c78c19d1db4fb11dcd81e4c79641c88ea69baadd6"
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -241,5 +246,10 @@ PyMODINIT_FUNC PyInit__native(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("popcnt")) permutation_inversions = inversions_popcnt;
 #endif
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_ID", SOURCE_ID) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

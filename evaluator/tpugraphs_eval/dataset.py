@@ -22,6 +22,13 @@ SPLITS: tuple[str, ...] = ("train", "valid", "test")
 #: Kaggle's K for the tile score: a tile row lists the top min(K, c) configurations.
 TILE_TOP_K: int = _METRICS["score"].k
 
+MAX_CONFIGS_PER_GRAPH = 1 << 20
+"""The scorable maximum: 1,048,576 configurations per graph, 10 times the largest real graph (about 100k).
+A graph with more is refused when its runtimes are read (``NPZ_MEMBER_TOO_LARGE``), so that the two limits
+agree (docs/metrics.md, limits): a full ranking of this many configurations (``0;1;…;1048575``) is 7,277,497
+characters, within the 8 MiB TopConfigs field limit (``FIELD_TOO_LONG``), and its int64 runtimes are 8 MiB,
+the ground-truth member limit."""
+
 
 @dataclass(frozen=True)
 class Collection:

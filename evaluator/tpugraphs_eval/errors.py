@@ -42,14 +42,16 @@ ERROR_CODES: dict[str, str] = {
     "NPZ_ENCRYPTED": "A ground-truth member is encrypted (zip flag bit 0): it is not read.",
     "NPZ_COMPRESSION_UNSUPPORTED": "A ground-truth member uses a compression method other than stored or "
                                    "deflate (the two numpy writes): it is not read.",
-    "NPZ_MEMBER_TOO_LARGE": "A ground-truth member declares more than 64 MiB uncompressed (8M runtimes, 80 times "
-                            "the largest real graph), or its `.npy` header declares a shape larger than the member: "
-                            "it is not decompressed (a zip bomb).",
+    "NPZ_MEMBER_TOO_LARGE": "A ground-truth member declares more than 8 MiB uncompressed (the int64 runtimes of "
+                            "1,048,576 configurations, 10 times the largest real graph), its `.npy` header "
+                            "declares a shape larger than the member (it is not decompressed: a zip bomb), or it "
+                            "holds more than 1,048,576 configurations (the scorable maximum: the longest full "
+                            "ranking a TopConfigs field of 8 MiB holds).",
     "NPZ_DUPLICATE_MEMBER": "A `.npz` file stores a member name twice (or both `config_runtime` and "
                             "`config_runtime.npy`): numpy never writes that and which copy is meant is unknown, "
                             "so the file is not read.",
     "NPZ_SPLIT_TOO_LARGE": "The ground-truth members of one split's `.npz` files declare more than 1 GiB "
-                           "uncompressed in all (each member is capped at 64 MiB; the real train split, the "
+                           "uncompressed in all (each member is capped at 8 MiB; the real train split, the "
                            "largest, holds well under the limit): the read stops at the file that would pass it, "
                            "unread, and the message names the split.",
     # runtimes (DataError)
@@ -80,13 +82,17 @@ ERROR_CODES: dict[str, str] = {
                                   "any column is decoded), the runtimes' sha256, or the graph, config or "
                                   "public-graph counts differ (a corrupted or edited file).",
     "OUTPUT_WRITE_FAILED": "An output (a solution file, the JSON or HTML report, an exported file or bundle, a "
-                           "kit submission or download folder, standard output) cannot be written: an unwritable "
+                           "kit submission or download folder, a leaderboard folder (its lock file, a generation, "
+                           "a `current` it did not write), standard output) cannot be written: an unwritable "
                            "or missing folder, a full disk or device, an existing target that is not a regular "
                            "file (a device, a FIFO, a folder: refused, never replaced; only a stream such as "
                            "`--json` writes into a FIFO or a character device); a file where the output's folder "
                            "must be (`--zip afile/x.zip`, `--html FILE` naming the folder of several pages: "
                            "refused before any work). A file written atomically is left as it was, with no "
                            "partial file beside it.",
+    "NO_TEAM_FOLDERS": "`tpugraphs-leaderboard build`: the submissions folder holds no team folder (it is empty, "
+                       "or holds only files and hidden entries): an empty leaderboard is refused unless "
+                       "`--allow-empty` asks for one; the message says what the folder holds.",
     "OUTPUT_IS_INPUT": "An output path (`--json`, `--html`, `-o`, `--zip`) is the same file as an input (a "
                        "submission, the solution file, the usage file, a graph file a kit command reads, the kit's "
                        "`-o` file for its `--json`), or lies inside the data root's `npz/` folder of graphs: "

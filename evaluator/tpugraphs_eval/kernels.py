@@ -6,13 +6,22 @@ The hot loops are ``scan_indices`` (the fast check of every TopConfigs field, :m
 (pyproject.toml), and without it :mod:`kernels_numpy` gives the same results, more slowly (figures in
 bench/README.md). Environment variable ``TPUGRAPHS_KERNEL``: ``c`` (the C extension, an error if it was
 not built), ``numpy`` (the fallback; ``python`` is the same), or unset/``auto`` (C when built).
+
+**Decision: a stale build is never used.** The built module carries ``SOURCE_ID``, the :func:`source_id` of the
+``_native.c`` it was compiled from; when ``_native.c`` is beside it (an editable install, a source tree) and
+its id differs (the module was built from another version, e.g. an editable install without a C compiler
+left an old build in place), the module is not used: the numpy fallback runs, and ``--version`` names the
+module file and says it does not match (:func:`native_mismatch`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 from . import kernels_numpy
@@ -22,6 +31,33 @@ try:
     from . import _native
 except ImportError:  # not built: no C compiler at install (the build of the optional extension was skipped)
     _native = None
+
+NATIVE_SOURCE = Path(__file__).with_name("_native.c")
+"""The C source of the extension (present in a source tree and in an installed package)."""
+_SOURCE_ID_LINE = re.compile(rb'^#define SOURCE_ID "[0-9a-f]{64}"$', re.MULTILINE)
+_ZEROED_LINE = b'#define SOURCE_ID "' + b"0" * 64 + b'"'
+
+
+def source_id(source: bytes) -> str:
+    """The hex sha256 of a ``_native.c`` text with the 64 digits of its ``#define SOURCE_ID`` line zeroed."""
+    return hashlib.sha256(_SOURCE_ID_LINE.sub(_ZEROED_LINE, source, count=1)).hexdigest()
+
+
+def native_mismatch() -> str | None:
+    """Why the built C extension must not be used: it was compiled from another ``_native.c`` than the one
+    beside it (its ``SOURCE_ID`` differs or is absent). None when it matches, was not built, or no source is
+    there to compare with."""
+    if _native is None:
+        return None
+    try:
+        source = NATIVE_SOURCE.read_bytes()
+    except OSError:
+        return None
+    if getattr(_native, "SOURCE_ID", None) == source_id(source):
+        return None
+    return (f"the built C extension {Path(getattr(_native, '__file__', '_native')).name} does not match "
+            f"{NATIVE_SOURCE.name} (a stale build): rebuild it (`pip install -e .` with a C compiler) or delete it")
+
 
 ENV_VAR = "TPUGRAPHS_KERNEL"
 CHOICES = {"auto": "auto", "": "auto", "c": "c", "numpy": "numpy", "python": "numpy"}
@@ -67,16 +103,20 @@ def select(choice: str) -> Kernel:
     """The kernel for a :data:`ENV_VAR` value (``auto``, ``c``, ``numpy``/``python``).
 
     Raises:
-        UsageError: an unknown choice, or ``c`` when the C extension was not built.
+        UsageError: an unknown choice, or ``c`` when the C extension was not built or is stale
+            (:func:`native_mismatch`).
     """
     wanted = CHOICES.get(choice.strip().lower())
     if wanted is None:
         raise UsageError(f"{ENV_VAR} must be one of auto, c, numpy (or python), not {choice!r}")
+    stale = None if wanted == "numpy" else native_mismatch()
     if wanted == "c" and _native is None:
         raise UsageError(f"{ENV_VAR}=c, but the C extension tpugraphs_eval._native was not built (no C compiler "
                          "at install?): reinstall with a C compiler, or unset it to use the numpy fallback")
-    if wanted == "numpy" or _native is None:
-        why = f"{ENV_VAR}={choice}" if wanted == "numpy" else "the C extension was not built"
+    if wanted == "c" and stale:
+        raise UsageError(f"{ENV_VAR}=c, but {stale}; or unset it to use the numpy fallback")
+    if wanted == "numpy" or _native is None or stale:
+        why = f"{ENV_VAR}={choice}" if wanted == "numpy" else stale or "the C extension was not built"
         return Kernel("numpy", f"numpy fallback — {why}", kernels_numpy.scan_indices, kernels_numpy.inversions)
     return Kernel("c", "C extension", _native.scan_indices, _native.inversions)
 

@@ -75,9 +75,13 @@ def design(graph: Graph, rows: np.ndarray | None = None) -> np.ndarray:
 
     Returns:
         (k, d × 4) float64, k = c or len(rows), d = 48 (tile) or 126 (layout). Centering within the graph
-        (a per-graph intercept) leaves only what can change the ranking of its configurations.
+        (a per-graph intercept) leaves only what can change the ranking of its configurations. A column
+        that is constant within the graph is exactly 0 after centering (a floating-point mean would leave
+        noise of about 1e-17 there, which the model's feature scaling would amplify).
     """
     x = config_features(graph, rows)
+    constant = (x == x[:1]).all(axis=0)
     x = x - x.mean(axis=0, keepdims=True)
+    x[:, constant] = 0.0
     g = graph_aggregates(graph)
     return np.hstack([x] + [x * a for a in g])

@@ -11,6 +11,14 @@ evaluator scores it), so every training graph weighs the same whatever its numbe
 and G = the number of training graphs. Lower scores mean faster, like runtimes: rank configs by score.
 Graphs whose runtimes are all equal teach nothing and are skipped. Layout graphs train on at most
 ``max_configs`` configurations each (a seeded uniform sample).
+
+**The same file on any machine.** ``w`` is solved in float64 by one method (Cholesky,
+``scipy.linalg.solve(assume_a="pos")``), and every predicted score is rounded to a multiple of
+:data:`SCORE_GRID` (2^-20, about 1e-6 standardised log-runtime units) before ranking, ties going to
+the lower config index. BLAS, LAPACK and numpy versions change a score by about 1e-13 (measured:
+numpy 2.4/scipy 1.17 against numpy 2.5/scipy 1.18), so configurations whose scores are equal in exact
+arithmetic (layout configurations with the same features) no longer rank by rounding noise; the
+written file is the same unless a score lies within that noise of a grid boundary (docs/kit.md).
 """
 
 from __future__ import annotations
@@ -37,6 +45,8 @@ from .features import design
 
 DEFAULT_ALPHA = 1e-2
 DEFAULT_MAX_CONFIGS = 2000
+SCORE_GRID = 2.0 ** -20
+"""Predicted scores are rounded to multiples of this (standardised log-runtime units) before ranking."""
 
 
 @dataclass
@@ -60,10 +70,14 @@ class RidgeRanker:
     n_rows: int
 
     def predict(self, graph: Graph) -> np.ndarray:
-        """(c,) scores of every configuration of ``graph``, lower = predicted faster (standardised log-runtime units)."""
+        """(c,) scores of every configuration of ``graph``, lower = predicted faster.
+
+        In standardised log-runtime units, rounded to multiples of :data:`SCORE_GRID` so that
+        floating-point noise of the BLAS in use cannot reorder configurations (see the module doc).
+        """
         if graph.collection.name != self.collection:
             raise KitError("WRONG_COLLECTION", f"this model ranks {self.collection} graphs, not {graph.id}")
-        return (design(graph) / self.scale) @ self.weights
+        return np.round(((design(graph) / self.scale) @ self.weights) / SCORE_GRID) * SCORE_GRID
 
 
 def _target(runtimes: np.ndarray) -> np.ndarray | None:

@@ -113,6 +113,15 @@ def test_lenient_accepts_the_kaggle_shaped_sample(capsys):
     assert code == 0 and "warning" in out
 
 
+@pytest.mark.parametrize("command", [[], ["validate"]])
+def test_quiet_prints_the_verdict_line_only(capsys, command):
+    """-q: one line, even for an invalid file whose errors Kaggle tolerated (the full report adds a --lenient hint)."""
+    code, out, err = run(capsys, *command, str(SAMPLES / "demo_kaggle_sample_test.csv"), "--data-root", "demo",
+                         "--split", "test", "-q")
+    assert code == 1 and err == ""
+    assert out == "INVALID: 7 error(s), 0 warning(s) in 52 rows. Nothing was scored.\n"
+
+
 def test_validate_command_and_flag_agree(capsys):
     args = (str(SAMPLES / "demo_random_test.csv"), "--data-root", "demo", "--split", "test", "--json", "-")
     code1, out1, _ = run(capsys, "validate", *args)

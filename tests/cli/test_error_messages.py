@@ -218,9 +218,17 @@ def _one_public_graph(tmp_path, tiny, solution):
     usage = tmp_path / "usage.csv"
     usage.write_text("ID,Usage\n" + "".join(f"{i},{'Public' if k == 0 else 'Private'}\n" for k, i in enumerate(ids)))
     build_solution(resolve_data_root(tiny), "test", tmp_path / "one.parquet", usage_file=usage)
-    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "team").mkdir(parents=True)  # a team folder: an empty submissions folder is NO_TEAM_FOLDERS
     return [LEADERBOARD, "build", tmp_path / "subs", "--solution", tmp_path / "one.parquet", "-o", tmp_path / "out",
             "--public-only", "--no-progress"], None
+
+
+def _no_team_folders(tmp_path, tiny, solution):
+    """A submissions folder holding only a loose file: no leaderboard is built (unless --allow-empty)."""
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "mine.csv").write_text("ID,TopConfigs\n", encoding="utf-8")
+    return [LEADERBOARD, "build", tmp_path / "subs", "--solution", solution, "-o", tmp_path / "out",
+            "--no-progress"], tmp_path / "subs"
 
 
 CASES = {
@@ -267,6 +275,7 @@ CASES = {
     "SAME_OUTPUT_TWICE": _two_outputs_at_one_path,
     "INVALID_SUBMISSION": _compare_invalid,
     "PUBLIC_BOARD_TOO_SMALL": _one_public_graph,
+    "NO_TEAM_FOLDERS": _no_team_folders,
     "DATA_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tmp_path / "gone",
                                                      "--split", "test"], tmp_path / "gone"),
     "USAGE_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,

@@ -1,5 +1,5 @@
 """leaderboard.html in a real headless Chromium: every team is shown, clicking a header sorts, no console error,
-no request leaves the page, and hostile team names stay text.
+no request leaves the page, hostile team names stay text, and both organiser tables fit 1400 and 800 px windows.
 
 How: Debian's ``chromium`` (``/usr/bin/chromium``; ``.ci/run`` installs it where missing; elsewhere set
 ``$CHROMIUM``) is driven over the Chrome DevTools Protocol on a pipe (``--remote-debugging-pipe``: fd 3
@@ -25,7 +25,7 @@ from tpugraphs_eval.leaderboard import build_leaderboard
 
 
 def _column(browser: Browser, table: str, index: int) -> list[str]:
-    return browser.js(f"Array.prototype.map.call(document.querySelectorAll('#{table} tbody tr'), "
+    return browser.js(f"Array.prototype.map.call(document.querySelectorAll('#{table} tbody tr[data-index]'), "
                       f"function (r) {{ return r.cells[{index}].getAttribute('data-sort'); }})")
 
 
@@ -48,7 +48,7 @@ def _check_page(browser: Browser, folder: Path) -> dict:
     teams = [t["team"] for t in document["teams"]]
     team_col = _header_index(browser, "teams", "Team")
     assert _column(browser, "teams", team_col) == teams  # every team, in leaderboard order
-    shown = browser.js("Array.prototype.map.call(document.querySelectorAll('#teams tbody tr'), "
+    shown = browser.js("Array.prototype.map.call(document.querySelectorAll('#teams tbody tr[data-index]'), "
                        f"function (r) {{ return r.cells[{team_col}].textContent; }})")
     assert shown == teams  # shown as text, exactly (escaping is undone by the browser, nothing executed)
 
@@ -116,5 +116,62 @@ def test_a_long_title_wraps_at_800_px(browser, demo_solution, tmp_path):
         browser.open((tmp_path / "out" / "leaderboard.html").resolve().as_uri())
         assert browser.overflow() == 0
         assert browser.js("document.querySelector('h1').getBoundingClientRect().height") > 60  # wrapped
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)
+
+
+TABLE_LAYOUT = """(function (id) {
+  var t = document.getElementById(id), box = t.getBoundingClientRect();
+  var heads = Array.prototype.filter.call(t.querySelectorAll('thead th'), function (h) {
+    return getComputedStyle(h).display !== 'none'; });
+  var rows = Array.prototype.map.call(t.querySelectorAll('tbody tr[data-index]'), function (r) {
+    return r.getBoundingClientRect().height; });
+  var details = Array.prototype.filter.call(t.querySelectorAll('tbody tr[data-detail]'), function (r) {
+    return getComputedStyle(r).display !== 'none'; });
+  return {box: box.width, scroll: t.scrollWidth, client: t.clientWidth, shown: heads.length,
+          right: Math.max.apply(null, heads.map(function (h) { return h.getBoundingClientRect().right; })),
+          boxRight: box.right, tallest: Math.max.apply(null, rows), details: details.length};
+})"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_both_organiser_tables_fit_without_a_scroll(browser, width):
+    """Measured before the change: at 1400 px the Submissions table was 1634 px wide in its 1337 px box (its
+    Problems column needed a scroll); at 800 px the teams table was 1286 px wide in 737 px (7 of 15 headers cut
+    off) and problem lists made submission rows up to 228 px tall. Now neither table scrolls at either width:
+    at 1400 every column is shown; at 800 the teams table shows 9 columns and the Submissions table 7, the
+    others' values in a details row under each row; problem messages are in a details row at both widths."""
+    document = json.loads((REPO / "leaderboards" / "demo" / "leaderboard.json").read_text(encoding="utf-8"))
+    browser.set_width(width)
+    try:
+        browser.open((REPO / "leaderboards" / "demo" / "leaderboard.html").resolve().as_uri())
+        assert browser.overflow() == 0
+        teams, subs = (browser.js(f"{TABLE_LAYOUT}({json.dumps(t)})") for t in ("teams", "submissions"))
+        for layout in (teams, subs):
+            assert layout["scroll"] <= layout["client"], layout  # no scroll inside the table's box
+            assert layout["right"] <= layout["boxRight"] + 0.5, layout  # every shown header in view
+            assert layout["tallest"] < 90, layout  # no tall rows: at most 3 lines of text
+        with_problems = sum(1 for s in document["submissions"] if s["problems"] or s["notes"])
+        if width == 1400:
+            assert (teams["shown"], subs["shown"]) == (15, 9)
+            assert (teams["details"], subs["details"]) == (0, with_problems)
+        else:
+            assert (teams["shown"], subs["shown"]) == (9, 7)
+            assert (teams["details"], subs["details"]) == (len(document["teams"]), len(document["submissions"]))
+            first = browser.js("document.querySelector('#teams tr[data-detail]').textContent")
+            assert first.startswith("rank interval 1 · tied with the leader · public rank ")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)
+
+
+def test_sorting_keeps_each_details_row_under_its_row(browser):
+    browser.set_width(800)
+    try:
+        browser.open((REPO / "leaderboards" / "demo" / "leaderboard.html").resolve().as_uri())
+        _click_header(browser, "teams", "Overall")
+        pairs = browser.js("Array.prototype.map.call(document.querySelectorAll('#teams tbody tr'), "
+                           "function (r) { return r.getAttribute('data-index') || 'd' + r.getAttribute('data-detail'); })")
+        assert len(pairs) % 2 == 0 and pairs[0] != "0"  # sorted: the leader is no longer first
+        assert all(pairs[i + 1] == "d" + pairs[i] for i in range(0, len(pairs), 2)), pairs
     finally:
         browser.call("Emulation.clearDeviceMetricsOverride", session=True)

@@ -148,3 +148,22 @@ def test_problem_counts_are_exact_beyond_the_listed_problems():
     assert f"<p>{report.n_errors} error(s) · 0 warning(s) · 0 note(s);" in section
     assert "<h3>UNKNOWN_ID ×3000 error</h3>" in section
     assert "… and 2995 more." in section and "lists the first 1,000 of each code" in section
+
+
+def test_the_page_shows_no_absolute_path(tmp_path, capsys, monkeypatch):
+    """A page to share names the submission by its file name (absolute path given) or as given (relative), and
+    the data root by its folder name: nothing of the home folder or of the machine's layout."""
+    absolute = SAMPLES.resolve() / "demo_random_test.csv"
+    page = tmp_path / "abs.html"
+    assert cli.main([str(absolute), "--data-root", "demo", "--split", "test", "-q", "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert "<h1>TpuGraphs evaluation: demo_random_test.csv</h1>" in text
+    assert "data demo (SYNTHETIC data) at demo-v1</p>" in text  # the demo cache's folder name, not its path
+    for private in (str(Path.home()), str(SAMPLES.resolve().parent), str(tmp_path)):
+        assert private not in text, private
+    monkeypatch.chdir(SAMPLES.parent)
+    relative = tmp_path / "rel.html"
+    assert cli.main(["sample_submissions/demo_random_test.csv", "--data-root", "demo", "--split", "test", "-q",
+                     "--html", str(relative)]) == 0
+    assert "<h1>TpuGraphs evaluation: sample_submissions/demo_random_test.csv</h1>" in relative.read_text("utf-8")
+    capsys.readouterr()

@@ -258,7 +258,7 @@ def _show(console, args: argparse.Namespace, reports: list[Report | None], failu
         if report is None:
             console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
         elif args.quiet:
-            verdict(console, report, validate_only, label=str(path) if several else None)
+            verdict(console, report, validate_only, label=str(path) if several else None, hint=False)
         else:
             if several and console.is_terminal:
                 console.rule(safe(str(path)))

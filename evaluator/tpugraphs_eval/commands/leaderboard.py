@@ -1,7 +1,7 @@
 """``tpugraphs-leaderboard``: build leaderboards from a folder of submissions (a thin layer over :mod:`build`).
 
 Exit codes: 0 the leaderboard was written (invalid submissions are recorded in it: they are normal in a
-competition, not a failure of the build), 1 written but some submission is invalid or unread and
+competition, not a failure of the build; a full standard output after the write is a warning), 1 written but some submission is invalid or unread and
 ``--fail-on-invalid`` was given, 2 usage or data problem (nothing written), 3 internal error (nothing
 written), 130 interrupted (nothing written).
 """
@@ -25,7 +25,7 @@ from ..leaderboard.standings import DEFAULT_MAX_DAILY
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
 from ..progress import progress_bar, wanted
-from .entrypoint import ArgumentParser, guarded_main, int_at_least, stop_at_closed_pipe
+from .entrypoint import ArgumentParser, guarded_main, int_at_least, os_error_message, stop_at_closed_pipe
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="valid submissions of a team per UTC day scored on the public leaderboard (by the "
                             "metadata's submitted time, else the file's modification time); the others get an "
                             f"OVER_DAILY_LIMIT note (default {DEFAULT_MAX_DAILY}, Kaggle's; 0: no limit)")
+    build.add_argument("--allow-empty", action="store_true",
+                       help="write an empty leaderboard when SUBMISSIONS_DIR holds no team folder (else exit 2, "
+                            "NO_TEAM_FOLDERS)")
     build.add_argument("--fail-on-invalid", action="store_true",
                        help="exit with 1 when some submission is invalid or unread (the leaderboard is still written)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -74,8 +77,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="the leaderboard folder (default leaderboards/demo)")
     demo.add_argument("--submissions", type=Path, metavar="DIR",
                       help="also keep the generated submissions folder there (new or empty)")
-    demo.add_argument("--samples", type=Path, metavar="DIR", help="the sample_submissions/ folder (default: the "
-                                                                  "repository's)")
+    demo.add_argument("--samples", type=Path, metavar="DIR",
+                      help="read the three sample submissions from DIR (default: generate them, the same bytes as "
+                           "the repository's sample_submissions/)")
     demo.add_argument("--workers", type=int_at_least(1), metavar="N")
     demo.add_argument("--no-progress", action="store_true")
     demo.add_argument("--quiet", "-q", action="store_true")
@@ -110,6 +114,17 @@ def _summary(result: BuildResult, out: Path) -> str:
             + (f", {counts['unwritable']} cache entries not written" if counts.get("unwritable") else "") + ".")
 
 
+def _print_summary(result: BuildResult, out: Path) -> None:
+    """Print the build's summary line. The leaderboard is already written: a closed stdout (``| head``) is
+    ignored, a full one (``> /dev/full``) is a warning on stderr, and neither changes the exit code."""
+    try:
+        with stop_at_closed_pipe():
+            print(_summary(result, out))
+    except OSError as err:  # the summary line is lost, the build stands
+        print(f"tpugraphs-leaderboard: warning: {os_error_message(err)} (the summary line; the leaderboard was "
+              f"written to {safe(str(out))})", file=sys.stderr)
+
+
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
     args = _parser().parse_args(argv)
@@ -123,9 +138,9 @@ def run(argv: list[str]) -> int:
     progress, bars = _progress_factory(not (args.no_progress or args.quiet) and wanted(None))
     try:
         if args.command == "demo":
-            from ..demo.leaderboard import SAMPLES, build_demo
+            from ..demo.leaderboard import build_demo
 
-            result = build_demo(args.output, submissions=args.submissions, samples=args.samples or SAMPLES,
+            result = build_demo(args.output, submissions=args.submissions, samples=args.samples,
                                 workers=args.workers, progress=progress)
         else:
             result = build_leaderboard(
@@ -133,15 +148,15 @@ def run(argv: list[str]) -> int:
                 options=Options(mode="lenient" if args.lenient else "strict"),
                 view="public" if args.public_only else "organiser", workers=args.workers, resamples=args.resamples,
                 seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or "default",
-                max_bytes=args.max_size << 20, max_daily=args.max_daily, progress=progress)
+                max_bytes=args.max_size << 20, max_daily=args.max_daily, progress=progress,
+                allow_empty=args.allow_empty)
     finally:
         for bar in bars:
             bar.stop()
     for item in result.notes:
         print(f"tpugraphs-leaderboard: warning: [{item['code']}] {safe(item['message'])}", file=sys.stderr)
     if not args.quiet:
-        with stop_at_closed_pipe():
-            print(_summary(result, args.output))
+        _print_summary(result, args.output)
     bad = result.tally["invalid"] + result.tally["error"]
     return EXIT_INVALID if bad and getattr(args, "fail_on_invalid", False) else EXIT_OK
 

@@ -19,7 +19,7 @@ from ..options import Options
 from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble, tally
 from .cache import ScoreCache
-from .folder import read_folder
+from .folder import Folder, read_folder
 from .output import build_lock, check_output_folder, render_all, write_outputs
 from .reading import DEFAULT_MAX_BYTES
 from .scorer import score_entries
@@ -73,12 +73,21 @@ def _check_paths(submissions: Path, out: Path) -> None:
                          "would read it as a team; write the leaderboard elsewhere")
 
 
+def _no_teams_message(submissions: Path, folder: Folder) -> str:
+    held = (f"it holds only {len(folder.ignored)} entries that are not team folders (files or hidden entries at "
+            f"the top level, e.g. {folder.ignored[0]['path']})" if folder.ignored else "it is empty")
+    return (f"the submissions folder {submissions} holds no team folder ({held}): each team's submissions go in "
+            f"a folder named after the team ({submissions}/TEAM/NAME.csv). Nothing was written; --allow-empty "
+            "writes an empty leaderboard")
+
+
 def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str | None = None,
                       options: Options = Options(), view: str = "organiser", workers: int | None = None,
                       resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                       cache_dir: Path | None | str = "default", max_bytes: int = DEFAULT_MAX_BYTES,
                       max_daily: int = DEFAULT_MAX_DAILY,
-                      progress: Callable[[int], Callable[[int], None]] | None = None) -> BuildResult:
+                      progress: Callable[[int], Callable[[int], None]] | None = None,
+                      allow_empty: bool = False) -> BuildResult:
     """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
 
     Args:
@@ -97,11 +106,13 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         max_daily: a team's valid submissions per UTC day scored on the public leaderboard (Kaggle's 5; 0:
             no limit; :func:`standings.over_daily_limit`).
         progress: given the number of submissions, returns the function to call with 1 per submission done.
+        allow_empty: write a leaderboard even when ``submissions`` holds no team folder.
 
     Raises:
         UsageError: bad folders or options; output.OutputNotAFolder (code ``OUTPUT_NOT_A_FOLDER``: ``out`` is a
             file or link, or lies under a file); output.BuildLocked (a UsageError, code ``BUILD_LOCKED``):
-            another build is writing into ``out``; DataError: the solution file is unusable.
+            another build is writing into ``out``; DataError: the solution file is unusable, or (code
+            ``NO_TEAM_FOLDERS``) ``submissions`` holds no team folder and ``allow_empty`` is False.
         scorer.ScoringFailed: the evaluator raised on a submission (a bug) or a worker died.
     """
     submissions, solution, out = Path(submissions), Path(solution), Path(out)
@@ -124,6 +135,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         seconds[step] = clock[-1] - clock[-2]
 
     folder = read_folder(submissions)
+    if not folder.teams and not allow_empty:
+        raise DataError(_no_teams_message(submissions, folder), code="NO_TEAM_FOLDERS")
     manifest = read_manifest(solution)
     truth = load_solution(solution, tile_runtime=options.tile_runtime)
     if not truth.has_usage:

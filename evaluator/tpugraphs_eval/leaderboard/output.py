@@ -82,7 +82,7 @@ def build_lock(out: Path) -> Iterator[None]:
     Raises:
         BuildLocked: another process (or another open of the lock in this one) holds it.
         OutputNotAFolder: ``out`` is a file or link, or lies under one.
-        UsageError: ``out`` or its lock file cannot be created or opened.
+        UsageError: ``out`` or its lock file cannot be created or opened (code ``OUTPUT_WRITE_FAILED``).
     """
     out = Path(out)
     check_output_folder(out)
@@ -90,7 +90,7 @@ def build_lock(out: Path) -> Iterator[None]:
         out.mkdir(parents=True, exist_ok=True)
         fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as err:
-        raise UsageError(f"cannot create the lock file {out / LOCK_FILE}: {err.strerror or err}") from None
+        raise UsageError(f"cannot create the lock file {out / LOCK_FILE}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -162,8 +162,9 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
         the generation's id.
 
     Raises:
-        UsageError: ``out`` cannot be created or written, or ``out/current`` or ``out/generations`` is
-            not what this module writes there (a folder, a file); the previous set is then unchanged.
+        UsageError: code ``OUTPUT_WRITE_FAILED``: ``out`` cannot be created or written, or ``out/current`` or
+            ``out/generations`` is not what this module writes there (a folder, a file); the previous set is
+            then unchanged.
     """
     out = Path(out)
     data = {name: text.encode("utf-8") for name, text in files.items()}
@@ -172,7 +173,7 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
         out.mkdir(parents=True, exist_ok=True)
         if generations.is_symlink() or (current.exists() and not current.is_symlink()):
             raise UsageError(f"{out} holds a {CURRENT} or {GENERATIONS} this build did not write (a link "
-                             f"{GENERATIONS}, a real {CURRENT}); remove it or write elsewhere")
+                             f"{GENERATIONS}, a real {CURRENT}); remove it or write elsewhere", code="OUTPUT_WRITE_FAILED")
         generations.mkdir(exist_ok=True)
         previous = os.readlink(current) if current.is_symlink() else None
         gid = _write_generation(generations, data)
@@ -191,7 +192,7 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
             if old.name not in keep and (not unchanged or not keep_previous) and old.is_dir() and not old.is_symlink():
                 shutil.rmtree(old, ignore_errors=True)
     except OSError as err:
-        raise UsageError(f"cannot write the leaderboard to {out}: {err.strerror or err}") from None
+        raise UsageError(f"cannot write the leaderboard to {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
     return gid
 
 

@@ -4,7 +4,13 @@
 - A Content-Security-Policy allows only this page's own script and style (by their sha256) and ``data:``
   images: even a name that escaped escaping could neither run a script nor load anything.
 - The teams table sorts by any column when its header is clicked (plain JS; empty cells stay last;
-  ``aria-sort`` says the order). An SVG plot shows each ranked team's overall score with its 95% interval.
+  ``aria-sort`` says the order; a row's details row moves with it). An SVG plot shows each ranked team's
+  overall score with its 95% interval.
+- Widths (checked in Chromium, tests/leaderboard/test_leaderboard_browser.py): both organiser tables fit a
+  1400 px window with every column. Below :data:`NARROW_PX` (an 800 px window) the columns marked ``wide``
+  are hidden and their values are shown in a details row under each row instead; a submission's problem
+  messages are always in a details row spanning the table (they made its rows tall and its last column
+  1634 px wide), its Problems column holds the codes only.
 - A ``public`` document gives the summary and the teams table only (rank, team, overall, the shown
   collections, entries, last submission): no plot, no submissions, no notes.
 """
@@ -18,6 +24,9 @@ from typing import Any
 
 from .render_text import COLLECTION_NAMES, MAX_SHOWN_PROBLEMS, interval_text, problem_summary, shorten, summary_lines
 
+NARROW_PX = 1100
+"""Below this window width the ``wide`` columns give way to details rows (the media query of :data:`_CSS`)."""
+
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem;color:#1b1f24;max-width:90rem}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}h1,h2,p{overflow-wrap:anywhere}
@@ -29,9 +38,13 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.
 th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;cursor:pointer;color:inherit}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
 tr.tied td:first-child{box-shadow:inset 3px 0 #2a7de1}
+td.wrap{overflow-wrap:anywhere;min-width:6rem}
+tr.detail td{color:#555;font-size:.8rem;padding-top:0;overflow-wrap:anywhere}tr.detail ul{margin:.1rem 0;padding-left:1.2rem}
+tr.has-detail td{border-bottom:0}tr.detail.narrow,.narrow-only{display:none}
+@media (max-width:NARROW_PXpx){.wide{display:none}th,td{padding:.25rem .25rem}tr.detail.narrow{display:table-row}.narrow-only{display:inline}}
 .muted{color:#777}.error{color:#a40000}
 svg text{font-size:11px;font-family:inherit}
-""".strip()
+""".strip().replace("NARROW_PX", str(NARROW_PX))
 
 _JS = """
 (function () {
@@ -41,6 +54,10 @@ _JS = """
   }
   document.querySelectorAll('table.sortable').forEach(function (table) {
     var heads = table.tHead.rows[0].cells;
+    var details = {};
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
+      if (r.hasAttribute('data-detail')) { details[r.getAttribute('data-detail')] = r; }
+    });
     Array.prototype.forEach.call(heads, function (th, col) {
       var button = th.querySelector('button');
       if (!button) { return; }
@@ -50,7 +67,7 @@ _JS = """
         Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
         th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
         var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
+        var rows = Array.prototype.filter.call(body.rows, function (r) { return r.hasAttribute('data-index'); });
         rows.sort(function (a, b) {
           var x = key(a.cells[col]), y = key(b.cells[col]);
           if (x === '' || y === '') {
@@ -61,7 +78,11 @@ _JS = """
           if (!ascending) { c = -c; }
           return c !== 0 ? c : a.getAttribute('data-index') - b.getAttribute('data-index');
         });
-        rows.forEach(function (r) { body.appendChild(r); });
+        rows.forEach(function (r) {
+          body.appendChild(r);
+          var d = details[r.getAttribute('data-index')];
+          if (d) { body.appendChild(d); }
+        });
       });
     });
   });
@@ -88,18 +109,39 @@ def _num(value: float | None, digits: int = 5) -> tuple[str, str]:
     return ("", "—") if value is None else (repr(float(value)), f"{value:.{digits}f}")
 
 
-def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowrap: bool = False) -> str:
-    cls = ' class="num"' if numeric else ' class="nw"' if nowrap else ""
+def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowrap: bool = False,
+          wide: bool = False, wrap: bool = False) -> str:
+    """A cell; ``wide``: hidden below :data:`NARROW_PX` (its value is then in the row's details row);
+    ``wrap``: long words may break anywhere."""
+    classes = " ".join(c for c, on in (("num", numeric), ("nw", nowrap and not numeric), ("wide", wide),
+                                       ("wrap", wrap)) if on)
+    cls = f' class="{classes}"' if classes else ""
     return f'<td{cls} data-sort="{e(sort)}"{extra}>{shown}</td>'
 
 
-def _table(head: list[tuple[str, str]], rows: list[str], table_id: str, sorted_by: int | None = None) -> str:
-    """A sortable table; ``sorted_by``: the column its rows are already in ascending order of, if any."""
+def _row(index: int, cells: list[str], cls: str = "", narrow: list[str] = (), always: str = "") -> str:
+    """A table row and, when it has any, its details row (``data-detail``: the row's index; spans the table):
+    ``narrow`` (label: value texts of the ``wide`` cells, shown only below :data:`NARROW_PX`) then ``always``
+    (HTML shown at every width)."""
+    classes = " ".join(c for c in (cls, "has-detail" if always else "") if c)
+    cls_attr = f' class="{classes}"' if classes else ""
+    row = f'<tr data-index="{index}"{cls_attr}>{"".join(cells)}</tr>'
+    if not narrow and not always:
+        return row
+    narrow_html = f'<span class="narrow-only">{" · ".join(narrow)}</span>' if narrow else ""
+    kind = "detail" if always else "detail narrow"
+    return f'{row}<tr class="{kind}" data-detail="{index}"><td colspan="{len(cells)}">{narrow_html}{always}</td></tr>'
+
+
+def _table(head: list[tuple[str, str]], rows: list[str], table_id: str, sorted_by: int | None = None,
+           wide: frozenset[int] = frozenset()) -> str:
+    """A sortable table; ``sorted_by``: the column its rows are already in ascending order of, if any;
+    ``wide``: the columns hidden below :data:`NARROW_PX`."""
     marks = [' aria-sort="ascending"' if i == sorted_by else "" for i in range(len(head))]
     # a long collection name may wrap after its colons (<wbr>), so that every column fits a 1400 px window
-    cells = "".join(f'<th scope="col" data-type="{kind}"{mark}><button type="button">{e(label).replace(":", ":<wbr>")}'
-                    '</button></th>'
-                    for (label, kind), mark in zip(head, marks))
+    cells = "".join(f'<th scope="col" data-type="{kind}"{mark}{" class=wide" if i in wide else ""}><button '
+                    f'type="button">{e(label).replace(":", ":<wbr>")}</button></th>'
+                    for i, ((label, kind), mark) in enumerate(zip(head, marks)))
     return (f'<table class="sortable" id="{table_id}"><thead><tr>{cells}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
@@ -119,29 +161,41 @@ def _public_teams(document: dict[str, Any]) -> str:
     return _table(head, rows, "teams", sorted_by=0)
 
 
+TEAM_WIDE_COLUMNS = ("Rank interval", "Tied with leader", "Public rank", "Public overall", "Submissions",
+                     "Last submission")
+"""Teams-table columns hidden below :data:`NARROW_PX` (shown in the details row instead)."""
+
+
 def _teams(document: dict[str, Any]) -> str:
     head = [("Rank", "number"), ("Team", "text"), ("Overall", "number"), ("95% interval", "number"),
             ("Rank interval", "number"), ("Tied with leader", "text")]
     head += [(n, "number") for n in COLLECTION_NAMES]
     head += [("Public rank", "number"), ("Public overall", "number")]
     head += [("Submissions", "number"), ("Last submission", "text")]
+    wide = frozenset(i for i, (label, _) in enumerate(head) if label in TEAM_WIDE_COLUMNS)
     rows = []
     for index, team in enumerate(document["teams"]):
         low = team["interval"][0] if team["interval"] else None
+        ranks = "—" if not team["rank_interval"] else interval_text(team["rank_interval"])
+        valid = f"{team['valid_submissions']}/{team['submissions']} valid"
+        last = team["last_submission"] or "unknown"
+        public_overall = _num(team["public_overall"])
         cells = [_cell("" if team["rank"] is None else team["rank"], e(team["rank"] or "—"), True),
                  _cell(team["team"], e(team["team"]), nowrap=True), _cell(*_num(team["overall"]), True),
                  _cell(*(("", "—") if low is None else (repr(low), e(interval_text(team["interval"])))), True),
-                 _cell(*(("", "—") if not team["rank_interval"] else
-                         (team["rank_interval"][0], e(interval_text(team["rank_interval"])))), True),
-                 _cell("yes" if team["tied_with_leader"] else "", "yes" if team["tied_with_leader"] else "")]
+                 _cell("" if not team["rank_interval"] else team["rank_interval"][0], e(ranks), True, wide=True),
+                 _cell("yes" if team["tied_with_leader"] else "", "yes" if team["tied_with_leader"] else "",
+                       wide=True)]
         cells += [_cell(*_num(team["collections"][n], 4), True) for n in COLLECTION_NAMES]
         cells += [_cell("" if team["public_rank"] is None else team["public_rank"], e(team["public_rank"] or "—"),
-                        True), _cell(*_num(team["public_overall"]), True)]
-        cells += [_cell(team["submissions"], f"{team['valid_submissions']}/{team['submissions']} valid", True),
-                  _cell(team["last_submission"] or "", e(team["last_submission"] or "unknown"), nowrap=True)]
-        cls = ' class="tied"' if team["tied_with_leader"] else ""
-        rows.append(f'<tr data-index="{index}"{cls}>{"".join(cells)}</tr>')
-    return _table(head, rows, "teams", sorted_by=0)
+                        True, wide=True), _cell(*public_overall, True, wide=True)]
+        cells += [_cell(team["submissions"], valid, True, wide=True),
+                  _cell(team["last_submission"] or "", e(last), nowrap=True, wide=True)]
+        narrow = [f"rank interval {e(ranks)}", *(["tied with the leader"] if team["tied_with_leader"] else []),
+                  f"public rank {e(team['public_rank'] or '—')} (overall {public_overall[1]})", f"submissions {valid}",
+                  f"last submission {e(last)}"]
+        rows.append(_row(index, cells, "tied" if team["tied_with_leader"] else "", narrow=narrow))
+    return _table(head, rows, "teams", sorted_by=0, wide=wide)
 
 
 def _plot(document: dict[str, Any]) -> str:
@@ -198,9 +252,10 @@ def _submissions(document: dict[str, Any]) -> str:
             ("Final", "text"), ("Status", "text"), ("Public", "number"), ("Private", "number"), ("Problems", "text")]
     rows = []
     for index, sub in enumerate(document["submissions"]):
-        cells = [_cell(sub["id"], e(sub["id"]), nowrap=True),
-                 _cell(sub["submitted"] or "", e(sub["submitted"] or "unknown"), nowrap=True),
-                 _cell(sub["description"], e(shorten(sub["description"]))),
+        submitted = sub["submitted"] or "unknown"
+        cells = [_cell(sub["id"], e(sub["id"]).replace("/", "/<wbr>"), wrap=True),
+                 _cell(sub["submitted"] or "", e(submitted), nowrap=True, wide=True),
+                 _cell(sub["description"], e(shorten(sub["description"])), wide=True, wrap=True),
                  _cell("yes" if sub["selected"] else "", "yes" if sub["selected"] else ""),
                  _cell("yes" if sub["final"] else "", "yes" if sub["final"] else ""),
                  _cell(sub["status"], e(sub["status"]), extra="" if sub["status"] == "scored" else ' class="error"'),
@@ -210,11 +265,13 @@ def _submissions(document: dict[str, Any]) -> str:
         listed = "".join(f"<li>{e(p['code'])}: {e(shorten(p['message'], 300))}</li>"
                          for p in problems[:MAX_SHOWN_PROBLEMS])
         more = len(problems) - MAX_SHOWN_PROBLEMS
-        detail = (f"{e(problem_summary(sub))}<ul>{listed}</ul>"
+        detail = (f"<ul>{listed}</ul>"
                   + (f'<span class="muted">{more} more in leaderboard.json</span>' if more > 0 else "")) if problems else ""
-        cells.append(_cell(problem_summary(sub), detail))
-        rows.append(f'<tr data-index="{index}">{"".join(cells)}</tr>')
-    return _table(head, rows, "submissions")
+        summary = problem_summary(sub)
+        cells.append(_cell(summary, e(summary).replace(", ", ",<wbr> "), wrap=True))
+        narrow = [f"submitted {e(submitted)}", *([e(shorten(sub["description"]))] if sub["description"] else [])]
+        rows.append(_row(index, cells, narrow=narrow, always=detail))
+    return _table(head, rows, "submissions", wide=frozenset({1, 2}))
 
 
 def _page(title: str, body: str) -> str:

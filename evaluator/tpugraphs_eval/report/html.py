@@ -78,11 +78,27 @@ def _table(head: list[str], rows: list[str], numeric_from: int = 1) -> str:
     return f"<table><thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def shown_path(path: str) -> str:
+    """A path as a page to share shows it: a relative path as given, an absolute one by its last part only
+    (a page must not show the home folder or the machine's layout)."""
+    return Path(path).name or path if os.path.isabs(path) else path
+
+
+def shown_source(label: str) -> str:
+    """The data source's label (:attr:`DataRoot.label`: a path, or ``demo (SYNTHETIC data) at PATH``) with
+    its path shown as :func:`shown_path` shows it."""
+    head, at, path = label.rpartition(" at ")
+    return f"{head}{at}{shown_path(path)}" if at else shown_path(label)
+
+
+def _title(report: Report | PublicReport) -> str:
+    return f"TpuGraphs evaluation: {shown_path(report.submission) if report.submission else 'submission'}"
+
+
 def _header(report: Report | PublicReport) -> str:
     o = report.options
-    title = f"TpuGraphs evaluation: {report.submission or 'submission'}"
-    lines = [f"<h1>{_e(title)}</h1>",
-             f'<p>split <strong>{_e(report.split)}</strong> · data {_e(report.data_root)}</p>',
+    lines = [f"<h1>{_e(_title(report))}</h1>",
+             f'<p>split <strong>{_e(report.split)}</strong> · data {_e(shown_source(report.data_root))}</p>',
              f'<p class="muted">mode {_e(o.mode)} · tile runtime {_e(o.tile_runtime)} · layout configs '
              f'{_e(o.configs)} · tpugraphs-eval {_e(__version__)}</p>']
     if report.synthetic:
@@ -212,7 +228,8 @@ def _programs(report: Report) -> str:
 
 
 def render_html(report: Report | PublicReport) -> str:
-    """The whole report as one HTML page (UTF-8 text): self-contained, no script, no network request."""
+    """The whole report as one HTML page (UTF-8 text): self-contained, no script, no network request; paths
+    shown by :func:`shown_path` (no absolute path, so no home folder)."""
     body = _header(report) + _problems(report)
     if isinstance(report, PublicReport):  # it holds no per-graph histogram, worst graph or program mean
         if report.scores is not None:
@@ -220,7 +237,7 @@ def render_html(report: Report | PublicReport) -> str:
     elif report.scored:
         body += _collections(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
     provenance = " · ".join(f"{_e(k)} {_e(v)}" for k, v in report.provenance.items())
-    title = f"TpuGraphs evaluation: {report.submission or 'submission'}"
+    title = _title(report)
     return ("<!DOCTYPE html>\n"
             '<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'

@@ -194,8 +194,12 @@ def _per_graph(console: Console, report: Report) -> None:
             console.print(programs)
 
 
-def verdict(console: Console, report: Report | PublicReport, validate_only: bool, label: str | None = None) -> None:
-    """One line: VALID (with the overall score when scored) or INVALID with the counts; ``label`` names the file."""
+def verdict(console: Console, report: Report | PublicReport, validate_only: bool, label: str | None = None, *,
+            hint: bool = True) -> None:
+    """One line: VALID (with the overall score when scored) or INVALID with the counts; ``label`` names the file.
+
+    ``hint``: after an INVALID line whose errors Kaggle tolerated, a second line pointing to ``--lenient``
+    (``-q`` passes False: the verdict line only)."""
     counts = report.validation.counts
     errors = report.n_errors
     warnings = report.validation.by_severity()[Severity.WARNING]
@@ -204,7 +208,7 @@ def verdict(console: Console, report: Report | PublicReport, validate_only: bool
         console.print(f"{head}[bold red]INVALID[/]: {errors} error(s), {warnings} warning(s) in {report.n_rows} "
                       "rows. Nothing was scored.")
         relaxable = {code for code in counts if CODES[code].severity(report.options.mode) == Severity.ERROR}
-        if report.options.mode == "strict" and all(CODES[c].lenient != Severity.ERROR for c in relaxable):
+        if hint and report.options.mode == "strict" and all(CODES[c].lenient != Severity.ERROR for c in relaxable):
             console.print("Every error is one that Kaggle tolerated: --lenient accepts them as warnings and "
                           "scores what remains.")
         return

@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..dataset import Collection
+from ..dataset import MAX_CONFIGS_PER_GRAPH, Collection
 from ..progress import track
 from ..safeopen import InputRefused, open_regular_file
 from .dataroot import DataRoot, check_split, present_collections
@@ -49,9 +49,11 @@ from .npzmembers import (
 MAX_NPZ_BYTES = 16 << 30
 """Largest ``.npz`` file opened: 16 GiB (the largest real layout graph with its features is well under 1 GB);
 only its ground-truth members are read."""
-MAX_MEMBER_BYTES = 64 << 20
-"""Largest declared uncompressed size of a ground-truth member: 64 MiB, 8M int64 runtimes, 80 times the largest
-real graph (about 100k configs). A larger member is refused unread (``NPZ_MEMBER_TOO_LARGE``: a zip bomb)."""
+MAX_MEMBER_BYTES = 8 * MAX_CONFIGS_PER_GRAPH + 4096
+"""Largest declared uncompressed size of a ground-truth member: the int64 runtimes of
+:data:`~tpugraphs_eval.dataset.MAX_CONFIGS_PER_GRAPH` configurations (8 MiB) and a ``.npy`` header. A larger
+member is refused unread (``NPZ_MEMBER_TOO_LARGE``: a zip bomb), and so is one declaring more configurations
+(narrower dtypes), so that every graph read can be ranked in full within the TopConfigs field limit."""
 MAX_SPLIT_BYTES = 1 << 30
 """Largest total of the declared uncompressed sizes of the ground-truth members one read of a split
 decompresses (every graph's ``config_runtime``, and for tile its ``config_runtime_normalizers`` when
@@ -94,6 +96,9 @@ def _read_member(handle: BinaryIO, member: Member, key: str) -> np.ndarray:
     if at + need > member.size:
         raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape} ({need:,} bytes), "
                        f"more than the {member.size:,} bytes the member holds")
+    if shape[0] > MAX_CONFIGS_PER_GRAPH:
+        raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key} holds {shape[0]:,} configurations, more than the "
+                       f"scorable maximum of {MAX_CONFIGS_PER_GRAPH:,} (a full ranking must fit a TopConfigs field)")
     values = memoryview(prefix)[at:at + need]
     if len(values) < need:  # a member over _READ_WHOLE: the rest of its data, read in place
         whole = bytearray(need)
