@@ -33,7 +33,7 @@ WORST_SHOWN = 10
 PROBLEMS_SHOWN = 5
 """Problems listed per code (all are in the JSON report)."""
 
-_LABEL = {"score": "score", "kendall_tau": "tau-b", "top1_error": "err@1", "top5_error": "err@5",
+_LABEL = {"score": "score", "kendall_tau": "tau-b", "opa": "OPA", "top1_error": "err@1", "top5_error": "err@5",
           "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
 
 _CSS = """

@@ -161,7 +161,7 @@ def _public_scores(console: Console, report: Report) -> None:
         console.print(f"Not shown: {', '.join(public.not_shown)}.")
 
 
-_SHORT = {"score": "score", "kendall_tau": "tau-b", "top1_error": "err@1", "top5_error": "err@5",
+_SHORT = {"score": "score", "kendall_tau": "tau-b", "opa": "OPA", "top1_error": "err@1", "top5_error": "err@5",
           "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
 
 

@@ -40,7 +40,7 @@ DEFAULT_SEED = 0
 LEVEL = 0.95
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
 
-HIGHER_IS_BETTER = {"score": True, "kendall_tau": True, "top1_error": False, "top5_error": False,
+HIGHER_IS_BETTER = {"score": True, "kendall_tau": True, "opa": True, "top1_error": False, "top5_error": False,
                     "top10_error": False, "slowdown1": False, "slowdown10": False, "slowdown100": False}
 """Metric → True when a larger value is better (SPEC §3: tile score and tau-b; errors and slowdowns are not)."""
 

@@ -22,7 +22,7 @@ from ..submission.validation import ParsedSubmission
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
 from .layout import GraphMetrics, score_all_configs, score_official
-from .metrics import defined_mean, first_k_minima, tile_score, top_k_error
+from .metrics import defined_mean, error_from_ratio, first_k_minima, tile_score_from_ratio
 
 PRIMARY_METRIC = {"tile": "score", "layout": "kendall_tau"}
 
@@ -103,9 +103,9 @@ def _tile(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     ratios = {k: first_k_minima(values, lengths, k) / truth.best for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
-    metrics = {"score": tile_score(ratios[TILE_TOP_K])}
+    metrics = {"score": tile_score_from_ratio(ratios[TILE_TOP_K])}
     listed_enough = {k: lengths >= np.minimum(k, truth.graphs.n_configs) for k in TOP_K_ERRORS}
-    metrics.update({f"top{k}_error": np.where(listed_enough[k], top_k_error(ratios[k]), np.nan) for k in TOP_K_ERRORS})
+    metrics.update({f"top{k}_error": np.where(listed_enough[k], error_from_ratio(ratios[k]), np.nan) for k in TOP_K_ERRORS})
     return GraphMetrics(metrics, lengths)
 
 
