@@ -94,8 +94,8 @@ class CollectionResult:
         return [i for i, v in zip(self.ids, values) if math.isnan(v)]
 
 
-def _tile(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
-    """Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
+def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
+    """Tile score and top-K errors of every graph of a collection (every graph has a ranking). Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
 
     The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined): from 5
     entries the paper's top-10 error cannot be told, and the top-5 value is not it (SPEC §3.1, amended).
@@ -131,7 +131,7 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
     for name, collection_truth in truth.collections.items():
         graphs = collection_truth.graphs
         if graphs.collection.kind == "tile":
-            per_graph, n_scored = _tile(collection_truth, parsed.rankings[name])
+            per_graph, n_scored = tile_metrics(collection_truth, parsed.rankings[name])
         else:
             per_graph, n_scored = by_name[name]
         results[name] = CollectionResult(graphs.collection, graphs.ids, per_graph, n_scored)

@@ -87,6 +87,16 @@ _TABLE: tuple[Code, ...] = (
     Code("LAYOUT_NOT_PERMUTATION", E, W, "A layout row does not list every configuration 0..c-1; lenient mode ranks the listed ones first, the others tied last."),
     Code("NO_USABLE_CONFIGS", E, E, "Nothing in the row is a valid index of the graph: there is nothing to score."),
     Code("FIELD_TOO_LONG", E, E, "TopConfigs is longer than 8 MiB (over 10 times the longest real field); it is not read."),
+    # predictions (``--predictions``, ``score_predictions``) instead of a ranking: errors in both modes
+    Code("PREDICTIONS_UNREADABLE", E, E, "The predictions file cannot be read as a Parquet or CSV table or an npz archive (corrupt, truncated, not that format)."),
+    Code("PREDICTIONS_COLUMNS", E, E, "The predictions table does not have exactly the columns `ID`, `config`, `prediction` (one row per graph and configuration)."),
+    Code("PREDICTION_WRONG_SHAPE", E, E, "A graph's array of predictions is not 1-D of length c (or, with `--configs official`, of the official list's length), or an npz member is larger than any graph needs."),
+    Code("PREDICTION_BAD_CONFIG", E, E, "A table row's `config` is not an integer 0..c-1 of its graph."),
+    Code("PREDICTION_DUPLICATE_CONFIG", E, E, "A configuration of a graph has more than one row in the predictions table."),
+    Code("PREDICTION_MISSING_CONFIGS", E, E, "Configurations of a graph (with `--configs official`: of its sampled configs) have no prediction."),
+    Code("PREDICTION_NOT_NUMBER", E, E, "A prediction is empty or not a number (`abc`; an array of text or objects)."),
+    Code("PREDICTION_NAN", E, E, "A prediction is NaN: its order against the others is undefined."),
+    Code("PREDICTION_INFINITE", E, E, "A prediction is infinite: `inf` ties with `inf`, so it would order nothing (rescale or clip the model's outputs)."),
     Code("COLLECTION_ABSENT", W, W, "Rows of a collection the ground truth (data root or solution) lacks for this split: counted, not scored."),
     Code("COLLECTION_NOT_SELECTED", I, I, "Rows of a collection that `--collections` leaves out: counted, not scored."),
 )
