@@ -14,6 +14,7 @@ from .api import Evaluator, evaluate, score_predictions, score_submission, valid
 from .dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
 from .errors import DataError, NoGroundTruthError, TpuGraphsEvalError, UsageError
 from .options import Options
+from .report.public import PublicReport
 from .report.report import Report
 from .scoring.metrics import (
     UndefinedMetricError,
@@ -34,7 +35,7 @@ from .truth.solution import load_solution
 
 __all__ = [
     "BY_NAME", "CODES", "COLLECTIONS", "Collection", "DataError", "DataRoot", "Evaluator", "GroundTruth",
-    "NoGroundTruthError", "Options", "Problem", "UndefinedMetricError",
+    "NoGroundTruthError", "Options", "Problem", "PublicReport", "UndefinedMetricError",
     "References", "Report", "SPLITS", "Severity", "SplitCatalog", "TILE_TOP_K", "TpuGraphsEvalError", "UsageError",
     "Validation", "__version__", "collection_references", "evaluate", "load_eval_indices", "load_ground_truth",
     "load_solution", "resolve_data_root", "scan_catalog", "score_submission", "validate_submission", "validation_report",

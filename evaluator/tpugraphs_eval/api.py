@@ -17,6 +17,7 @@ from typing import Any
 from .dataset import BY_NAME, COLLECTIONS
 from .errors import UsageError
 from .options import Options
+from .report.public import PublicReport, public_report
 from .report.report import LEADERBOARDS, Report, Scores, provenance
 from .scoring.predictions import score_predictions_parsed
 from .scoring.references import collection_references
@@ -165,8 +166,8 @@ class Evaluator:
         truth: the runtimes, or None when only validating.
         options: mode, tile runtime, config protocol.
         eval_indices: the official index lists, read once (``--configs official`` when scoring), else None.
-        public_only: :meth:`evaluate` gives the participant-facing :meth:`Report.public_view` (a solution
-            file's truth): the public leaderboard's collection-level values only, no graph ID, no per-graph value.
+        public_only: :meth:`evaluate` gives the participant-facing :class:`PublicReport` (a solution file's
+            truth, :func:`public_report`): the public leaderboard's collection-level values only, no graph ID, no per-graph value.
     """
 
     catalog: SplitCatalog
@@ -249,8 +250,9 @@ class Evaluator:
         indices = _official_indices(eval_indices_dir, catalog) if official else None
         return cls(catalog, truth, options, indices, public_only)
 
-    def evaluate(self, source: SubmissionSource) -> Report:
-        """Validate ``source`` (and score it when there is ground truth and it is valid): its one report.
+    def evaluate(self, source: SubmissionSource) -> Report | PublicReport:
+        """Validate ``source`` (and score it when there is ground truth and it is valid): its one report
+        (with :attr:`public_only`, the participant's :class:`.report.public.PublicReport` of it).
 
         Args:
             source: the submission: a path, bytes or a binary file object, at most 256 MiB
@@ -263,7 +265,7 @@ class Evaluator:
                 (``SUBMISSION_TOO_LARGE``, for a path, bytes and a file object alike).
         """
         report = self.score(source)
-        return report.public_view() if self.public_only else report
+        return public_report(report) if self.public_only else report
 
     def score(self, source: SubmissionSource) -> Report:
         """The organiser's report of ``source`` (every graph, both leaderboards), whatever :attr:`public_only`
@@ -277,9 +279,9 @@ class Evaluator:
             return validation_report(source, self.catalog, self.options)
         return score_submission(source, self.truth, self.options, eval_indices=self.eval_indices)
 
-    def evaluate_predictions(self, predictions: PredictionsSource) -> Report:
+    def evaluate_predictions(self, predictions: PredictionsSource) -> Report | PublicReport:
         """Validate predicted runtimes (and score them when there is ground truth and they are valid): the same
-        :class:`Report` as :meth:`evaluate` gives a ranking, the public view when :attr:`public_only`.
+        :class:`Report` as :meth:`evaluate` gives a ranking (with :attr:`public_only`, its :class:`PublicReport`).
 
         Args:
             predictions: ``{ID: (c,) array}`` or the path of a Parquet/CSV table ``ID, config, prediction`` or of
@@ -290,7 +292,7 @@ class Evaluator:
                 ``SUBMISSION_NOT_A_FILE``, ``SUBMISSION_UNREADABLE``), or ``predictions`` is of another type.
         """
         report = self.score_predictions(predictions)
-        return report.public_view() if self.public_only else report
+        return public_report(report) if self.public_only else report
 
     def score_predictions(self, predictions: PredictionsSource) -> Report:
         """The organiser's report of ``predictions`` (every graph, both leaderboards), whatever

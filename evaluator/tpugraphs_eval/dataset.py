@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
+from .rules.metric_table import BY_NAME as _METRICS
+
 Kind = Literal["tile", "layout"]
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 
 #: Kaggle's K for the tile score: a tile row lists the top min(K, c) configurations.
-TILE_TOP_K = 5
+TILE_TOP_K: int = _METRICS["score"].k
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,12 @@ from typing import Literal
 
 from .dataset import TILE_TOP_K
 from .errors import UsageError
+from .rules.metric_table import ks
 from .submission.problems import MODES, Mode
 from .truth.groundtruth import TILE_RUNTIMES, TileRuntime
 
 ConfigProtocol = Literal["all", "official"]
 CONFIG_PROTOCOLS: tuple[ConfigProtocol, ...] = ("all", "official")
-
-TOP_K_ERRORS = (1, 5, 10)
-"""K of the paper's tile top-K error (official ``tiles_evaluate.py`` reports 1 and 5; the paper adds 10)."""
-SLOWDOWN_KS = (1, 10, 100)
-"""k of the layout slowdown@k (official ``layout_evaluate.py``)."""
-
 
 @dataclass(frozen=True)
 class Options:
@@ -41,6 +36,6 @@ class Options:
                 raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
 
     def to_dict(self) -> dict[str, object]:
-        """Every option plus the fixed K values, for the JSON report."""
-        return {**asdict(self), "tile_score_k": TILE_TOP_K, "top_k_errors": list(TOP_K_ERRORS),
-                "slowdown_ks": list(SLOWDOWN_KS), "kendall_tau_variant": "b"}
+        """Every option plus the fixed K values (:data:`..rules.metric_table.METRICS`), for the JSON report."""
+        return {**asdict(self), "tile_score_k": TILE_TOP_K, "top_k_errors": list(ks("top_k_error")),
+                "slowdown_ks": list(ks("slowdown")), "kendall_tau_variant": "b"}

@@ -160,3 +160,22 @@ def test_a_graph_with_equal_runtimes_does_not_count_toward_showing_a_collection(
     document = json.loads((out / "leaderboard.json").read_text())
     assert document["collections"] == []
     assert [t["rank"] for t in document["teams"]] == [1, 2] and all(t["collections"] == {} for t in document["teams"])
+
+
+def test_a_public_team_row_holds_only_the_public_fields():
+    """The public document's teams are PublicTeam rows: no field for anything else, one number per value."""
+    import dataclasses
+
+    import numpy as np
+
+    from tpugraphs_eval.leaderboard.public_team import PublicTeam
+
+    team = PublicTeam(1, "north", 0.25, {"tile:xla": 0.5, "layout:xla:default": None}, 2, None)
+    assert tuple(team.to_dict()) == PUBLIC_TEAM_FIELDS
+    assert [f.name for f in dataclasses.fields(PublicTeam)] == list(PUBLIC_TEAM_FIELDS)
+    with pytest.raises(TypeError, match="one number"):
+        PublicTeam(1, "north", 0.25, {"tile:xla": np.array([0.5, 0.7])}, 2, None)
+    with pytest.raises(ValueError, match="not a collection"):
+        PublicTeam(1, "north", 0.25, {"tile:xla:some_graph": 0.5}, 2, None)
+    with pytest.raises((AttributeError, TypeError)):
+        team.interval = [0.1, 0.3]

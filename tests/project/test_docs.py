@@ -11,6 +11,7 @@ from tpugraphs_eval.commands import evaluate as eval_cli
 from tpugraphs_eval.commands import leaderboard as leaderboard_cli
 from tpugraphs_eval.errors import ERROR_CODES, error_codes_markdown
 from tpugraphs_eval.leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
+from tpugraphs_eval.rules.metric_table import METRICS, metrics_markdown
 from tpugraphs_eval.submission.problems import CODES, codes_markdown
 from tpugraphs_eval.truth.solution import USAGE_WARNINGS
 from tpugraphs_kit import cli_baseline as baseline_cli
@@ -49,6 +50,17 @@ def test_docs_codes_holds_exactly_the_generated_tables():
     assert CODES_MD.count(error_codes_markdown()) == 1
     assert CODES_MD.count(kit_error_codes_markdown()) == 1
     assert CODE_ROW.findall(CODES_MD) == [*CODES, *ERROR_CODES, *USAGE_WARNINGS, *LEADERBOARD_CODES, *KIT_ERROR_CODES]
+
+
+def test_docs_metrics_holds_exactly_the_generated_metric_table():
+    """docs/metrics.md contains the metric table of rules/metric_table.py verbatim, one row per metric."""
+    text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    table = metrics_markdown()
+    assert text.count(table) == 1
+    assert re.findall(r"^\| `([a-z_0-9]+)` \|", text, flags=re.MULTILINE) == [m.name for m in METRICS]
+    assert table.splitlines()[2] == (
+        '| `score` | tile | 5 | higher | yes | score | [−∞, 1] | `2 - min_{first 5 of L} y / min_A y` | Kaggle '
+        '"Google - Fast or Slow? Predict AI Model Runtime" (2023), evaluation page |')
 
 
 @pytest.mark.parametrize(("main", "args", "expected"), [(eval_cli.main, [], codes_markdown),

@@ -12,7 +12,7 @@ from scipy.stats import kendalltau
 
 from tpugraphs_eval import load_ground_truth
 from tpugraphs_eval.leaderboard import build_leaderboard
-from tpugraphs_eval.rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
+from tpugraphs_eval.rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, public_values, shown_collections
 from tpugraphs_eval.truth.solution import build_solution, load_solution
 
 
@@ -24,6 +24,16 @@ def test_shown_collections():
     assert shown_collections({"t": 3, "x": 2}) == ["t", "x"]
     assert shown_collections({"t": 1}) == [] and shown_collections({}) == []
     assert shown_collections({"x": 2, "t": 5}) == ["x", "t"]  # the given order
+
+
+def test_public_values_apply_the_rule_to_numbers():
+    values = {"overall": 0.4, "t": 0.9, "x": 0.1, "y": -0.2, "z": float("nan")}
+    # worked: y and z hold 1 graph each, a sum of two graphs left out: t and x are shown with the overall
+    assert public_values(values, {"t": 10, "x": 2, "y": 1, "z": 1}) == {"overall": 0.4, "t": 0.9, "x": 0.1}
+    assert public_values(values, {"t": 10, "x": 2, "y": 1}) == {"overall": 0.4}  # y alone would be recovered
+    assert public_values(values, {"t": 1}) == {}  # an overall over one graph is that graph's value
+    assert public_values({"overall": None, "t": 0.5, "z": float("nan")}, {"t": 2, "z": 2}) == {"t": 0.5}
+    assert list(public_values(values, {"x": 2, "t": 5})) == ["overall", "x", "t"]
 
 
 def test_overall_shown():

@@ -1,5 +1,5 @@
 """``compare --public-only``: the comparison is over the public graphs only and shows no graph ID and no
-per-graph number (the decision in commands/compare.py's docstring). Expected values are worked by hand."""
+per-graph number (the decision in report/public_comparison.py and docs/public-view.md). Expected values are worked by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from tpugraphs_eval import load_ground_truth
 from tpugraphs_eval.commands import evaluate as cli
-from tpugraphs_eval.commands.compare import public_rows
+from tpugraphs_eval.report.public_comparison import PublicComparison, PublicRow, public_rows
 from tpugraphs_eval.truth.solution import build_solution
 
 RESAMPLES = 10_000
@@ -108,3 +108,24 @@ def test_public_rows():
     assert public_rows({"t": 10, "x": 2, "y": 1}) == ([], [], False)
     assert public_rows({"t": 12, "x": 10, "y": 0}) == (["t", "x"], ["t", "x"], True)
     assert public_rows({"t": 9}) == (["t"], [], False)
+
+
+def test_a_public_row_cannot_hold_resampled_fields_over_few_graphs():
+    """The rule is in the type: a row over fewer than 10 graphs in a collection drawn has no interval or tally,
+    a row over fewer than 2 graphs in all does not exist, and a value is one number."""
+    from tpugraphs_eval.scoring.compare import Difference, Tally
+
+    d = Difference(1.0, 0.5, -0.5, -0.8, -0.2, 0.0, 0.0, 0.0, 0, Tally(0, 3, 0, 0))
+    assert PublicRow(1.0, 0.5, -0.5, (10, 12), d).to_dict()["graphs"] == {"wins": 0, "losses": 3, "ties": 0,
+                                                                          "undefined": 0}
+    assert PublicRow(1.0, 0.5, -0.5, (9,), None).to_dict() == {"a": 1.0, "b": 0.5, "difference": -0.5}
+    with pytest.raises(ValueError, match="at least 10"):
+        PublicRow(1.0, 0.5, -0.5, (12, 3), d)
+    with pytest.raises(ValueError, match="at least 2"):
+        PublicRow(1.0, 0.5, -0.5, (1,), None)
+    with pytest.raises(TypeError, match="one number"):
+        PublicRow(np.array([1.0, 0.0]), 0.5, -0.5, (3,), None)
+    with pytest.raises(ValueError, match="ground-truth"):
+        PublicComparison({}, {}, (), None, (("ground_truth_sha256", "ab"),))
+    with pytest.raises(ValueError, match="data_root"):
+        PublicComparison({"data_root": "/organiser/solution"}, {}, (), None, ())

@@ -15,6 +15,7 @@ from solution_rows import write_rows
 
 from tpugraphs_eval import DataError, Options, UsageError, load_ground_truth, score_submission
 from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.report.public import public_report
 from tpugraphs_eval.truth.solution import (
     assign_usage,
     build_solution,
@@ -104,7 +105,7 @@ def test_usage_file(demo_root, tmp_path):
 def test_public_only_view_shows_nothing_private(solution, capsys):
     truth = load_solution(solution)
     report = score_submission(csv_bytes(demo_rows(truth, "random", seed=6)), truth)
-    public = report.public_view().to_dict()
+    public = public_report(report).to_dict()
     assert "graphs" not in public and "leaderboards" not in public  # test_score_public.py scans every output
     assert public["overall"] == report.leaderboards["public"].overall
     text = json.dumps(public)

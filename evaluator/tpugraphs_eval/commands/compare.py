@@ -5,24 +5,10 @@ comparison is :func:`scoring.compare.paired_bootstrap` on their per-graph primar
 0 compared, 1 a submission is invalid (``INVALID_SUBMISSION``, nothing compared), 2 usage or data problem.
 
 ``--public-only`` (with a solution file): both files are compared on the public leaderboard's graphs only
-(each report's ``leaderboards["public"]``), so every number is computed from public graphs, and the output shows what a
-participant may see (:func:`public_comparison`): no graph ID and no per-graph number. **Decision**, per
-row of the table:
-
-- A collection's values (A, B, B − A) are shown as every public view shows them
-  (:func:`..rules.public_rule.shown_collections`): only with at least ``MIN_PUBLIC_GRAPHS`` (2) public
-  graphs (with one, its value is that graph's metric), and none when the collections left out hold exactly
-  one public graph between them (the overall less the shown collections would give that graph's value).
-- A row's interval, B-wins share, undefined resamples and per-graph tally (+/-/=) are shown only when
-  every collection the row is drawn from has at least :data:`FEW_GRAPHS` (10) public graphs (a collection
-  row: its own; the overall: every collection). The per-collection intervals leak: with n graphs every
-  draw of a resample is one same graph with probability n^(1-n) (50% at 2, 11% at 3, 1.6% at 4), so for
-  n <= 3 the ends of a 95% percentile interval are exactly the smallest and largest per-graph differences,
-  and for small n they stay close to them; a tally of 2 or 3 graphs tells each graph's direction. The
-  overall inherits this from its smallest collection (with ``--collections`` it can be one collection).
-  At 10 graphs a resample repeats one graph throughout with probability 1e-9.
-- Left out as well: the data root's label and the ground truth's sha256 (a digest of every private runtime),
-  as in the public leaderboard.
+(each report's ``leaderboards["public"]``), so every number is computed from public graphs, and the output is
+what a participant may see: :func:`..report.public_comparison.public_comparison` (no graph ID, no per-graph
+number; a collection with at least 2 public graphs, resampled fields only with at least 10 in every
+collection drawn; the reasoning: docs/public-view.md).
 """
 
 from __future__ import annotations
@@ -37,13 +23,14 @@ import numpy as np
 from .. import display
 from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
+from ..report.public_comparison import FEW_GRAPHS, public_comparison
 from ..report.report import Report
-from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
+from ..rules.metric_table import BY_NAME
+from ..rules.public_rule import MIN_PUBLIC_GRAPHS
 from ..scoring.bootstrap import draw_positions
 from ..scoring.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    HIGHER_IS_BETTER,
     LEVEL,
     paired_bootstrap,
 )
@@ -53,18 +40,8 @@ from .scoring_options import add_scoring_options, load_evaluator
 COMPARE_FORMAT = 1
 """Version of the JSON layout of ``compare --json``."""
 
-FEW_GRAPHS = 10
-"""Below this many graphs a collection's bootstrap interval is flagged as rough (percentile intervals
-undercover with small samples: Efron & Tibshirani 1993, ch. 13-14)."""
-
 SIGN = "difference = B - A in the collection's metric; positive means B is better"
 
-RESAMPLED_FIELDS = ("low", "high", "b_better", "tied", "b_wins", "undefined_resamples", "graphs")
-"""The fields of a row that come from the per-graph values one by one: the bootstrap's and the per-graph tally."""
-PUBLIC_FIELDS = ("compare_format", "a", "b", "split", "synthetic", "graphs_compared", "sign", "resamples", "seed",
-                 "level", "selected_collections", "collections", "collections_not_shown", "overall", "options",
-                 "provenance")
-"""The keys of a ``--public-only`` comparison (no ``data_root``; ``provenance`` without ``ground_truth_sha256``)."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -103,7 +80,7 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     """The comparison document of two scored reports of the same split (the ``--json`` output).
 
     Args:
-        a, b: organiser reports (not :meth:`Report.public_view`, which holds no per-graph value).
+        a, b: organiser reports (not a :class:`..report.public.PublicReport`, which holds no per-graph value).
         public_only: compare the public leaderboard's graphs (the reports' ``leaderboards["public"]``) and
             return :func:`public_comparison` of the document.
         resamples, seed: the bootstrap's.
@@ -111,7 +88,8 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     Returns:
         ``{compare_format, a, b, split, data_root, synthetic, graphs_compared, sign, resamples, seed, level,
         selected_collections, collections: {name: Difference.to_dict() + metric + n_graphs},
-        overall: Difference.to_dict(), options, provenance}``; with ``public_only`` :func:`public_comparison` of it.
+        overall: Difference.to_dict(), options, provenance}``; with ``public_only`` the
+        :meth:`..report.public_comparison.PublicComparison.to_dict` of :func:`public_comparison` of it.
 
     Raises:
         UsageError: the reports are not over the same graphs; ``public_only`` without a public leaderboard.
@@ -128,7 +106,7 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     positions = draw_positions({name: v.size for name, v in per_graph_a.items()}, resamples, seed)
     # the primary metrics (tile score, tau-b) are all higher-is-better: B - A needs no flip
     collections, overall = paired_bootstrap(per_graph_a, per_graph_b, positions,
-                                            higher_is_better=all(HIGHER_IS_BETTER[m] for m in metrics.values()))
+                                            higher_is_better=all(BY_NAME[m].higher_is_better for m in metrics.values()))
     document = {
         "compare_format": COMPARE_FORMAT,
         "a": a.submission, "b": b.submission, "split": a.split, "data_root": a.data_root, "synthetic": a.synthetic,
@@ -143,42 +121,7 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
                        "ground_truth_sha256": a.provenance["ground_truth_sha256"],
                        "evaluator_version": a.provenance["evaluator_version"]},
     }
-    return public_comparison(document) if public_only else document
-
-
-def public_rows(n_graphs: dict[str, int]) -> tuple[list[str], list[str], bool]:
-    """Which rows of a ``--public-only`` comparison are shown, and which with their resampled fields.
-
-    Args:
-        n_graphs: collection → its number of public graphs, in table order.
-
-    Returns:
-        (collections shown, collections shown with :data:`RESAMPLED_FIELDS`, True when the overall row has
-        them): the module docstring's decision.
-    """
-    shown = shown_collections(n_graphs)
-    resampled = [name for name in shown if n_graphs[name] >= FEW_GRAPHS]
-    return shown, resampled, all(n >= FEW_GRAPHS for n in n_graphs.values() if n > 0)
-
-
-def public_comparison(document: dict[str, Any]) -> dict[str, Any]:
-    """What a participant may see of a comparison over the public graphs (keys :data:`PUBLIC_FIELDS`).
-
-    Rows and fields follow :func:`public_rows`; the overall keeps ``a``, ``b`` and ``difference`` when at
-    least :data:`MIN_PUBLIC_GRAPHS` public graphs are compared. No graph ID is in a comparison at all.
-    """
-    n_graphs = {name: d["n_graphs"] for name, d in document["collections"].items()}
-    shown, resampled, overall_resampled = public_rows(n_graphs)
-
-    def row(d: dict[str, Any], full: bool) -> dict[str, Any]:
-        return {key: value for key, value in d.items() if full or key not in RESAMPLED_FIELDS}
-
-    overall = row(document["overall"], overall_resampled) if overall_shown(n_graphs) else {}
-    provenance = {key: value for key, value in document["provenance"].items() if key != "ground_truth_sha256"}
-    public = {**document, "collections": {name: row(document["collections"][name], name in resampled) for name in shown},
-              "collections_not_shown": [name for name in n_graphs if name not in shown], "overall": overall,
-              "provenance": provenance}
-    return {key: public[key] for key in PUBLIC_FIELDS}
+    return public_comparison(document, collections, overall).to_dict() if public_only else document
 
 
 def _fmt(value: float | None, digits: int = 4, sign: bool = False) -> str:

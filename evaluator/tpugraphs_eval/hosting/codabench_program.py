@@ -18,7 +18,8 @@ the phase holds fewer than 2 graphs with a defined metric, :func:`defined_graphs
 the synthetic demo says so first in its output log (stdout), scored or not.
 
 Participants see scores.json (the leaderboard's columns) and this program's output, so both show only what
-every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/rules/public_rule.py``):
+every public view shows (``public_rule.py`` beside it, the text of ``tpugraphs_eval/rules/public_rule.py``;
+why: docs/public-view.md):
 a collection's value only when the phase's graphs hold at least 2 of its graphs with a defined metric
 (:func:`defined_graphs`), and none when the collections left out hold a single such graph between them. The problems printed are the participant's own
 file's, found against every graph of the solution (both phases alike), so they tell no graph's Usage.
@@ -29,7 +30,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import re
 import stat
 import sys
@@ -364,9 +364,7 @@ def main(argv: list[str]) -> int:
             print(f"  … and {len(problems) - 50} more", file=sys.stderr)
         return EXIT_INVALID
     counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
-    shown = {*(["overall"] if public_rule.overall_shown(counts) else []), *public_rule.shown_collections(counts)}
-    scores = {leaderboard_key(name): value for name, value in values.items()
-              if name in shown and value is not None and math.isfinite(value)}
+    scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "scores.json").write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
     print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +

@@ -12,7 +12,7 @@ graphs whose metric is defined whatever the submission (:func:`defined_public_gr
 when the left-out ones hold a single such graph; a team's cell is null when its submission's value there is
 a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs, e.g. a lenient row tying every config), no interval (a
 bootstrap interval is a function of per-graph values), no submission, file name, description,
-selection, problem or note.
+selection, problem or note. Why: docs/public-view.md.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ..scoring.bootstrap import draw_positions
 from ..truth.groundtruth import GroundTruth
 from .cache import board_shape
 from .folder import Folder
+from .public_team import PublicTeam
 from .scorer import decode_array, listed_problems
 from .standings import TeamStanding, standings, time_key
 from .uncertainty import LEVEL, shakeup, team_samples, uncertainty
@@ -74,7 +75,7 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
 
     Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
     submission, or whose public score is undefined, has no public score and is not listed (Kaggle lists
-    teams by score). The collections shown: :func:`..rules.public_rule.shown_collections` of
+    teams by score); each team is a :class:`.public_team.PublicTeam`. The collections shown: :func:`..rules.public_rule.shown_collections` of
     :func:`defined_public_graphs`; a team's value in one is null when its submission's is a mean over fewer
     than ``MIN_PUBLIC_GRAPHS`` graphs (the submission left the others undefined).
 
@@ -99,9 +100,8 @@ def public_document(name: str, folder: Folder, records: list[dict[str, Any]], tr
         values = {n: record["boards"]["public"]["collections"].get(n) for n in names}
         kept = {n: v if np.isfinite(decode_array(record["per_graph"]["public"][n])).sum() >= MIN_PUBLIC_GRAPHS
                 else None for n, v in values.items()}
-        teams.append({"rank": row.rank, "team": row.team, "overall": row.score,
-                      "collections": kept, "entries": len(row.submissions),
-                      "last_submission": last_submission([entries[i] for i in row.submissions])})
+        teams.append(PublicTeam(row.rank, row.team, row.score, kept, len(row.submissions),
+                                last_submission([entries[i] for i in row.submissions])).to_dict())
     return {"leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": "public", "ranked_by": "public",
             "solution": {"split": manifest["split"], "synthetic": bool(manifest.get("synthetic"))},
             "evaluator_version": __version__, "options": options.to_dict(), "collections": names, "teams": teams}

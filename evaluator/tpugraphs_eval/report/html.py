@@ -3,7 +3,8 @@
 Sections: header (split, data, options, verdict, overall), problems (when any), collections (table and a
 bar per collection against the random and oracle references, :mod:`..scoring.references`), the per-graph
 tau-b histogram of each layout collection, the worst graphs of each collection, and the tile per-program
-table; a public view (:meth:`Report.public_view`) has the header, problems and collections only. Every text from the submission, the file system or the report is HTML-escaped
+table; a participant's :class:`.public.PublicReport` has the header, problems and collections only (it holds
+nothing else, docs/public-view.md). Every text from the submission, the file system or the report is HTML-escaped
 (:func:`html.escape`, quotes too); a Content-Security-Policy meta tag allows nothing but the page's own
 style, so not even a name that escaped escaping could load or run anything.
 """
@@ -21,20 +22,19 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
+from ..rules.metric_table import BY_NAME
 from ..rules.public_rule import RULE_IN_WORDS
 from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
 from .charts import finite, reference_bar, tau_histogram
+from .public import PublicReport
 from .report import Report
 
 WORST_SHOWN = 10
 """Graphs listed per collection in the worst-graphs table."""
 PROBLEMS_SHOWN = 5
 """Problems listed per code (all are in the JSON report)."""
-
-_LABEL = {"score": "score", "kendall_tau": "tau-b", "opa": "OPA", "top1_error": "err@1", "top5_error": "err@5",
-          "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem auto;padding:0 1rem;
@@ -58,6 +58,11 @@ CSP = ("default-src 'none'; style-src 'sha256-" + base64.b64encode(hashlib.sha25
 """The page's Content-Security-Policy: only its own style; no script, font, frame or request of any kind."""
 
 
+def _label(metric: str) -> str:
+    """A metric's short label (:data:`..rules.metric_table.METRICS`)."""
+    return BY_NAME[metric].label
+
+
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
@@ -73,7 +78,7 @@ def _table(head: list[str], rows: list[str], numeric_from: int = 1) -> str:
     return f"<table><thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _header(report: Report) -> str:
+def _header(report: Report | PublicReport) -> str:
     o = report.options
     title = f"TpuGraphs evaluation: {report.submission or 'submission'}"
     lines = [f"<h1>{_e(title)}</h1>",
@@ -83,7 +88,7 @@ def _header(report: Report) -> str:
     if report.synthetic:
         lines.append('<p class="synthetic">SYNTHETIC demo data: these numbers say nothing about real TpuGraphs '
                      "performance.</p>")
-    if report.public_only:
+    if isinstance(report, PublicReport):
         lines.append("<p><strong>Public leaderboard only</strong>: the numbers are over the public graphs.</p>")
     if not report.valid:
         lines.append(f'<p class="invalid">INVALID: {report.n_errors} error(s) in {report.n_rows} rows. Nothing was '
@@ -96,7 +101,7 @@ def _header(report: Report) -> str:
     return "".join(lines)
 
 
-def _problems(report: Report) -> str:
+def _problems(report: Report | PublicReport) -> str:
     if not report.problems:
         return ""
     by_code: dict[str, list] = {}
@@ -120,21 +125,21 @@ def _problems(report: Report) -> str:
 
 def _collection_row(name: str, n_graphs: int, metric: str, value: float | None, refs: References | None,
                     normalised: float | None) -> str:
-    return (f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_LABEL[metric])}</td>'
+    return (f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_label(metric))}</td>'
             f'{_num(value, 6)}{_num(refs.random if refs else None)}{_num(refs.oracle if refs else None)}'
             f'{_num(normalised, 3)}</tr>')
 
 
-def _collections(report: Report) -> str:
+def _collections(report: Report | PublicReport) -> str:
     rows, bars, notes = [], [], []
-    if report.public is not None:  # the shown collections only (rules.public_rule)
-        for name, c in report.public.collections.items():
+    if isinstance(report, PublicReport):  # the shown collections only (rules.public_rule)
+        for name, c in report.scores.collections.items():
             rows.append(_collection_row(name, c.n_graphs, c.metric, c.value, c.references, c.normalised))
             bars.append(reference_bar(name, c.value, c.references))
-        counted = report.public.n_counted
+        counted = report.scores.n_counted
         notes.append(RULE_IN_WORDS)
-        if report.public.not_shown:
-            notes.append(f"Not shown: {_e(', '.join(report.public.not_shown))}.")
+        if report.scores.not_shown:
+            notes.append(f"Not shown: {_e(', '.join(report.scores.not_shown))}.")
     else:
         normalised = report.normalised()
         for name, result in report.collections.items():
@@ -148,7 +153,7 @@ def _collections(report: Report) -> str:
     if report.missing_collections:
         notes.append("Not in the ground truth (data root or solution), so not in the overall: "
                      f"{_e(', '.join(report.missing_collections))}.")
-    if report.undefined_collections:
+    if isinstance(report, Report) and report.undefined_collections:
         notes.append(f"Undefined everywhere, left out of the overall: {_e(', '.join(report.undefined_collections))}.")
     return ('<section id="collections"><h2>Collections</h2>'
             + _table(["collection", "graphs", "metric", "value", "random", "oracle", "normalised"], rows,
@@ -179,8 +184,8 @@ def _worst(name: str, result: CollectionResult) -> str:
             + "".join(_num(result.per_graph[m][i]) for m in metrics)
             + f'<td class="num">{int(result.n_scored[i])}</td></tr>' for i in order.tolist()]
     undefined = f" ({len(result.undefined)} with an undefined tau-b are listed last)" if result.undefined else ""
-    return (f"<h3>{_e(name)}: lowest {_e(_LABEL[result.metric])}{_e(undefined)}</h3>"
-            + _table(["graph", *(_LABEL[m] for m in metrics), "configs"], rows))
+    return (f"<h3>{_e(name)}: lowest {_e(_label(result.metric))}{_e(undefined)}</h3>"
+            + _table(["graph", *(_label(m) for m in metrics), "configs"], rows))
 
 
 def _worst_graphs(report: Report) -> str:
@@ -198,7 +203,7 @@ def _programs(report: Report) -> str:
         metrics = list(result.per_graph)
         rows = [f'<tr><td class="id">{_e(program)}</td><td class="num">{means["n_graphs"]}</td>'
                 + "".join(_num(means[m]) for m in metrics) + "</tr>" for program, means in programs.items()]
-        out.append(f"<h3>{_e(name)}</h3>" + _table(["program", "graphs", *(_LABEL[m] for m in metrics)], rows))
+        out.append(f"<h3>{_e(name)}</h3>" + _table(["program", "graphs", *(_label(m) for m in metrics)], rows))
     if not out:
         return ""
     return ('<section id="tile-programs"><h2>Tile programs</h2><p class="muted">Means per program: the graph name '
@@ -206,11 +211,12 @@ def _programs(report: Report) -> str:
             + "".join(out) + "</section>")
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report | PublicReport) -> str:
     """The whole report as one HTML page (UTF-8 text): self-contained, no script, no network request."""
     body = _header(report) + _problems(report)
-    if report.public is not None:  # no per-graph histogram, worst graph or program mean (rules.public_rule)
-        body += _collections(report)
+    if isinstance(report, PublicReport):  # it holds no per-graph histogram, worst graph or program mean
+        if report.scores is not None:
+            body += _collections(report)
     elif report.scored:
         body += _collections(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
     provenance = " · ".join(f"{_e(k)} {_e(v)}" for k, v in report.provenance.items())
@@ -247,7 +253,7 @@ def page_paths(target: str | os.PathLike[str], submissions: list[Path]) -> list[
     return pages
 
 
-def write_html(path: str | os.PathLike[str], report: Report, *, make_folder: bool = False) -> None:
+def write_html(path: str | os.PathLike[str], report: Report | PublicReport, *, make_folder: bool = False) -> None:
     """Write :func:`render_html` of ``report`` to ``path`` atomically (``make_folder``: make its folder
     first when missing; its own parent must exist). An existing ``path`` that is not a regular file (a
     device, a FIFO, a folder) is refused, never replaced.

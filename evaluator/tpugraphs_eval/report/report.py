@@ -1,8 +1,9 @@
-"""The one result object of an evaluation; terminal tables and JSON are views of it (:mod:`.terminal`)."""
+"""The one result object of an evaluation (the organiser's: every graph, both leaderboards); terminal tables,
+JSON and the HTML page are views of it (:mod:`.terminal`, :mod:`.html`). What a participant may see is
+:class:`.public.PublicReport`, made from it by :func:`.public.public_report` (docs/public-view.md)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -14,20 +15,10 @@ from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import Problem
 from ..submission.validation import Validation
-from .public import PublicScores, public_scores
 
 REPORT_FORMAT = 1
 """Version of the JSON layout written by :meth:`Report.to_dict`."""
 
-PUBLIC_REPORT_FIELDS = ("report_format", "submission", "split", "synthetic", "graphs_scored", "valid", "scored",
-                        "overall", "collections", "normalised", "collections_not_shown", "missing_collections",
-                        "selected_collections", "collection_details", "n_rows", "n_errors", "problem_counts",
-                        "problems", "missing_ids", "options", "provenance")
-"""The keys of a public view's JSON report (:meth:`Report.to_dict` of :meth:`Report.public_view`): no ``graphs``,
-``leaderboards``, ``data_root``, ``ignored_files`` or ``undefined_collections``; ``provenance`` without
-``ground_truth_sha256``; ``collection_details`` of the shown collections only, without tile ``programs``."""
-PUBLIC_DATA_LABEL = "the public leaderboard"
-"""What a public view names as its data (the solution file's path is the organiser's)."""
 
 LEADERBOARDS = ("public", "private")
 """The subsets of graphs a solution file's Usage column defines (Kaggle's public and private leaderboards)."""
@@ -85,16 +76,13 @@ class Report:
         validation: the submission's problems, missing IDs and row count (:class:`Validation`).
         scores: the scores over every graph of the split; empty when the submission was not scored.
         leaderboards: ``public`` and ``private`` scores when the ground truth has a Usage split (a
-            solution file); empty otherwise, and in a public-only view.
+            solution file); empty otherwise.
         missing_collections: collections of the dataset that the data root lacks for this split.
         selected_collections: the collections ``--collections`` chose (the only ones validated and
             scored; the overall is their mean), or None when every collection present is.
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
             ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
         submission: the submission's path when it was given as one, else None.
-        public_only: True in the participant-facing view (:meth:`public_view`).
-        public: in a scored public view, the collection-level public values a participant may see
-            (:class:`.public.PublicScores`); ``scores`` and ``leaderboards`` are then empty. None otherwise.
         ignored_files: dot files in the data root's folders of the split (macOS ``._*.npz``), not read.
     """
 
@@ -109,9 +97,7 @@ class Report:
     selected_collections: list[str] | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     submission: str | None = None
-    public_only: bool = False
     ignored_files: list[str] = field(default_factory=list)
-    public: PublicScores | None = None
 
     # -- the submission ----------------------------------------------------------------------------
     @property
@@ -139,10 +125,10 @@ class Report:
         """True when the submission has no error under the mode in force."""
         return self.validation.valid
 
-    # -- the scores (over every graph of the split, or the public ones in a public view) -----------
+    # -- the scores (over every graph of the split) ------------------------------------------------
     @property
     def collections(self) -> dict[str, CollectionResult]:
-        """Collection → per-graph result; empty when the submission was not scored, and in a public view."""
+        """Collection → per-graph result; empty when the submission was not scored."""
         return self.scores.collections
 
     @property
@@ -153,18 +139,15 @@ class Report:
     @property
     def scored(self) -> bool:
         """True when scores were computed (a valid submission against a split with ground truth)."""
-        return bool(self.collections) or self.public is not None
+        return bool(self.collections)
 
     @property
     def overall(self) -> float | None:
-        """Unweighted mean of the defined collection values (SPEC §3.3); None when not scored (and in a public
-        view when :mod:`..rules.public_rule` hides it)."""
-        return self.public.overall if self.public is not None else self.scores.overall
+        """Unweighted mean of the defined collection values (docs/metrics.md, Overall); None when not scored."""
+        return self.scores.overall
 
     def collection_values(self) -> dict[str, float | None]:
-        """Collection → value: every scored collection's, or in a public view the shown ones'."""
-        if self.public is not None:
-            return self.public.values()
+        """Collection → value of every scored collection."""
         return {name: r.value for name, r in self.collections.items()}
 
     def normalised(self) -> dict[str, float | None]:
@@ -175,27 +158,6 @@ class Report:
     def undefined_collections(self) -> list[str]:
         """Scored collections whose value is undefined everywhere (left out of the overall)."""
         return self.scores.undefined_collections
-
-    def public_view(self) -> Report:
-        """The participant-facing report: what :mod:`..rules.public_rule` allows of the public leaderboard.
-
-        It keeps the verdict, the submission's problems and missing IDs (found over the whole split, as
-        validation is: they tell nothing of which graphs are public), and of the public graphs the overall
-        and the shown collections' values, means, references and counts (:func:`.public.public_scores`).
-        It holds no graph ID of the split beyond the submission's own problems, no per-graph value, no tile
-        program means, no private value, no ground-truth digest and no data-root path.
-
-        Raises:
-            ValueError: scored against a ground truth without a Public/Private split.
-        """
-        provenance = {key: value for key, value in self.provenance.items() if key != "ground_truth_sha256"}
-        view = dataclasses.replace(self, scores=Scores(), leaderboards={}, public_only=True, public=None,
-                                   data_root=PUBLIC_DATA_LABEL, ignored_files=[], provenance=provenance)
-        if not self.scored:  # an invalid submission: its problems are all there is, nothing private
-            return view
-        if "public" not in self.leaderboards:
-            raise ValueError("this report has no public leaderboard (score against a solution file)")
-        return dataclasses.replace(view, public=public_scores(self.leaderboards["public"]))
 
     def graph_metrics(self) -> dict[str, dict[str, float | None]]:
         """Submission ID → {metric: value} for every scored graph (null where undefined)."""
@@ -209,10 +171,8 @@ class Report:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON report (format :data:`REPORT_FORMAT`): overall, collections, graphs, problems, options, provenance;
-        a public view's has the keys :data:`PUBLIC_REPORT_FIELDS`."""
-        if self.public_only:
-            return self._public_dict()
+        """The JSON report (format :data:`REPORT_FORMAT`): overall, collections, graphs, problems, options, provenance
+        (a participant's view is :meth:`.public.PublicReport.to_dict`)."""
         details = {}
         normalised = self.normalised()
         for name, result in self.collections.items():
@@ -236,7 +196,7 @@ class Report:
             "split": self.split,
             "data_root": self.data_root,
             "synthetic": self.synthetic,
-            "graphs_scored": "public leaderboard only" if self.public_only else "all",
+            "graphs_scored": "all",
             "valid": self.valid,
             "scored": self.scored,
             **self.scores.summary(),
@@ -255,18 +215,6 @@ class Report:
             "options": self.options.to_dict(),
             "provenance": self.provenance,
         }
-
-    def _public_dict(self) -> dict[str, Any]:
-        public = self.public.to_dict() if self.public is not None else {
-            "overall": None, "collections": {}, "normalised": {}, "collections_not_shown": [], "collection_details": {}}
-        document = {
-            "report_format": REPORT_FORMAT, "submission": self.submission, "split": self.split,
-            "synthetic": self.synthetic, "graphs_scored": "public leaderboard only", "valid": self.valid,
-            "scored": self.scored, **public, "missing_collections": self.missing_collections,
-            "selected_collections": self.selected_collections, "n_rows": self.n_rows, "n_errors": self.n_errors,
-            "problem_counts": dict(self.validation.counts), "problems": [p.to_dict() for p in self.problems],
-            "missing_ids": self.missing_ids, "options": self.options.to_dict(), "provenance": self.provenance}
-        return {key: document[key] for key in PUBLIC_REPORT_FIELDS}
 
     def to_json(self) -> str:
         """:meth:`to_dict` as indented JSON text."""

@@ -1,4 +1,5 @@
-"""Terminal view of a :class:`Report` with rich: header, problem summary, score tables, verdict."""
+"""Terminal view of a :class:`Report` or a participant's :class:`.public.PublicReport` with rich: header, problem
+summary, score tables, verdict. A public report has no per-graph value to show (docs/public-view.md)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,26 @@ from rich.text import Text
 
 from .._version import __version__
 from ..display import safe
+from ..rules.metric_table import BY_NAME, ks
 from ..rules.public_rule import RULE_IN_WORDS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
+from .public import PublicReport
 from .report import Report
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
-_LABEL = {"score": "score", "kendall_tau": "tau-b"}
+
+
+def _label(metric: str) -> str:
+    """A metric's short label (:data:`..rules.metric_table.METRICS`)."""
+    return BY_NAME[metric].label
 
 
 def _fmt(value: float | None, digits: int = 6) -> str:
     return "—" if value is None or value != value else f"{value:.{digits}f}"
 
 
-def _header(report: Report) -> Text:
+def _header(report: Report | PublicReport) -> Text:
     o = report.options
     text = Text(f"tpugraphs-eval {__version__}", style="bold")
     text.append(f" · split {report.split} · data {safe(report.data_root)}")
@@ -35,9 +42,9 @@ def _header(report: Report) -> Text:
     if report.selected_collections is not None:
         text.append(f"\ncollections {', '.join(report.selected_collections)} only (--collections): the overall is "
                     "their mean", style="bold")
-    if report.public_only:
+    if isinstance(report, PublicReport):
         text.append("\nPublic leaderboard only: the numbers are over the public graphs.", style="bold")
-    if report.ignored_files:
+    elif report.ignored_files:
         shown = ", ".join(safe(f) for f in report.ignored_files[:3])
         more = f" and {len(report.ignored_files) - 3} more" if len(report.ignored_files) > 3 else ""
         text.append(f"\nnote: {len(report.ignored_files)} dot file(s) in the data root are not graphs and were ignored "
@@ -108,13 +115,13 @@ def _scores(console: Console, report: Report) -> None:
         secondary = _secondary(result.means(), result.counts(), len(result.ids), result.metric)
         if result.undefined:
             secondary += f" ({len(result.undefined)} undefined)"
-        table.add_row(name, str(len(result.ids)), _LABEL[result.metric], _fmt(result.value),
+        table.add_row(name, str(len(result.ids)), _label(result.metric), _fmt(result.value),
                       _fmt(normalised[name], 3), secondary)
     counted = len(report.collections) - len(report.undefined_collections)
     _overall_row(console, table, report, counted)
     for name, result in report.collections.items():
         counts, n = result.counts(), len(result.ids)
-        fewer = [f"{_SHORT[m]} over {counts[m]} of {n} graphs" for m in result.per_graph
+        fewer = [f"{_label(m)} over {counts[m]} of {n} graphs" for m in result.per_graph
                  if m != result.metric and counts[m] < n]
         if fewer and result.collection.kind == "tile":
             console.print(f"[dim]{name}: {', '.join(fewer)} (rows listing fewer than min(K, c) indices have no "
@@ -137,11 +144,12 @@ def _scores_table() -> Table:
     table.add_column("metric", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("norm.", justify="right", no_wrap=True)
-    table.add_column("tile err@1/5/10\nlayout slow@1/10/100", no_wrap=True)
+    table.add_column(f"tile err@{'/'.join(map(str, ks('top_k_error')))}\nlayout slow@{'/'.join(map(str, ks('slowdown')))}",
+                     no_wrap=True)
     return table
 
 
-def _overall_row(console: Console, table: Table, report: Report, counted: int) -> None:
+def _overall_row(console: Console, table: Table, report: Report | PublicReport, counted: int) -> None:
     table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(_fmt(report.overall), style="bold"),
                   "", "", end_section=True)
     console.print(table)
@@ -149,20 +157,16 @@ def _overall_row(console: Console, table: Table, report: Report, counted: int) -
                   "and 1 the oracle[/]")
 
 
-def _public_scores(console: Console, report: Report) -> None:
+def _public_scores(console: Console, report: PublicReport) -> None:
     """The public view's table: the shown collections (:mod:`..rules.public_rule`) and the overall."""
-    public = report.public
+    public = report.scores
     table = _scores_table()
     for name, c in public.collections.items():
-        table.add_row(name, str(c.n_graphs), _LABEL[c.metric], _fmt(c.value), _fmt(c.normalised, 3), "")
+        table.add_row(name, str(c.n_graphs), _label(c.metric), _fmt(c.value), _fmt(c.normalised, 3), "")
     _overall_row(console, table, report, public.n_counted)
     console.print(f"[dim]{RULE_IN_WORDS}[/]")
     if public.not_shown:
         console.print(f"Not shown: {', '.join(public.not_shown)}.")
-
-
-_SHORT = {"score": "score", "kendall_tau": "tau-b", "opa": "OPA", "top1_error": "err@1", "top5_error": "err@5",
-          "top10_error": "err@10", "slowdown1": "slow@1", "slowdown10": "slow@10", "slowdown100": "slow@100"}
 
 
 def _per_graph(console: Console, report: Report) -> None:
@@ -171,7 +175,7 @@ def _per_graph(console: Console, report: Report) -> None:
                       caption="n: configurations scored", caption_justify="left")
         table.add_column("graph", overflow="fold", min_width=32)
         for metric in result.per_graph:
-            table.add_column(_SHORT[metric], justify="right")
+            table.add_column(_label(metric), justify="right")
         table.add_column("n", justify="right")
         for i, graph_id in enumerate(result.ids):
             table.add_row(graph_id.rpartition(":")[2], *(_fmt(v[i], 4) for v in result.per_graph.values()),
@@ -184,13 +188,13 @@ def _per_graph(console: Console, report: Report) -> None:
             programs.add_column("program", overflow="fold", min_width=32)
             programs.add_column("graphs", justify="right")
             for metric in result.per_graph:
-                programs.add_column(_SHORT[metric], justify="right")
+                programs.add_column(_label(metric), justify="right")
             for program, means in means_by_program.items():
                 programs.add_row(program, str(means["n_graphs"]), *(_fmt(means[m], 4) for m in result.per_graph))
             console.print(programs)
 
 
-def verdict(console: Console, report: Report, validate_only: bool, label: str | None = None) -> None:
+def verdict(console: Console, report: Report | PublicReport, validate_only: bool, label: str | None = None) -> None:
     """One line: VALID (with the overall score when scored) or INVALID with the counts; ``label`` names the file."""
     counts = report.validation.counts
     errors = report.n_errors
@@ -208,26 +212,26 @@ def verdict(console: Console, report: Report, validate_only: bool, label: str | 
     console.print(f"{head}[bold green]VALID[/] ({report.n_rows} rows, {warnings} warning(s)){scored}")
 
 
-def render(report: Report, console: Console, *, per_graph: bool = False, per_code: int = 5,
+def render(report: Report | PublicReport, console: Console, *, per_graph: bool = False, per_code: int = 5,
            validate_only: bool = False) -> None:
-    """Print ``report``: header, problems (``per_code`` shown per code), scores, per-graph detail, verdict."""
+    """Print ``report``: header, problems (``per_code`` shown per code), scores, per-graph detail (``per_graph``;
+    a :class:`.public.PublicReport` has none), verdict."""
     console.print(_header(report))
     if report.problems:
         _problems(console, report.problems, report.validation, per_code)
-    if report.public is not None:
-        _public_scores(console, report)
+    if isinstance(report, PublicReport):
+        if report.scores is not None:
+            _public_scores(console, report)
     elif report.scored:
         _scores(console, report)
         if report.leaderboards:
             _leaderboards(console, report)
-        if per_graph and report.public is not None:
-            console.print("--per-graph: a public view lists no graph and no per-graph value.")
-        elif per_graph:
+        if per_graph:
             _per_graph(console, report)
     verdict(console, report, validate_only)
 
 
-def render_comparison(console: Console, names: list[object], reports: list[Report | None]) -> None:
+def render_comparison(console: Console, names: list[object], reports: list[Report | PublicReport | None]) -> None:
     """One row per submission: validity, overall and collection values (None: the file could not be read)."""
     values = [r.collection_values() if r else {} for r in reports]
     collections = list(dict.fromkeys(c for v in values for c in v))

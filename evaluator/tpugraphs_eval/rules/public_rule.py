@@ -1,14 +1,15 @@
 """What a participant-facing view may show of scores over the public graphs: the one rule of every public view.
 
 Used by the public leaderboard (:func:`..leaderboard.assemble.public_document`), ``compare --public-only``
-(:func:`..commands.compare.public_rows`) and the scorer's public view (:meth:`..report.report.Report.public_view`).
-A value over one public graph is that graph's metric, a per-graph number (a tile top-1 error is a runtime
-ratio: one submission per config recovers the labels), so:
+(:func:`..report.public_comparison.public_rows`), the scorer's public view (:func:`..report.public.public_report`) and the
+Codabench Public phase (``hosting/codabench_program.py``, which carries this file). Why each part of the rule is
+needed is docs/public-view.md. A value over one public graph is that graph's metric, a per-graph number (a tile
+top-1 error is a runtime ratio: one submission per config recovers the labels), so:
 
 - a collection value is shown only when it is a mean over at least :data:`MIN_PUBLIC_GRAPHS` public graphs;
 - when the collections left out hold exactly one public graph between them (0 < hidden total <
   :data:`MIN_PUBLIC_GRAPHS`), no collection value is shown at all: the overall (the unweighted mean of the
-  collection values, SPEC §3.3) less the shown collections would give that graph's value;
+  collection values, docs/metrics.md) less the shown collections would give that graph's value;
 - the overall is shown only when it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs.
 
 Counts are of public graphs whose metric is defined (a layout graph with equal runtimes has no tau-b): the
@@ -23,7 +24,9 @@ graphs' values: tile and xla:default are shown.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from typing import Dict, Optional
 
 MIN_PUBLIC_GRAPHS = 2
 """**Decision**: the public view shows a collection's value only when the collection has at least this many
@@ -54,3 +57,21 @@ def overall_shown(n_graphs: Mapping[str, int]) -> bool:
     """Whether the overall may be shown: it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs
     (``n_graphs`` as for :func:`shown_collections`)."""
     return sum(n_graphs.values()) >= MIN_PUBLIC_GRAPHS
+
+
+def public_values(values: Mapping[str, Optional[float]], n_graphs: Mapping[str, int]) -> Dict[str, float]:
+    """The values a participant-facing view may show, by the module docstring's rule: the one function that
+    applies it to numbers (the scorer's public view, the Codabench Public phase).
+
+    Args:
+        values: ``overall`` and collection → value (None or NaN: undefined).
+        n_graphs: collection → the number of public graphs its value is a mean over, as for
+            :func:`shown_collections`.
+
+    Returns:
+        ``overall`` (when :func:`overall_shown`) and each shown collection → its value, in ``n_graphs`` order
+        after ``overall``; undefined values are left out.
+    """
+    shown = (["overall"] if overall_shown(n_graphs) else []) + shown_collections(n_graphs)
+    return {name: float(values[name]) for name in shown
+            if values.get(name) is not None and math.isfinite(values[name])}

@@ -40,10 +40,6 @@ DEFAULT_SEED = 0
 LEVEL = 0.95
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
 
-HIGHER_IS_BETTER = {"score": True, "kendall_tau": True, "opa": True, "top1_error": False, "top5_error": False,
-                    "top10_error": False, "slowdown1": False, "slowdown10": False, "slowdown100": False}
-"""Metric → True when a larger value is better (SPEC §3: tile score and tau-b; errors and slowdowns are not)."""
-
 
 @dataclass(frozen=True)
 class Tally:
@@ -124,7 +120,7 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
             graphs in the same order in both.
         positions: collection → (R, G) drawn graph positions (:func:`.bootstrap.draw_positions`), one entry per
             collection of ``a`` with graphs.
-        higher_is_better: the metric's direction (:data:`HIGHER_IS_BETTER`); False flips the sign so
+        higher_is_better: the metric's direction (``Metric.higher_is_better`` of :data:`..rules.metric_table.METRICS`); False flips the sign so
             that a positive difference still means B is better. The overall mixes the collections'
             values, so it is meaningful for the primary metrics (all higher-is-better).
 

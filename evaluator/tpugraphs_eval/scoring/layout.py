@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..options import SLOWDOWN_KS
+from ..rules.metric_table import ks, metrics_of
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.groundtruth import CollectionTruth
 from .metrics import (
@@ -31,8 +31,10 @@ from .metrics import (
     tau_b_from_counts,
 )
 
-LAYOUT_METRICS = ("kendall_tau", "opa") + tuple(f"slowdown{k}" for k in SLOWDOWN_KS)
-"""The per-graph metrics of a layout graph: tau-b (the collection value), OPA, slowdown@k."""
+SLOWDOWN_KS = ks("slowdown")
+"""k of the layout slowdown@k (:data:`..rules.metric_table.METRICS`)."""
+LAYOUT_METRICS = tuple(m.name for m in metrics_of("layout"))
+"""The per-graph columns of a layout collection, in table order."""
 _HEAD = max(SLOWDOWN_KS)
 """Entries of each ranking the slowdowns look at."""
 _BATCH_CONFIGS = 1 << 20

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..options import SLOWDOWN_KS
 from ..submission.predictions import ParsedPredictions
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..submission.topconfigs import TILE_MAX_LISTED
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .layout import LAYOUT_METRICS, GraphMetrics, pair_metrics
+from .layout import LAYOUT_METRICS, SLOWDOWN_KS, GraphMetrics, pair_metrics
 from .metrics import error_from_ratio
 from .score import CollectionResult, tile_metrics
 

@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ..dataset import TILE_TOP_K, Collection
-from ..options import TOP_K_ERRORS
+from ..rules.metric_table import ks, primary
 from ..submission.rankings import Rankings
 from ..submission.validation import ParsedSubmission
 from ..truth.eval_indices import EvalIndices
@@ -24,7 +24,8 @@ from ..truth.groundtruth import CollectionTruth, GroundTruth
 from .layout import GraphMetrics, score_all_configs, score_official
 from .metrics import defined_mean, error_from_ratio, first_k_minima, tile_score_from_ratio
 
-PRIMARY_METRIC = {"tile": "score", "layout": "kendall_tau"}
+TOP_K_ERRORS = ks("top_k_error")
+"""K of the tile top-K errors (:data:`..rules.metric_table.METRICS`)."""
 
 
 @dataclass
@@ -52,8 +53,9 @@ class CollectionResult:
 
     @property
     def metric(self) -> str:
-        """The metric whose mean is the collection value: ``score`` (tile) or ``kendall_tau`` (layout)."""
-        return PRIMARY_METRIC[self.collection.kind]
+        """The metric whose mean is the collection value (:func:`..rules.metric_table.primary`): ``score`` (tile) or
+        ``kendall_tau`` (layout)."""
+        return primary(self.collection.kind).name
 
     def means(self) -> dict[str, float | None]:
         """Unweighted mean of each metric over the graphs where it is defined (None if none)."""
