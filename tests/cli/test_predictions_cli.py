@@ -38,6 +38,7 @@ def test_the_cli_reports_what_the_api_computes(predictions, demo_root, tmp_path,
     expected = score_predictions(predictions, demo_root, split="valid")
     assert document["overall"] == expected.overall and document["collections"] == expected.to_dict()["collections"]
     assert document["submission"] == str(path) and document["provenance"]["scored_from"] == "predictions"
+    assert "OPA" in text  # beside tau-b in the terminal table
 
 
 def test_bad_predictions_exit_1_with_coded_problems(predictions, tmp_path, capsys):
