@@ -20,18 +20,20 @@ from .options import Options
 from .report.public import PublicReport, public_report
 from .report.report import LEADERBOARDS, Report, Scores, provenance
 from .roots import resolve_data_root
+from .scoring.predictions import score_predictions_parsed
 from .scoring.references import collection_references
-from .scoring.score import score_parsed
+from .scoring.score import CollectionResult, score_parsed
 from .submission.csvfile import SubmissionSource
+from .submission.predictions import PredictionsSource, validate_predictions
 from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
-from .truth.eval_indices import LoadedEvalIndices, load_eval_indices
+from .truth.eval_indices import EvalIndices, LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog
 from .truth.solution import load_solution
 
 
-def _report(source: SubmissionSource, validation: Validation, catalog: SplitCatalog, options: Options,
+def _report(source: SubmissionSource | PredictionsSource, validation: Validation, catalog: SplitCatalog, options: Options,
             provenance_block: dict[str, Any]) -> Report:
     """The one place a :class:`Report` is made (scores are added to it when the submission is scored)."""
     return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
@@ -83,14 +85,20 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     validation = validate_submission(source, catalog, mode=options.mode)
     report = _report(source, validation, catalog, options, provenance(validation.sha256, truth.sha256, digest))
     if validation.valid:
-        results = score_parsed(validation.submission, truth, indices)
-        report.scores = Scores(results, collection_references(truth, indices))
-        if truth.has_usage:  # a solution file: the public and private leaderboards too
-            for board in LEADERBOARDS:
-                keep = {name: t.public if board == "public" else ~t.public for name, t in truth.collections.items()}
-                report.leaderboards[board] = Scores({name: r.restrict(keep[name]) for name, r in results.items()},
-                                                    collection_references(truth, indices, keep))
+        _add_scores(report, score_parsed(validation.submission, truth, indices), truth, indices)
     return report
+
+
+def _add_scores(report: Report, results: dict[str, CollectionResult], truth: GroundTruth,
+                indices: EvalIndices | None) -> None:
+    """Put the scores of a valid submission or valid predictions into ``report``: every graph's, and with a
+    solution file's truth the public and private leaderboards' too."""
+    report.scores = Scores(results, collection_references(truth, indices))
+    if truth.has_usage:
+        for board in LEADERBOARDS:
+            keep = {name: t.public if board == "public" else ~t.public for name, t in truth.collections.items()}
+            report.leaderboards[board] = Scores({name: r.restrict(keep[name]) for name, r in results.items()},
+                                                collection_references(truth, indices, keep))
 
 
 def check_protocol(configs: str, split: str) -> None:
@@ -286,6 +294,33 @@ class Evaluator:
             return validation_report(source, self.catalog, self.options)
         return score_submission(source, self.truth, self.options, eval_indices=self.eval_indices)
 
+    def evaluate_predictions(self, predictions: PredictionsSource) -> Report | PublicReport:
+        """Validate predicted runtimes (and score them when there is ground truth and they are valid): the same
+        :class:`Report` as :meth:`evaluate` gives a ranking (with :attr:`public_only`, its :class:`PublicReport`).
+
+        Args:
+            predictions: ``{ID: (c,) array}`` or the path of a Parquet/CSV table ``ID, config, prediction`` or of
+                an npz archive of arrays named by ID (:func:`.submission.predictions.validate_predictions`).
+
+        Raises:
+            UsageError: the path does not exist, is not a file or cannot be read (``SUBMISSION_NOT_FOUND``,
+                ``SUBMISSION_NOT_A_FILE``, ``SUBMISSION_UNREADABLE``), or ``predictions`` is of another type.
+        """
+        report = self.score_predictions(predictions)
+        return public_report(report) if self.public_only else report
+
+    def score_predictions(self, predictions: PredictionsSource) -> Report:
+        """The organiser's report of ``predictions`` (every graph, both leaderboards), whatever
+        :attr:`public_only` says (as :meth:`score`). Raises: as :meth:`evaluate_predictions`."""
+        indices, digest = self.eval_indices if self.eval_indices is not None else (None, None)
+        validation, parsed = validate_predictions(predictions, self.catalog, sampled=indices, mode=self.options.mode)
+        truth_digest = self.truth.sha256 if self.truth is not None else None
+        block = {**provenance(validation.sha256, truth_digest, digest), "scored_from": "predictions"}
+        report = _report(predictions, validation, self.catalog, self.options, block)
+        if self.truth is not None and validation.valid:
+            _add_scores(report, score_predictions_parsed(parsed, self.truth, indices), self.truth, indices)
+        return report
+
 
 def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLike[str] | DataRoot | None = None,
              options: Options = Options(), eval_indices_dir: str | os.PathLike[str] | None = None,
@@ -312,3 +347,60 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
     """
     return Evaluator.load(split=split, data_root=data_root, options=options, eval_indices_dir=eval_indices_dir,
                           validate_only=validate_only, collections=collections, progress=progress).evaluate(source)
+
+
+def score_predictions(predictions: PredictionsSource,
+                      truth_or_data_root: GroundTruth | str | os.PathLike[str] | DataRoot | None = None,
+                      split: str | None = None, configs: str | None = None, *, options: Options | None = None,
+                      eval_indices_dir: str | os.PathLike[str] | None = None,
+                      collections: Sequence[str] | None = None) -> Report:
+    """Score a model's predicted runtimes of every configuration (lower = faster) instead of a ranking.
+
+    Validation is coded like a submission's (``PREDICTION_*`` codes, ``UNKNOWN_ID``, ``MISSING_IDS``; every problem
+    in one pass); scoring is the official code's on model outputs (docs/metrics.md, "Predictions"): layout tau-b
+    of the predictions against the runtimes (tied predictions are ties, as ``scipy.stats.kendalltau``), OPA (a
+    tied pair is not correctly ordered), slowdown@k and the tile top-K over a stable argsort of the predictions.
+    Without tied predictions the report equals the CSV route's for the ranking ``argsort(predictions)``.
+
+    Args:
+        predictions: ``{ID: array}`` with one prediction per configuration ((c,), ``array[i]`` for config i;
+            with ``configs="official"`` a layout graph's may be (m,), aligned with its official list), or the path
+            of a Parquet/CSV table ``ID, config, prediction`` or of an npz archive of such arrays named by ID.
+        truth_or_data_root: a :class:`GroundTruth` already read; a data root (path, ``"demo"``, :class:`DataRoot`,
+            None for ``$TPUGRAPHS_DATA``); or the path of a solution file (public and private leaderboards too).
+        split: the split of a data root (required there; checked against a ground truth or solution).
+        configs: ``"all"`` (default) or ``"official"`` (the paper's 1000 sampled configs, valid split);
+            the same as ``options.configs``.
+        options: mode, tile runtime, configs (default :class:`Options` with ``configs``).
+        eval_indices_dir: the folder of the official lists, for ``configs="official"`` (the demo brings its own).
+        collections: score only these collections (as ``--collections``).
+
+    Returns:
+        The :class:`Report`: scored when the predictions are valid, else with their problems only.
+
+    Raises:
+        UsageError: no split for a data root, a split or options that contradict the ground truth, ``configs``
+            differing from ``options.configs``; a predictions path that cannot be read (``SUBMISSION_*``).
+        DataError: data root, solution file or eval-indices files unusable.
+    """
+    if options is None:
+        options = Options(configs=configs or "all")
+    elif configs is not None and configs != options.configs:
+        raise UsageError(f"configs={configs!r} contradicts options.configs={options.configs!r}")
+    if isinstance(truth_or_data_root, GroundTruth):
+        truth = truth_or_data_root
+        if split not in (None, truth.catalog.split):
+            raise UsageError(f"the ground truth given is of the {truth.catalog.split} split, not {split}")
+        check_protocol(options.configs, truth.catalog.split)
+        if options.tile_runtime != truth.tile_runtime:
+            raise UsageError(f"the ground truth was loaded with tile runtime {truth.tile_runtime!r}, "
+                             f"the options ask for {options.tile_runtime!r}")
+        evaluator = Evaluator.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir,
+                                   collections=collections)
+    elif isinstance(truth_or_data_root, (str, os.PathLike)) and Path(truth_or_data_root).is_file():
+        evaluator = Evaluator.load(split=split, solution=truth_or_data_root, options=options,
+                                   eval_indices_dir=eval_indices_dir, collections=collections)
+    else:
+        evaluator = Evaluator.load(split=split, data_root=truth_or_data_root, options=options,
+                                   eval_indices_dir=eval_indices_dir, collections=collections)
+    return evaluator.evaluate_predictions(predictions)

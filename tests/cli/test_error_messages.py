@@ -367,12 +367,19 @@ UNDEFINED = {  # public function → calls where the old code returned NaN
     "ranking_tau_b": [(np.array([7]),), (np.array([4, 4, 4]),), (np.array([1.0, np.nan, 2.0]),)],
     "best_of_top_k_ratio": [(np.array([0.0, 1.0]), 0.0, 1), (np.array([np.nan, 1.0]), 1.0, 1),
                             (np.array([2.0]), np.nan, 1), (np.array([1e308]), 1e-308, 1)],
-    "tile_score": [(np.nan,), (np.array([1.0, np.nan]),)],
-    "top_k_error": [(np.nan,), (np.array([np.nan]),)],
+    "tile_score_from_ratio": [(np.nan,), (np.array([1.0, np.nan]),)],
+    "error_from_ratio": [(np.nan,), (np.array([np.nan]),)],
+    "tile_score": [(np.array([0.0, np.nan]), np.array([1.0, 2.0])), (np.array([0.0]), np.array([np.nan])),
+                   (np.array([]), np.array([]))],
+    "top_k_error": [(np.array([0.0, 1.0]), np.array([0.0, 2.0]), 1), (np.array([np.nan]), np.array([1.0]), 1)],
+    "slowdown": [(np.array([0.0, 1.0]), np.array([np.nan, 2.0]), 10), (np.array([]), np.array([]), 1)],
+    "ordered_pair_accuracy": [([1], [1]), ([], []), ([0, 1, 2], [4, 4, 4]), ([0, np.nan], [1, 2])],
+    "pair_counts": [([0, np.nan], [1, 2]), ([0.0, 1.0], [np.nan, 2.0])],
     "first_k_minima": [(np.array([1.0, np.nan, 3.0]), np.array([2, 1]), 1)],
 }
-NO_NAN_BY_TYPE = {"tied_pairs", "dense_ranks", "discordant_pairs", "tau_b_from_counts", "defined_mean"}
-"""Functions that return integers, or (for tau_b_from_counts) a ``defined`` mask beside the values, or (for
+NO_NAN_BY_TYPE = {"tied_pairs", "dense_ranks", "discordant_pairs", "tau_b_from_counts", "opa_from_counts",
+                  "defined_mean"}
+"""Functions that return integers, or (for tau_b_from_counts, opa_from_counts) a ``defined`` mask beside the values, or (for
 defined_mean) None when nothing is defined (test_defined_mean_skips_undefined_values_and_never_gives_nan)."""
 
 

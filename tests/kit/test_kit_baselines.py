@@ -97,7 +97,8 @@ def test_random_draws_estimate_every_metric(valid_truth):
     assert abs(tile.estimated["score"] - tile.expected) < 3 * tile.spread["score"] / math.sqrt(5) + 1e-9
     for name in ("layout:xla:default", "layout:nlp:random"):
         assert abs(expectations[name].estimated["kendall_tau"]) < 0.05
-        assert set(expectations[name].estimated) == {"kendall_tau", "slowdown1", "slowdown10", "slowdown100"}
+        assert set(expectations[name].estimated) == {"kendall_tau", "opa", "slowdown1", "slowdown10", "slowdown100"}
+        assert abs(expectations[name].estimated["opa"] - 0.5) < 0.05  # a random ranking orders half the pairs
 
 
 def test_ridge_matches_least_squares(demo_root):

@@ -45,8 +45,9 @@ def test_collection_table_holds_the_report_values(scored, page):
         refs = scored.references[name]
         row = re.search(rf"<tr><td class=\"id\">{re.escape(name)}</td>(.*?)</tr>", table).group(1)
         cells = re.findall(r'<td class="num">([^<]*)</td>', row)
-        assert cells == [str(len(result.ids)), f"{result.value:.6f}", f"{refs.random:.4f}", f"{refs.oracle:.4f}",
-                         f"{scored.normalised()[name]:.3f}"]
+        beside = [f"{result.means()['opa']:.3f}"] if result.collection.kind == "layout" else []  # OPA, beside the value
+        assert cells == [str(len(result.ids)), f"{result.value:.6f}", *beside, f"{refs.random:.4f}",
+                         f"{refs.oracle:.4f}", f"{scored.normalised()[name]:.3f}"]
     assert f"{scored.overall:.6f}" in table
     assert table.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == len(scored.collections)
 

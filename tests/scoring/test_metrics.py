@@ -15,11 +15,11 @@ import scipy.stats
 from tpugraphs_eval.scoring.metrics import (
     UndefinedMetricError,
     best_of_top_k_ratio,
+    error_from_ratio,
     first_k_minima,
     kendall_tau_b,
     ranking_tau_b,
-    tile_score,
-    top_k_error,
+    tile_score_from_ratio,
 )
 
 pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (conftest.py)
@@ -70,8 +70,8 @@ def test_tile_score_and_errors_by_hand():
     assert best_of_top_k_ratio(ranked, 5.0, 1) == 2.0          # 10 / 5
     assert best_of_top_k_ratio(ranked, 5.0, 3) == 8.0 / 5.0    # min(10, 20, 8) / 5
     assert best_of_top_k_ratio(ranked, 5.0, 10) == 1.0         # all 4 listed: the best is among them
-    assert tile_score(2.0) == 0.0                               # 2 - 10/5
-    assert top_k_error(1.6) == pytest.approx(0.6, abs=1e-15)    # 8/5 - 1
+    assert tile_score_from_ratio(2.0) == 0.0                               # 2 - 10/5
+    assert error_from_ratio(1.6) == pytest.approx(0.6, abs=1e-15)    # 8/5 - 1
 
 
 def test_first_k_minima_by_hand():
@@ -156,7 +156,7 @@ def test_tile_perfect_and_worst():
     y = np.array([4.0, 1.0, 3.0, 2.0, 9.0, 8.0])
     best = y.min()
     oracle = y[np.argsort(y)]
-    assert tile_score(best_of_top_k_ratio(oracle, best, 5)) == 1.0
-    assert top_k_error(best_of_top_k_ratio(oracle, best, 1)) == 0.0
+    assert tile_score_from_ratio(best_of_top_k_ratio(oracle, best, 5)) == 1.0
+    assert error_from_ratio(best_of_top_k_ratio(oracle, best, 1)) == 0.0
     worst = y[np.argsort(-y)]
-    assert tile_score(best_of_top_k_ratio(worst, best, 1)) == 2 - 9.0  # only the slowest listed: 2 - 9/1
+    assert tile_score_from_ratio(best_of_top_k_ratio(worst, best, 1)) == 2 - 9.0  # only the slowest listed: 2 - 9/1

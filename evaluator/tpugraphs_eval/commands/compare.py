@@ -25,7 +25,7 @@ from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
 from ..report.public_comparison import FEW_GRAPHS, public_comparison
 from ..report.report import Report
-from ..rules.metric_table import BY_NAME
+from ..rules.metric_table import BESIDE_PRIMARY, BY_NAME
 from ..rules.public_rule import MIN_PUBLIC_GRAPHS
 from ..scoring.bootstrap import draw_positions
 from ..scoring.compare import (
@@ -88,7 +88,9 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     Returns:
         ``{compare_format, a, b, split, data_root, synthetic, graphs_compared, sign, resamples, seed, level,
         selected_collections, collections: {name: Difference.to_dict() + metric + n_graphs},
-        overall: Difference.to_dict(), options, provenance}``; with ``public_only`` the
+        overall: Difference.to_dict(), secondary: {opa: {name: Difference.to_dict() + n_graphs}} (the layout
+        collections' OPA, the same resamples; the secondary metric is not in the overall), options,
+        provenance}``; with ``public_only`` the
         :meth:`..report.public_comparison.PublicComparison.to_dict` of :func:`public_comparison` of it.
 
     Raises:
@@ -116,12 +118,26 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
         "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict()}
                         for name, d in collections.items()},
         "overall": overall.to_dict(),
+        "secondary": _secondary(scores_a, scores_b, positions),
         "options": a.options.to_dict(),
         "provenance": {"a_sha256": a.provenance["submission_sha256"], "b_sha256": b.provenance["submission_sha256"],
                        "ground_truth_sha256": a.provenance["ground_truth_sha256"],
                        "evaluator_version": a.provenance["evaluator_version"]},
     }
     return public_comparison(document, collections, overall).to_dict() if public_only else document
+
+
+def _secondary(scores_a, scores_b, positions: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """The paired bootstrap of the secondary metric shown beside the value (OPA) over the collections that have
+    it (layout), with the primary comparison's resamples: ``{opa: {name: Difference.to_dict() + n_graphs}}``."""
+    names = [n for n, r in scores_a.collections.items() if BESIDE_PRIMARY in r.per_graph]
+    if not names:
+        return {}
+    a = {n: scores_a.collections[n].per_graph[BESIDE_PRIMARY] for n in names}
+    b = {n: scores_b.collections[n].per_graph[BESIDE_PRIMARY] for n in names}
+    differences, _ = paired_bootstrap(a, b, {n: positions[n] for n in names},
+                                      higher_is_better=BY_NAME[BESIDE_PRIMARY].higher_is_better)
+    return {BESIDE_PRIMARY: {n: {"n_graphs": int(a[n].size), **d.to_dict()} for n, d in differences.items()}}
 
 
 def _fmt(value: float | None, digits: int = 4, sign: bool = False) -> str:
@@ -158,6 +174,18 @@ def _show(console, document: dict[str, Any]) -> None:
                       "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%", counts,
                       end_section=i == len(rows) - 1)
     console.print(table)
+    for metric, rows_of in document.get("secondary", {}).items():
+        label = BY_NAME[metric].label
+        extra = Table(title=f"B - A, secondary: layout {label} (not in the overall)", title_justify="left",
+                      box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+        for column in ("collection", "A", "B", "B - A", "95% interval", "B wins"):
+            extra.add_column(column, justify="left" if column == "collection" else "right", no_wrap=True)
+        for name, d in rows_of.items():
+            interval = "—" if d.get("low") is None else f"{_fmt(d['low'], sign=True)} {_fmt(d['high'], sign=True)}"
+            extra.add_row(name.removeprefix("layout:").replace("default", "def").replace("random", "rnd"),
+                          _fmt(d.get("a")), _fmt(d.get("b")), _fmt(d.get("difference"), sign=True), interval,
+                          "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%")
+        console.print(extra)
     console.print(f"[dim]Paired bootstrap over graphs, stratified by collection: {document['resamples']} "
                   f"resamples, seed {document['seed']}; {round(100 * document['level'])}% percentile interval. "
                   "B wins: share of resamples where B - A > 0 (ties count half). Graphs: B better (+), worse (-), "

@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("submissions", type=Path, nargs="*", metavar="SUBMISSION",
                          help="submission CSV file(s) (header ID,TopConfigs); the ground truth is read once; "
                               "standard input (`-`) is not read")
+        sub.add_argument("--predictions", type=Path, metavar="FILE",
+                         help="predicted runtimes instead of a submission: a Parquet or CSV table `ID,config,prediction` "
+                              "or an npz of one array per graph ID (lower = faster; docs/metrics.md, Predictions)")
         add_scoring_options(sub, scored=name == "score")
         sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the "
                                                         "tables then go to stderr); a list of reports when "
@@ -113,12 +116,16 @@ def _argv(argv: list[str]) -> list[str]:
 
 
 def _refuse_missing_submissions(args: argparse.Namespace) -> None:
-    """Check that ``score`` / ``validate`` were given submission paths.
+    """Check that ``score`` / ``validate`` were given submission paths, or ``--predictions`` alone.
 
     Raises:
-        UsageError: none given, or ``-`` (standard input is not read: a submission is a file).
+        UsageError: none given, both given, or ``-`` (standard input is not read: a submission is a file).
     """
     example = f"tpugraphs-eval {args.command} submission.csv --split test --data-root DIR"
+    if args.predictions is not None and args.submissions:
+        raise UsageError("give submission CSV file(s) or --predictions FILE, not both (score them one after the other)")
+    if args.predictions is not None:
+        return
     if not args.submissions:
         raise UsageError(f"no submission given: name the submission file(s) first, e.g. `{example}`")
     if Path("-") in args.submissions:
@@ -177,44 +184,45 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise UsageError("--public-only is not used with validate (validation shows no score, and its problems are "
                          "found over every graph alike); drop it, or score with --public-only")
     _refuse_missing_submissions(args)
+    inputs: list[Path] = args.submissions if args.predictions is None else [args.predictions]
     outputs, folders = [("--json", args.json)], []
     if args.html:
         from ..report.html import is_page_folder, page_paths
 
         # refuses two submissions with the same file name now
-        outputs += [("--html", page) for page in page_paths(args.html, args.submissions)]
-        if is_page_folder(args.html, len(args.submissions)):  # the folder of pages, checked itself
+        outputs += [("--html", page) for page in page_paths(args.html, inputs)]
+        if is_page_folder(args.html, len(inputs)):  # the folder of pages, checked itself
             outputs, folders = [("--html", args.html), *outputs], ["--html"]
-    refuse_output_is_input(outputs, [*args.submissions, args.solution], folders=folders,
+    refuse_output_is_input(outputs, [*inputs, args.solution], folders=folders,
                            data_root=graphs_root(args))
     console = display.console(stderr=args.json == "-")
     evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)
     reports: list[Report | None] = []
     failures: dict[int, str] = {}
-    for i, path in enumerate(args.submissions):
+    for i, path in enumerate(inputs):
         try:
-            reports.append(evaluator.evaluate(path))
+            reports.append(evaluator.evaluate(path) if args.predictions is None else evaluator.evaluate_predictions(path))
         except UsageError as err:  # an unreadable submission: the others are still evaluated
-            if len(args.submissions) == 1:
+            if len(inputs) == 1:
                 raise
             reports.append(None)
             failures[i] = f"[{error_code(err)}] {err}"
     if args.json:
         dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
-                 for i, (p, r) in enumerate(zip(args.submissions, reports))]
+                 for i, (p, r) in enumerate(zip(inputs, reports))]
         write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n",
                      "the JSON report")
     if args.html:
         from ..report.html import is_page_folder, page_paths, write_html
 
         folder = is_page_folder(args.html, len(reports))
-        for page, report in zip(page_paths(args.html, args.submissions), reports):
+        for page, report in zip(page_paths(args.html, inputs), reports):
             if report is not None:  # an unreadable file has no page (its error is shown)
                 write_html(page, report, make_folder=folder)
     code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
     with stop_at_closed_pipe():  # the reader went away (`| head`): the exit code stands
-        _show(console, args, reports, failures, validate_only)
+        _show(console, args, inputs, reports, failures, validate_only)
     return code
 
 
@@ -249,12 +257,12 @@ def run(argv: list[str]) -> int:
         raise with_hint(err, args) from None
 
 
-def _show(console, args: argparse.Namespace, reports: list[Report | None], failures: dict[int, str],
-          validate_only: bool) -> None:
+def _show(console, args: argparse.Namespace, inputs: list[Path], reports: list[Report | None],
+          failures: dict[int, str], validate_only: bool) -> None:
     from ..report.terminal import render, render_comparison, verdict
 
     several = len(reports) > 1
-    for i, (path, report) in enumerate(zip(args.submissions, reports)):
+    for i, (path, report) in enumerate(zip(inputs, reports)):
         if report is None:
             console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
         elif args.quiet:
@@ -267,7 +275,7 @@ def _show(console, args: argparse.Namespace, reports: list[Report | None], failu
             render(report, console, per_graph=getattr(args, "per_graph", False), per_code=args.max_problems,
                    validate_only=validate_only)
     if several and not args.quiet:
-        render_comparison(console, args.submissions, reports)
+        render_comparison(console, inputs, reports)
 
 
 def main(argv: list[str] | None = None) -> int:

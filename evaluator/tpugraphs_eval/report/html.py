@@ -22,6 +22,7 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
+from ..rules.metric_table import BESIDE_PRIMARY as BESIDE
 from ..rules.metric_table import BY_NAME
 from ..rules.public_rule import RULE_IN_WORDS
 from ..scoring.references import References
@@ -140,14 +141,20 @@ def _problems(report: Report | PublicReport) -> str:
 
 
 def _collection_row(name: str, n_graphs: int, metric: str, value: float | None, refs: References | None,
-                    normalised: float | None) -> str:
+                    normalised: float | None, beside_cell: str = "") -> str:
+    """One collection's row; ``beside_cell``: the cell of the metric shown beside the value
+    (:data:`..rules.metric_table.BESIDE_PRIMARY`, OPA: layout collections; the organiser view's column), else
+    none (the public view has no such column)."""
     return (f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_label(metric))}</td>'
-            f'{_num(value, 6)}{_num(refs.random if refs else None)}{_num(refs.oracle if refs else None)}'
-            f'{_num(normalised, 3)}</tr>')
+            f'{_num(value, 6)}{beside_cell}{_num(refs.random if refs else None)}'
+            f'{_num(refs.oracle if refs else None)}{_num(normalised, 3)}</tr>')
 
 
 def _collections(report: Report | PublicReport) -> str:
     rows, bars, notes = [], [], []
+    beside = [] if isinstance(report, PublicReport) else [_label(BESIDE)]  # the public view: primary values only
+    explained = "".join(f"{label}: the mean ordered pair accuracy (layout, secondary; not in the value) · "
+                        for label in beside)
     if isinstance(report, PublicReport):  # the shown collections only (rules.public_rule)
         for name, c in report.scores.collections.items():
             rows.append(_collection_row(name, c.n_graphs, c.metric, c.value, c.references, c.normalised))
@@ -161,21 +168,23 @@ def _collections(report: Report | PublicReport) -> str:
         for name, result in report.collections.items():
             refs = report.references.get(name)
             rows.append(_collection_row(name, len(result.ids), result.metric, result.value, refs,
-                                        normalised.get(name)))
+                                        normalised.get(name), _num(result.means()[BESIDE], 3)
+                                        if BESIDE in result.per_graph else "<td></td>"))
             bars.append(reference_bar(name, result.value, refs))
         counted = len(report.collections) - len(report.undefined_collections)
     rows.append(f'<tr><td><strong>overall</strong></td><td class="num">{counted}</td><td>mean</td>'
-                f'{_num(report.overall, 6)}<td></td><td></td><td></td></tr>')
+                f'{_num(report.overall, 6)}{"" if isinstance(report, PublicReport) else "<td></td>"}'
+                "<td></td><td></td><td></td></tr>")
     if report.missing_collections:
         notes.append("Not in the ground truth (data root or solution), so not in the overall: "
                      f"{_e(', '.join(report.missing_collections))}.")
     if isinstance(report, Report) and report.undefined_collections:
         notes.append(f"Undefined everywhere, left out of the overall: {_e(', '.join(report.undefined_collections))}.")
     return ('<section id="collections"><h2>Collections</h2>'
-            + _table(["collection", "graphs", "metric", "value", "random", "oracle", "normalised"], rows,
-                     numeric_from=3)
-            + '<p class="muted">graphs (overall: collections counted) · random: the expected value of a uniformly '
-              "random ranking · oracle: configs sorted by runtime · normalised: (value - random) / (oracle - "
+            + _table(["collection", "graphs", "metric", "value", *beside, "random", "oracle", "normalised"],
+                     rows, numeric_from=3)
+            + f'<p class="muted">graphs (overall: collections counted) · {explained}random: the expected value of '
+              "a uniformly random ranking · oracle: configs sorted by runtime · normalised: (value - random) / (oracle - "
               "random), 0 is chance and 1 the oracle.</p>"
             + "".join(f'<p class="muted">{n}</p>' for n in notes)
             + "<h3>Value against the random and oracle references</h3>" + "".join(bars) + "</section>")

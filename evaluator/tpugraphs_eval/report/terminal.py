@@ -12,6 +12,7 @@ from rich.text import Text
 
 from .._version import __version__
 from ..display import safe
+from ..rules.metric_table import BESIDE_PRIMARY as BESIDE
 from ..rules.metric_table import BY_NAME, ks
 from ..rules.public_rule import RULE_IN_WORDS
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
@@ -102,20 +103,32 @@ def _problems(console: Console, problems: list[Problem], validation: Validation,
                                style="dim"))
 
 
+_TOP_K_FAMILIES = ("top_k_error", "slowdown")
+"""The secondary metrics of the last column, ``tile err@1/5/10``, ``layout slow@1/10/100``."""
+
+
+def _mean(means: dict[str, float | None], counts: dict[str, int], n: int, m: str) -> str:
+    """One mean to 3 decimals (— when undefined), followed by ``[count]`` when it is over fewer than ``n`` graphs."""
+    return (f"{means[m]:.3f}" if means[m] is not None else "—") + (f"[{counts[m]}]" if counts[m] < n else "")
+
+
 def _secondary(means: dict[str, float | None], counts: dict[str, int], n: int, metric: str) -> str:
-    """The secondary means, each followed by ``[n]`` when it is over fewer than the collection's ``n`` graphs."""
-    return "/".join((f"{means[m]:.3f}" if means[m] is not None else "—") + (f"[{counts[m]}]" if counts[m] < n else "")
-                    for m in means if m != metric)
+    """The top-K secondary means (errors, slowdowns), each followed by ``[n]`` when it is over fewer than the
+    collection's ``n`` graphs."""
+    return "/".join(_mean(means, counts, n, m) for m in means
+                    if m != metric and BY_NAME[m].family in _TOP_K_FAMILIES)
 
 
 def _scores(console: Console, report: Report) -> None:
-    table = _scores_table()
+    table = _scores_table(beside=True)
     normalised = report.normalised()
     for name, result in report.collections.items():
         secondary = _secondary(result.means(), result.counts(), len(result.ids), result.metric)
         if result.undefined:
             secondary += f" ({len(result.undefined)} undefined)"
-        table.add_row(name, str(len(result.ids)), _label(result.metric), _fmt(result.value),
+        means, counts, n = result.means(), result.counts(), len(result.ids)
+        beside = _mean(means, counts, n, BESIDE) if BESIDE in means else ""
+        table.add_row(name, str(n), _label(result.metric), _fmt(result.value), beside,
                       _fmt(normalised[name], 3), secondary)
     counted = len(report.collections) - len(report.undefined_collections)
     _overall_row(console, table, report, counted)
@@ -137,12 +150,16 @@ def _scores(console: Console, report: Report) -> None:
         console.print(f"[yellow]Undefined everywhere, left out of the overall:[/] {', '.join(report.undefined_collections)}")
 
 
-def _scores_table() -> Table:
+def _scores_table(*, beside: bool = False) -> Table:
+    """The score table's columns; ``beside``: a column for the secondary metric shown beside the value (OPA; the
+    organiser view: the public view shows primary values only)."""
     table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("collection", no_wrap=True, min_width=18)
     table.add_column("n", justify="right", no_wrap=True)
     table.add_column("metric", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
+    if beside:
+        table.add_column(_label(BESIDE), justify="right", no_wrap=True)
     table.add_column("norm.", justify="right", no_wrap=True)
     table.add_column(f"tile err@{'/'.join(map(str, ks('top_k_error')))}\nlayout slow@{'/'.join(map(str, ks('slowdown')))}",
                      no_wrap=True)
@@ -150,11 +167,14 @@ def _scores_table() -> Table:
 
 
 def _overall_row(console: Console, table: Table, report: Report | PublicReport, counted: int) -> None:
+    empty = [""] * (len(table.columns) - 4)
     table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(_fmt(report.overall), style="bold"),
-                  "", "", end_section=True)
+                  *empty, end_section=True)
     console.print(table)
-    console.print("[dim]n: graphs (overall: collections) · norm.: (value - random) / (oracle - random), 0 is chance "
-                  "and 1 the oracle[/]")
+    beside = (f"{_label(BESIDE)}: mean ordered pair accuracy (layout, secondary) · "
+              if any(c.header == _label(BESIDE) for c in table.columns) else "")
+    console.print(f"[dim]n: graphs (overall: collections) · {beside}norm.: (value - random) / (oracle - random), 0 "
+                  "is chance and 1 the oracle[/]")
 
 
 def _public_scores(console: Console, report: PublicReport) -> None:

@@ -82,9 +82,18 @@ METRICS: Tuple[Metric, ...] = (
            "Kendall's tau-b between predicted rank (L[k] has rank k) and y, as `scipy.stats.kendalltau`",
            "TpuGraphs paper (arXiv 2308.13490), layout ranking metric; official "
            "`tpu_graphs/baselines/layout/layout_evaluate.py`"),
+    Metric("opa", "opa", "layout", None, True, False, "OPA", 0.0, 1.0,
+           "ordered pair accuracy: of the pairs of configs with different y, the share that L orders strictly the "
+           "faster first (a pair tied in prediction is not ordered)",
+           "TF-Ranking `tfr.keras.metrics.OPAMetric`, the official baselines' `val_opa` "
+           "(`tpu_graphs/baselines/layout/train_lib.py`: labels = runtimes, ranking = argsort(scores))"),
     _slowdown(1), _slowdown(10), _slowdown(100),
 )
 """Every metric, tile ones first; within a kind, the order of the report's columns (primary first)."""
+
+BESIDE_PRIMARY = "opa"
+"""The secondary metric the score tables (terminal, HTML) show in a column of its own beside the collection's value
+(layout OPA); the other secondary metrics (top-K errors, slowdowns) share one column."""
 
 BY_NAME = {m.name: m for m in METRICS}
 """Metric name → :class:`Metric`."""

@@ -1,9 +1,11 @@
-"""Per-graph layout metrics (SPEC §3.2): Kendall's tau-b and slowdown@1/10/100.
+"""Per-graph layout metrics of a ranking (docs/metrics.md): Kendall's tau-b, ordered pair accuracy (OPA) and
+slowdown@1/10/100.
 
 Two protocols:
 - all configs (Kaggle test protocol): every layout graph of every collection in one pass — the
   rankings are gathered into dense runtime ranks in batches, the discordant pairs of all of them are
-  counted by one C call (split over threads when large), and tau-b and the slowdowns are vectorised;
+  counted by one C call (split over threads when large), and tau-b, OPA (from the same counts) and the
+  slowdowns are vectorised;
 - the paper's 1000 sampled validation configs (``--configs official``): per graph, with ties in the
   predicted ranks where the official list repeats an index.
 """
@@ -21,12 +23,12 @@ from ..rules.metric_table import ks, metrics_of
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.groundtruth import CollectionTruth
 from .metrics import (
-    UndefinedMetricError,
     discordant_pairs,
+    error_from_ratio,
     first_k_minima,
-    kendall_tau_b,
+    opa_from_counts,
+    pair_counts,
     tau_b_from_counts,
-    top_k_error,
 )
 
 SLOWDOWN_KS = ks("slowdown")
@@ -88,7 +90,7 @@ def _batches(lengths: np.ndarray) -> list[tuple[int, int]]:
 
 
 def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -> list[GraphMetrics]:
-    """tau-b and slowdowns of every graph of several layout collections, all configs scored.
+    """tau-b, OPA and slowdowns of every graph of several layout collections, all configs scored.
 
     Args:
         truths: the layout collections' ground truth.
@@ -123,31 +125,35 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
 
     n_configs = np.concatenate([np.diff(t.offsets) for t in truths])
     discordant = _discordant(ranks, lengths, np.concatenate([t.n_distinct for t in truths]))
-    tau, defined = tau_b_from_counts(lengths, 0, np.concatenate([t.tied_pairs for t in truths]), 0, discordant)
+    y_tied = np.concatenate([t.tied_pairs for t in truths])
+    tau, defined = tau_b_from_counts(lengths, 0, y_tied, 0, discordant)
     taus = np.where(defined, tau, np.nan)  # NaN: undefined, left out of the means
+    opa, opa_defined = opa_from_counts(lengths, 0, y_tied, 0, discordant)
+    opas = np.where(opa_defined, opa, np.nan)
     best = np.concatenate([t.best for t in truths])
-    metrics = {"kendall_tau": taus}
+    metrics = {"kendall_tau": taus, "opa": opas}
     for k in SLOWDOWN_KS:
-        metrics[f"slowdown{k}"] = top_k_error(first_k_minima(head_values, heads, k) / best)
+        metrics[f"slowdown{k}"] = error_from_ratio(first_k_minima(head_values, heads, k) / best)
 
     out, graph = [], 0
     for truth, r in zip(truths, rankings):
         part = slice(graph, graph + truth.best.size)
         for g in np.flatnonzero(lengths[part] != n_configs[part]):  # lenient partial rows
             runtime = truth.values[truth.offsets[g]:truth.offsets[g + 1]]  # (not .runtimes: a view per graph)
-            taus[graph + g] = _partial_row_tau(runtime, r.indices(int(g)))
+            taus[graph + g], opas[graph + g] = pair_metrics(_predicted_ranks(runtime.size, r.indices(int(g))), runtime)
         out.append(GraphMetrics({name: values[part] for name, values in metrics.items()}, n_configs[part]))
         graph += truth.best.size
     return out
 
 
-def tau_b_or_nan(x: np.ndarray, y: np.ndarray) -> float:
-    """:func:`metrics.kendall_tau_b`, or NaN where it is undefined: scoring's mark for a graph left out of the
-    means (SPEC §3.2 Decision)."""
-    try:
-        return kendall_tau_b(x, y)
-    except UndefinedMetricError:
-        return math.nan
+def pair_metrics(predicted: np.ndarray, runtimes: np.ndarray) -> tuple[float, float]:
+    """(tau-b, OPA) of one graph from predicted ranks or runtimes (lower = faster) and runtimes, both (n,),
+    NaN where undefined: scoring's mark for a graph left out of the means (docs/metrics.md **Decision**). One
+    count of the pairs (:func:`metrics.pair_counts`) gives both."""
+    counts = pair_counts(predicted, runtimes)
+    tau, defined = tau_b_from_counts(*counts)
+    opa, opa_defined = opa_from_counts(*counts)
+    return (float(tau) if defined else math.nan), (float(opa) if opa_defined else math.nan)
 
 
 def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
@@ -163,13 +169,8 @@ def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _partial_row_tau(runtime: np.ndarray, ranking: np.ndarray) -> float:
-    """tau-b of a lenient partial row over all configs (unlisted ones tied last): see :func:`_predicted_ranks`."""
-    return tau_b_or_nan(_predicted_ranks(runtime.size, ranking), runtime)
-
-
 def _official_graph(runtime: np.ndarray, ranking: np.ndarray, sampled: np.ndarray) -> tuple[list[float], int]:
-    """tau-b and slowdowns of one layout graph under the paper's protocol (SPEC §3.2).
+    """tau-b, OPA and slowdowns of one layout graph under the paper's protocol (docs/metrics.md).
 
     The ranking is restricted to the sampled indices, in their order, duplicates included (a duplicate
     ties with itself in predicted rank and runtime); the slowdown's best runtime is the best over the
@@ -177,17 +178,17 @@ def _official_graph(runtime: np.ndarray, ranking: np.ndarray, sampled: np.ndarra
     """
     predicted = _predicted_ranks(runtime.size, ranking)[sampled]  # lenient partial rows: unlisted tie last
     sampled_runtime = runtime[sampled]
-    tau = tau_b_or_nan(predicted, sampled_runtime)
+    tau, opa = pair_metrics(predicted, sampled_runtime)
     listed = predicted < ranking.size
     ordered = sampled_runtime[listed][np.argsort(predicted[listed], kind="stable")]
     if ordered.size == 0:  # (a partial row that lists none of the sampled configs)
-        return [tau] + [math.nan] * len(SLOWDOWN_KS), int(sampled.size)
+        return [tau, opa] + [math.nan] * len(SLOWDOWN_KS), int(sampled.size)
     ratios = [ordered[:k].min() / sampled_runtime.min() for k in SLOWDOWN_KS]
-    return [tau, *top_k_error(np.array(ratios)).tolist()], int(sampled.size)
+    return [tau, opa, *error_from_ratio(np.array(ratios)).tolist()], int(sampled.size)
 
 
 def score_official(truth: CollectionTruth, rankings: Rankings, sampled: dict[int, np.ndarray]) -> GraphMetrics:
-    """tau-b and slowdowns of every graph of one layout collection on the official sampled configs."""
+    """tau-b, OPA and slowdowns of every graph of one layout collection on the official sampled configs."""
     rows, counts = zip(*(_official_graph(runtime, rankings.indices(g), sampled[g])
                          for g, runtime in enumerate(truth.runtimes)))
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))

@@ -9,13 +9,23 @@ Sources (SPEC §3):
 - Tile score (Kaggle): ``2 - min(top-K runtimes) / min(all runtimes)``, K = 5.
 - Top-K error (paper; official ``tpu_graphs/baselines/tiles/metrics.py``) and slowdown@k (official
   ``layout_evaluate.py``): ``min(first k runtimes of the ranking) / min(reference runtimes) - 1``.
+- Ordered pair accuracy (OPA): TF-Ranking's ``OPAMetric`` (the official baselines' ``val_opa``) with relevance
+  = faster: over the pairs with different runtimes, the share that the prediction orders strictly the same
+  way; from the same pair counts as tau-b, so O(n log n) (docs/metrics.md, "Ordered pair accuracy").
+
+The five metrics of a model's output, array in and float out (``predictions``: (c,) predicted runtimes or any
+scores where lower means faster; ``runtimes``: (c,) the measured ones): :func:`kendall_tau_b`,
+:func:`ordered_pair_accuracy`, :func:`slowdown`, :func:`top_k_error`, :func:`tile_score`. The top k of
+predictions is their stable argsort's first k (ties: the lower config index first), as the official
+``top_error_performance`` takes ``argsort(preds)[:k]``. To score a ranking (config indices, fastest first),
+pass its predicted ranks: ``predictions[ranking] = arange(len(ranking))``.
 
 Runtimes are in ns (tile: possibly divided by the normalizer); only their order and ratios matter.
 
 No public function here returns NaN: where a metric is undefined (tau-b of fewer than 2 configs or of
-constant runtimes, a ratio to a best runtime that is not finite and positive, NaN in the input) it raises
-:class:`UndefinedMetricError`. The vectorised :func:`tau_b_from_counts` returns a ``defined`` mask beside its
-values instead; scoring marks those graphs undefined and leaves them out of the means (SPEC §3.2 Decision).
+constant runtimes, OPA without a pair of different runtimes, a ratio to a best runtime that is not finite and
+positive, NaN in the input) it raises :class:`UndefinedMetricError`. The vectorised :func:`tau_b_from_counts`
+and :func:`opa_from_counts` return a ``defined`` mask beside their values instead; scoring marks those graphs undefined and leaves them out of the means (SPEC §3.2 Decision).
 
 Means (the one rule, for the evaluator and the kit): a mean of floats that is reported (collection
 values, the overall, references, tile programs, the kit's random-baseline estimates) is
@@ -30,6 +40,7 @@ Python that CI finds).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -114,31 +125,111 @@ def _defined_tau(tau: np.ndarray, defined: np.ndarray, n: int) -> float:
     return float(tau)
 
 
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall's tau-b between two 1-D arrays of equal length n (ties allowed in both).
+class PairCounts(NamedTuple):
+    """The pair counts of two 1-D arrays x and y of length n, from which tau-b and OPA are computed.
 
-    Equals ``scipy.stats.kendalltau(x, y).statistic`` (Knight's algorithm: sort by (x, y), then count
-    the discordant pairs as inversions of y). Used for the official 1000-config protocol, where
-    duplicated sampled configs tie in both x and y.
+    Attributes:
+        n: the number of observations.
+        x_tied: pairs i < j with x_i == x_j; y_tied: with y_i == y_j; xy_tied: with both.
+        discordant: pairs with x and y both different and ordered oppositely.
+    """
+
+    n: int
+    x_tied: int
+    y_tied: int
+    xy_tied: int
+    discordant: int
+
+
+def pair_counts(x: np.ndarray, y: np.ndarray) -> PairCounts:
+    """:class:`PairCounts` of two 1-D arrays of equal length (ties allowed in both), in O(n log n).
+
+    Knight's algorithm, as ``scipy.stats.kendalltau``: sort by (x, y) (two stable sorts, y then x), then the
+    discordant pairs are the inversions of y's dense ranks (counted by :mod:`kernels`: C or numpy).
 
     Raises:
         ValueError: x and y differ in length.
-        UndefinedMetricError: tau-b is undefined (n < 2, x or y constant; scipy returns NaN), or NaN in x or y.
+        UndefinedMetricError: NaN in x or y (no order is defined).
     """
     x = np.asarray(x).reshape(-1)
     y = np.asarray(y).reshape(-1)
     if x.size != y.size:
         raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
-    _check_no_nan("kendall_tau_b", x, y)
+    _check_no_nan("pair_counts", x, y)
     n = x.size
     if n < 2:
-        return _defined_tau(np.float64(0.0), np.False_, n)
-    order = np.lexsort((y, x))
-    xs, ys = x[order], y[order]
-    ranks, n_values, y_tied = dense_ranks(ys)
-    runs_x, runs_xy = _run_lengths([xs]), _run_lengths([xs, ys])
-    discordant = discordant_pairs(ranks, np.array([n]), np.array([n_values]))[0]
-    return _defined_tau(*tau_b_from_counts(n, tied_pairs(runs_x), y_tied, tied_pairs(runs_xy), discordant), n)
+        return PairCounts(n, 0, 0, 0, 0)
+    by_y = np.argsort(y, kind="stable")  # two stable sorts give the order by (x, y), as scipy sorts
+    ys = y[by_y]
+    y_ranks = np.concatenate(([0], np.cumsum(ys[1:] != ys[:-1], dtype=np.int32)))  # dense, in y order
+    by_xy = np.argsort(x[by_y], kind="stable")
+    xs, ranks = x[by_y][by_xy], y_ranks[by_xy]
+    runs_x, runs_xy = _run_lengths([xs]), _run_lengths([xs, ranks])
+    discordant = int(discordant_pairs(ranks, np.array([n]), np.array([int(y_ranks[-1]) + 1]))[0])
+    return PairCounts(n, tied_pairs(runs_x), tied_pairs(_run_lengths([ys])), tied_pairs(runs_xy), discordant)
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b between two 1-D arrays of equal length n (ties allowed in both).
+
+    Equals ``scipy.stats.kendalltau(x, y).statistic`` (counts by :func:`pair_counts`, then scipy's formula).
+    Used for the official 1000-config protocol, where duplicated sampled configs tie in both x and y, and
+    for predictions (x = predicted runtimes, y = runtimes: tied predictions are ties, as the official
+    ``layout_evaluate.py`` scores model outputs).
+
+    Raises:
+        ValueError: x and y differ in length.
+        UndefinedMetricError: tau-b is undefined (n < 2, x or y constant; scipy returns NaN), or NaN in x or y.
+    """
+    counts = pair_counts(x, y)
+    return _defined_tau(*tau_b_from_counts(*counts), counts.n)
+
+
+def opa_from_counts(n, x_tied, y_tied, xy_tied, discordant) -> tuple[np.ndarray, np.ndarray]:
+    """Ordered pair accuracy from pair counts (x predicted, y runtimes), for many graphs at once.
+
+    Args (integers, or int64 arrays of one shape): as :func:`tau_b_from_counts`.
+
+    Returns:
+        ``(opa, defined)``, float64 and bool arrays of the inputs' shape: ``opa`` is
+        ``concordant / (pairs - y_tied)``, with ``concordant = pairs - x_tied - y_tied + xy_tied - discordant``
+        (the pairs of different runtimes that x orders the same way, strictly: a pair tied in x is not
+        correctly ordered), where ``defined`` (some pair has different runtimes), else 0.0.
+    """
+    n, x_tied, y_tied, xy_tied, discordant = (np.asarray(v, dtype=np.int64)
+                                              for v in (n, x_tied, y_tied, xy_tied, discordant))
+    total = n * (n - 1) // 2
+    valid_pairs = total - y_tied
+    defined = valid_pairs > 0
+    concordant = total - x_tied - y_tied + xy_tied - discordant
+    with np.errstate(divide="ignore", invalid="ignore"):
+        opa = concordant / valid_pairs
+    return np.where(defined, opa, 0.0), defined
+
+
+def ordered_pair_accuracy(predictions: np.ndarray, runtimes: np.ndarray) -> float:
+    """Ordered pair accuracy (OPA) of predicted runtimes against measured ones, in [0, 1].
+
+    Over the pairs (i, j) with ``runtimes[i] < runtimes[j]`` (pairs of equal runtimes are left out), the
+    fraction with ``predictions[i] < predictions[j]`` strictly: a pair the predictions tie counts as not
+    correctly ordered. This is TF-Ranking's ``OPAMetric`` (``tfr.keras.metrics.OPAMetric``, the official
+    baselines' ``val_opa``) with relevance = faster, i.e. score = -prediction. With no tie in either array it
+    equals ``(tau_a + 1) / 2``. O(n log n) (:func:`pair_counts`).
+
+    Args:
+        predictions: (c,) predicted runtimes, or any scores where lower means faster (a ranking's ranks).
+        runtimes: (c,) measured runtimes (ns; only their order matters).
+
+    Raises:
+        ValueError: the arrays differ in length.
+        UndefinedMetricError: no pair of different runtimes (c < 2, or constant runtimes), or NaN in either.
+    """
+    counts = pair_counts(predictions, runtimes)
+    opa, defined = opa_from_counts(*counts)
+    if not defined:
+        raise UndefinedMetricError(f"OPA is undefined: no pair of the {counts.n} runtimes differs (fewer than 2 "
+                                   "configs, or constant runtimes)")
+    return float(opa)
 
 
 def ranking_tau_b(runtimes_in_predicted_order: np.ndarray) -> float:
@@ -185,24 +276,71 @@ def best_of_top_k_ratio(runtimes_in_predicted_order: np.ndarray, best: float, k:
     return ratio
 
 
-def tile_score(ratio_top5: float | np.ndarray) -> float | np.ndarray:
+def tile_score_from_ratio(ratio_top5: float | np.ndarray) -> float | np.ndarray:
     """Kaggle tile score from :func:`best_of_top_k_ratio` with k = 5: ``2 - ratio`` (1 is perfect, unbounded below).
 
     Raises:
         UndefinedMetricError: a ratio is NaN.
     """
-    _check_no_nan("tile_score", ratio_top5)
+    _check_no_nan("tile_score_from_ratio", ratio_top5)
     return 2.0 - ratio_top5
 
 
-def top_k_error(ratio_top_k: float | np.ndarray) -> float | np.ndarray:
+def error_from_ratio(ratio_top_k: float | np.ndarray) -> float | np.ndarray:
     """Paper top-K error / layout slowdown@k from :func:`best_of_top_k_ratio`: ``ratio - 1`` (0 is perfect).
 
     Raises:
         UndefinedMetricError: a ratio is NaN.
     """
-    _check_no_nan("top_k_error", ratio_top_k)
+    _check_no_nan("error_from_ratio", ratio_top_k)
     return ratio_top_k - 1.0
+
+
+def _predicted_top_k_ratio(name: str, predictions: np.ndarray, runtimes: np.ndarray, k: int) -> float:
+    """``min(runtimes[argsort(predictions, stable)[:k]]) / min(runtimes)``, checked."""
+    predictions = np.asarray(predictions).reshape(-1)
+    runtimes = np.asarray(runtimes).reshape(-1)
+    if predictions.size != runtimes.size:
+        raise ValueError(f"{name}: predictions and runtimes must have the same length, got {predictions.size} "
+                         f"and {runtimes.size}")
+    if k < 1:
+        raise ValueError(f"{name}: k must be 1 or more, not {k}")
+    _check_no_nan(name, predictions, runtimes)
+    if runtimes.size == 0:
+        raise UndefinedMetricError(f"{name}: no configuration given")
+    ranked = runtimes[np.argsort(predictions, kind="stable")[:k]]
+    return best_of_top_k_ratio(ranked, runtimes.min(), k)
+
+
+def slowdown(predictions: np.ndarray, runtimes: np.ndarray, k: int) -> float:
+    """Layout slowdown@k (official ``layout_evaluate.py``): ``min(runtimes of the k configs predicted fastest) /
+    min(runtimes) - 1``; 0 when the fastest config is among them.
+
+    Args:
+        predictions: (c,) predicted runtimes or scores, lower = faster; the top k are the first k of their
+            stable argsort (ties: lower config index first); all c when k >= c.
+        runtimes: (c,) measured runtimes (ns).
+        k: how many configs predicted fastest count (1, 10, 100 in the reports).
+
+    Raises:
+        ValueError: the arrays differ in length, or k < 1.
+        UndefinedMetricError: no config, NaN in either array, or a best runtime that is not finite and positive.
+    """
+    return float(error_from_ratio(_predicted_top_k_ratio("slowdown", predictions, runtimes, k)))
+
+
+def top_k_error(predictions: np.ndarray, runtimes: np.ndarray, k: int) -> float:
+    """Tile top-K error (paper; official ``tpu_graphs/baselines/tiles/metrics.py`` ``top_error_performance``):
+    ``min(runtimes of the k configs predicted fastest) / min(runtimes) - 1``, the same formula as
+    :func:`slowdown`. Arguments, top-k rule and errors: as :func:`slowdown`."""
+    return float(error_from_ratio(_predicted_top_k_ratio("top_k_error", predictions, runtimes, k)))
+
+
+def tile_score(predictions: np.ndarray, runtimes: np.ndarray, k: int = 5) -> float:
+    """Kaggle tile score of one graph: ``2 - min(runtimes of the k configs predicted fastest) / min(runtimes)``,
+    K = 5 (1 when the fastest config is among them; unbounded below). Arguments, top-k rule and errors: as
+    :func:`slowdown` (runtimes: tile runtimes, by default divided by the normalizer)."""
+    return float(tile_score_from_ratio(_predicted_top_k_ratio("tile_score", predictions, runtimes, k)))
 
 
 def first_k_minima(values: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:

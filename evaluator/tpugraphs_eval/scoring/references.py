@@ -23,7 +23,7 @@ import numpy as np
 from ..dataset import TILE_TOP_K
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .layout import tau_b_or_nan
+from .layout import pair_metrics
 from .metrics import tau_b_from_counts
 
 
@@ -74,7 +74,7 @@ def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = 
     for g, runtime in enumerate(truth.runtimes):
         rank_of = np.empty(runtime.size, dtype=np.int64)
         rank_of[np.argsort(runtime, kind="stable")] = np.arange(runtime.size)
-        out[g] = tau_b_or_nan(rank_of[sampled[g]], runtime[sampled[g]])
+        out[g] = pair_metrics(rank_of[sampled[g]], runtime[sampled[g]])[0]
     return out
 
 

@@ -22,7 +22,7 @@ from ..submission.validation import ParsedSubmission
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
 from .layout import GraphMetrics, score_all_configs, score_official
-from .metrics import defined_mean, first_k_minima, tile_score, top_k_error
+from .metrics import defined_mean, error_from_ratio, first_k_minima, tile_score_from_ratio
 
 TOP_K_ERRORS = ks("top_k_error")
 """K of the tile top-K errors (:data:`..rules.metric_table.METRICS`)."""
@@ -96,8 +96,8 @@ class CollectionResult:
         return [i for i, v in zip(self.ids, values) if math.isnan(v)]
 
 
-def _tile(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
-    """Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
+def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
+    """Tile score and top-K errors of every graph of a collection (every graph has a ranking). Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
 
     The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined): from 5
     entries the paper's top-10 error cannot be told, and the top-5 value is not it (SPEC §3.1, amended).
@@ -105,9 +105,9 @@ def _tile(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     ratios = {k: first_k_minima(values, lengths, k) / truth.best for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
-    metrics = {"score": tile_score(ratios[TILE_TOP_K])}
+    metrics = {"score": tile_score_from_ratio(ratios[TILE_TOP_K])}
     listed_enough = {k: lengths >= np.minimum(k, truth.graphs.n_configs) for k in TOP_K_ERRORS}
-    metrics.update({f"top{k}_error": np.where(listed_enough[k], top_k_error(ratios[k]), np.nan) for k in TOP_K_ERRORS})
+    metrics.update({f"top{k}_error": np.where(listed_enough[k], error_from_ratio(ratios[k]), np.nan) for k in TOP_K_ERRORS})
     return GraphMetrics(metrics, lengths)
 
 
@@ -133,7 +133,7 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
     for name, collection_truth in truth.collections.items():
         graphs = collection_truth.graphs
         if graphs.collection.kind == "tile":
-            per_graph, n_scored = _tile(collection_truth, parsed.rankings[name])
+            per_graph, n_scored = tile_metrics(collection_truth, parsed.rankings[name])
         else:
             per_graph, n_scored = by_name[name]
         results[name] = CollectionResult(graphs.collection, graphs.ids, per_graph, n_scored)

@@ -1,0 +1,382 @@
+"""Predictions instead of a ranking: each graph's predicted runtime of every configuration, validated like a
+submission (every problem in one pass, each with a code of :mod:`.problems`, its line and ID).
+
+Three sources, one checker:
+- a mapping ``{ID: array}`` (the API, e.g. a model's outputs inside a training loop);
+- a table ``ID, config, prediction`` (one row per graph and configuration, any row order), as Parquet or CSV;
+- an ``.npz`` archive with one array per graph, the member named by the graph's ID.
+
+Arrays are indexed by configuration (``array[i]`` predicts config i; length c). With the official sampled
+configs (``--configs official``) a layout graph needs only its sampled configs: a table may list just those,
+and an array may instead be aligned with the official list (length m of the list, duplicates included; an
+array of length c is read by configuration). Lower = faster; only the order of a graph's predictions counts.
+How they are scored: :mod:`..scoring.predictions`; how that differs from a ranking: docs/metrics.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..dataset import split_submission_id
+from ..display import shorten
+from ..errors import UsageError
+from ..truth.eval_indices import EvalIndices
+from ..truth.groundtruth import RowSpec, SplitCatalog
+from .hints import IdHints, code_of
+from .problems import Mode, ProblemLog, preview
+from .validation import ParsedSubmission, Validation, _missing_ids
+
+COLUMNS = ("ID", "config", "prediction")
+"""The columns of a predictions table (any order)."""
+PredictionsSource = Mapping[str, Any] | str | os.PathLike
+"""What :func:`validate_predictions` reads: ``{ID: (c,) array}``, or the path of a Parquet, CSV or npz file."""
+_NOTHING_READ = ("EMPTY_FILE", "PREDICTIONS_UNREADABLE", "PREDICTIONS_COLUMNS")
+"""Problems that mean no prediction could be read."""
+_NPZ_SLACK_BYTES = 1 << 16
+"""An npz member may exceed 8 bytes per expected value by this much (the .npy header) before it is refused
+unread (a member declaring a huge array)."""
+
+
+@dataclass
+class ParsedPredictions:
+    """What scoring needs from valid predictions.
+
+    Attributes:
+        values: collection name → graph position → (k,) float64 finite predictions of the scored entries:
+            every config (k = c), or with the official protocol a layout graph's sampled configs in the
+            list's order, duplicates included (k = m).
+    """
+
+    values: dict[str, dict[int, np.ndarray]] = field(default_factory=dict)
+
+
+class _Checker:
+    """Collects the problems of one set of predictions and the arrays of the graphs without any."""
+
+    def __init__(self, catalog: SplitCatalog, sampled: EvalIndices | None, mode: Mode) -> None:
+        self.catalog, self.sampled = catalog, sampled or {}
+        self.log = ProblemLog(mode)
+        self.hints = IdHints(catalog)
+        self.seen: dict[str, int] = {}  # known IDs given → line (0 when there is none)
+        self.absent: dict[str, int] = {}  # collections absent or left out → entries given
+        self.parsed = ParsedPredictions({name: {} for name in catalog.collections})
+
+    def spec(self, graph_id: str, line: int | None) -> RowSpec | None:
+        """The graph's row spec, or None after logging why the ID is not scored."""
+        spec = self.catalog.row_specs.get(graph_id)
+        if spec is not None:
+            self.seen[graph_id] = line or 0
+            return spec
+        parts = split_submission_id(graph_id.strip())
+        if parts is not None and parts[0].name not in self.catalog.collections:
+            self.absent[parts[0].name] = self.absent.get(parts[0].name, 0) + 1
+        elif self.log.listing(code_of(graph_id)):
+            self.log.add(*self.hints.explain(graph_id), line=line, id=shorten(graph_id))
+        else:
+            self.log.add(code_of(graph_id), "", line=line)
+        return None
+
+    def official(self, spec: RowSpec) -> np.ndarray | None:
+        """The graph's official sampled configs ((m,) int64), or None when every config is scored."""
+        return self.sampled.get(spec.collection, {}).get(spec.position) if spec.kind == "layout" else None
+
+    def finite(self, graph_id: str, values: np.ndarray, where: Callable[[np.ndarray], str],
+               line: Callable[[np.ndarray], int | None]) -> bool:
+        """Log NaN and infinite predictions (``where`` names the entries at some positions); True when none."""
+        ok = True
+        for code, bad, what in (("PREDICTION_NAN", np.isnan(values), "NaN"),
+                                ("PREDICTION_INFINITE", np.isinf(values), "infinite")):
+            at = np.flatnonzero(bad)
+            if at.size:
+                ok = False
+                self.log.add(code, f"{at.size} of {values.size} predictions are {what}: {where(at)}.",
+                             line=line(at), id=graph_id)
+        return ok
+
+    def store(self, spec: RowSpec, values: np.ndarray) -> None:
+        self.parsed.values[spec.collection][spec.position] = values
+
+    def finish(self, n_rows: int, sha256: str) -> tuple[Validation, ParsedPredictions]:
+        for name, n in self.absent.items():
+            if name in self.catalog.left_out:
+                self.log.add("COLLECTION_NOT_SELECTED", f"{n} prediction(s) of {name} graphs are not scored: "
+                             f"--collections leaves {name} out.")
+            else:
+                self.log.add("COLLECTION_ABSENT", f"{n} prediction(s) of {name} graphs are not scored: the "
+                             f"{self.catalog.root.noun} has no {name} {self.catalog.split} graphs.")
+        unread = any(self.log.counts[code] for code in _NOTHING_READ)  # one problem says so: no MISSING_IDS
+        missing = {} if unread else _missing_ids(self.catalog, self.seen, self.log)
+        validation = Validation(self.log.mode, self.log.listed(), self.log.counts, ParsedSubmission(), missing,
+                                sha256, n_rows)
+        return validation, self.parsed
+
+
+# --- arrays: a mapping or an npz archive ---------------------------------------------------------------
+
+def _check_array(checker: _Checker, graph_id: str, spec: RowSpec, array: np.ndarray) -> None:
+    """One graph's array: numbers, 1-D, of length c (or the official list's m), finite."""
+    sampled = checker.official(spec)
+    lengths = [spec.n_configs] + ([sampled.size] if sampled is not None and sampled.size != spec.n_configs else [])
+    if array.dtype.kind not in "iuf":
+        checker.log.add("PREDICTION_NOT_NUMBER", f"the predictions are of type {array.dtype}, not numbers.",
+                        id=graph_id)
+        return
+    if array.ndim != 1 or array.size not in lengths:
+        want = " or ".join(f"({n},)" for n in lengths)
+        checker.log.add("PREDICTION_WRONG_SHAPE", f"the predictions have shape {array.shape}; this graph needs "
+                        f"{want}: one prediction per configuration"
+                        + (" (or per entry of the official list)" if len(lengths) > 1 else "") + ".", id=graph_id)
+        return
+    values = array.astype(np.float64)
+    if not checker.finite(graph_id, values, lambda at: f"entries {preview(at.tolist())}", lambda at: None):
+        return
+    checker.store(spec, values[sampled] if sampled is not None and values.size == spec.n_configs else values)
+
+
+def _array_digest(digest, graph_id: str, array: np.ndarray) -> None:
+    digest.update(f"{graph_id}\0{array.dtype.str}\0{array.shape}\0".encode())
+    digest.update(np.ascontiguousarray(array).tobytes())
+
+
+def _check_mapping(checker: _Checker, items: Iterable[tuple[str, Any]]) -> str:
+    """Check every ``(ID, array)``; returns a sha256 over the IDs and the arrays' bytes, in the order given."""
+    digest = hashlib.sha256()
+    for graph_id, value in items:
+        graph_id = str(graph_id)
+        spec = checker.spec(graph_id, None)
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError) as err:  # ragged nested lists
+            if spec is not None:
+                checker.log.add("PREDICTION_NOT_NUMBER", f"the predictions are not an array of numbers ({err}).",
+                                id=graph_id)
+            continue
+        _array_digest(digest, graph_id, array)
+        if spec is not None:
+            _check_array(checker, graph_id, spec, array)
+    return digest.hexdigest()
+
+
+def _check_npz(checker: _Checker, path: Path) -> tuple[int, str]:
+    """The arrays of an npz archive, member by member (a member larger than any graph needs is not read)."""
+    digest = hashlib.sha256()
+    longest = max((int(g.n_configs.max()) for g in checker.catalog.collections.values() if g.n_configs.size),
+                  default=0)
+    longest = max([longest, *(int(s.size) for lists in checker.sampled.values() for s in lists.values())])
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as err:
+        checker.log.add("PREDICTIONS_UNREADABLE", f"the npz archive cannot be read: {err}.")
+        return 0, digest.hexdigest()
+    n = 0
+    with archive:
+        for info in archive.infolist():
+            if info.is_dir():
+                continue
+            n += 1
+            graph_id = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            spec = checker.spec(graph_id, None)
+            if spec is None:
+                continue
+            if info.file_size > 8 * longest + _NPZ_SLACK_BYTES:
+                checker.log.add("PREDICTION_WRONG_SHAPE", f"the member holds {info.file_size:,} bytes, more than "
+                                f"{longest:,} predictions need: it is not read.", id=graph_id)
+                continue
+            try:
+                with archive.open(info) as member:
+                    array = np.lib.format.read_array(member, allow_pickle=False)
+            except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+                checker.log.add("PREDICTION_NOT_NUMBER", f"the member is not a .npy array of numbers ({err}).",
+                                id=graph_id)
+                continue
+            _array_digest(digest, graph_id, array)
+            _check_array(checker, graph_id, spec, array)
+    return n, digest.hexdigest()
+
+
+# --- a table: Parquet or CSV -----------------------------------------------------------------------------
+
+class _Table:
+    """A predictions table read whole: the three columns as numpy arrays, with where each row came from."""
+
+    def __init__(self, frame, csv: bool) -> None:
+        import polars as pl
+
+        self.csv = csv
+        self.n_rows = frame.height
+        raw_config = frame["config"]
+        self.config_text = raw_config.cast(pl.Utf8, strict=False).to_numpy()
+        if raw_config.dtype.is_float():  # Parquet: whole numbers stored as floats are configs, others are not
+            values = raw_config.fill_null(np.nan).to_numpy().astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                whole = np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**62)
+            self.config = np.where(whole, values, -1).astype(np.int64)
+        else:
+            self.config = raw_config.cast(pl.Int64, strict=False).fill_null(-1).to_numpy().astype(np.int64)
+        prediction = frame["prediction"].cast(pl.Float64, strict=False)
+        self.not_number = prediction.is_null().to_numpy()
+        self.prediction = prediction.fill_null(0.0).to_numpy()
+        self.prediction_text = frame["prediction"].cast(pl.Utf8, strict=False).to_numpy()
+        grouped = (frame.select(pl.col("ID").cast(pl.Utf8, strict=False).fill_null(""))
+                   .with_row_index("row").group_by("ID", maintain_order=True).agg(pl.col("row")))
+        self.groups = [(graph_id, np.asarray(rows, dtype=np.int64))
+                       for graph_id, rows in zip(grouped["ID"].to_list(), grouped["row"].to_list())]
+
+    def line(self, row: int) -> int | None:
+        """The CSV line of a row (the header is line 1); None for Parquet (messages name the row)."""
+        return row + 2 if self.csv else None
+
+    def where(self, rows: np.ndarray, text: np.ndarray | None = None) -> str:
+        """``line 5 (`abc`), line 9 (`x`)`` or ``row 4, row 8``: a few of the rows, for messages."""
+        word = "line" if self.csv else "row"
+        offset = 2 if self.csv else 1
+        shown = [f"{word} {r + offset}" + (f" (`{shorten(str(text[r]))}`)" if text is not None else "")
+                 for r in rows[:5].tolist()]
+        return preview(shown + [None] * (rows.size - len(shown)))
+
+
+def _check_table_graph(checker: _Checker, table: _Table, graph_id: str, spec: RowSpec, rows: np.ndarray) -> None:
+    """The rows of one graph: configs that exist, each once, every scored one present; numbers, finite."""
+    c = spec.n_configs
+    sampled = checker.official(spec)
+    first_line = table.line(int(rows[0]))
+    config = table.config[rows]
+    ok = True
+    bad_config = (config < 0) | (config >= c)
+    if bad_config.any():
+        ok = False
+        at = rows[bad_config]
+        checker.log.add("PREDICTION_BAD_CONFIG", f"{at.size} row(s) name no configuration of this graph (it has "
+                        f"{c}, numbered 0..{c - 1}): {table.where(at, table.config_text)}.",
+                        line=table.line(int(at[0])), id=graph_id)
+    good = ~bad_config
+    order = np.argsort(config[good], kind="stable")
+    configs, good_rows = config[good][order], rows[good][order]
+    repeated = np.flatnonzero(configs[1:] == configs[:-1]) + 1  # the second and later rows of a config
+    if repeated.size:
+        ok = False
+        again = np.sort(good_rows[repeated])
+        names = np.unique(configs[repeated])
+        checker.log.add("PREDICTION_DUPLICATE_CONFIG", f"{names.size} configuration(s) have more than one row "
+                        f"(config {preview(names.tolist())}): {table.where(again)}.",
+                        line=table.line(int(again[0])), id=graph_id)
+    needed = np.arange(c) if sampled is None else np.unique(sampled)
+    absent = needed[~np.isin(needed, configs)]
+    if absent.size:
+        ok = False
+        scope = "" if sampled is None else " of the official sampled configs"
+        checker.log.add("PREDICTION_MISSING_CONFIGS", f"{absent.size} of the {needed.size} configurations{scope} "
+                        f"have no prediction: {preview(absent.tolist())}.", line=first_line, id=graph_id)
+    not_number = table.not_number[rows]
+    if not_number.any():
+        ok = False
+        at = rows[not_number]
+        checker.log.add("PREDICTION_NOT_NUMBER", f"{at.size} prediction(s) are empty or not numbers: "
+                        f"{table.where(at, table.prediction_text)}.", line=table.line(int(at[0])), id=graph_id)
+    values = table.prediction[rows]
+    if not checker.finite(graph_id, np.where(not_number, 0.0, values), lambda at: table.where(rows[at]),
+                          lambda at: table.line(int(rows[at[0]]))):
+        ok = False
+    if ok:
+        by_config = np.empty(c, dtype=np.float64)
+        by_config[configs] = table.prediction[good_rows]
+        checker.store(spec, by_config if sampled is None else by_config[sampled])
+
+
+def _check_table(checker: _Checker, path: Path, csv: bool) -> int:
+    import polars as pl
+
+    try:
+        frame = pl.read_csv(path, infer_schema=False) if csv else pl.read_parquet(path)
+    except Exception as err:  # polars raises many kinds (ComputeError, NoDataError, OSError, ...)
+        what = "CSV" if csv else "Parquet"
+        checker.log.add("PREDICTIONS_UNREADABLE", f"the file cannot be read as a {what} table "
+                        f"({type(err).__name__}: {shorten(str(err).splitlines()[0] if str(err) else '')}).")
+        return 0
+    frame = frame.rename({name: name.lstrip("\ufeff").strip() for name in frame.columns})
+    if sorted(frame.columns) != sorted(COLUMNS):
+        checker.log.add("PREDICTIONS_COLUMNS", f"the table has the columns {', '.join(map(repr, frame.columns))}; "
+                        f"a predictions table has exactly {', '.join(COLUMNS)} (one row per graph and config).",
+                        line=1 if csv else None)
+        return frame.height
+    table = _Table(frame, csv)
+    for graph_id, rows in table.groups:
+        spec = checker.spec(graph_id, table.line(int(rows[0])))
+        if spec is not None:
+            _check_table_graph(checker, table, graph_id, spec, rows)
+    return table.n_rows
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _open_path(path: Path) -> bytes:
+    """The first bytes of the predictions file (its format), or a coded UsageError."""
+    if not path.exists():
+        raise UsageError(f"predictions file {path} does not exist", code="SUBMISSION_NOT_FOUND")
+    if not path.is_file():
+        raise UsageError(f"predictions file {path} is not a regular file", code="SUBMISSION_NOT_A_FILE")
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4)
+    except OSError as err:
+        raise UsageError(f"predictions file {path} cannot be read: {err.strerror or err}",
+                         code="SUBMISSION_UNREADABLE") from None
+
+
+def validate_predictions(source: PredictionsSource, catalog: SplitCatalog, *, sampled: EvalIndices | None = None,
+                         mode: Mode = "strict") -> tuple[Validation, ParsedPredictions]:
+    """Check predictions against the graphs of a split, every problem in one pass.
+
+    Args:
+        source: ``{ID: array}`` (array: (c,) predicted runtimes of configs 0..c-1, any numeric dtype; with
+            ``sampled``, a layout graph's may instead be (m,), aligned with its official list), or the path of
+            a Parquet or CSV table with the columns ``ID, config, prediction`` or of an ``.npz`` archive of
+            such arrays named by ID (the format is told by the file's first bytes).
+        catalog: the split's graphs and config counts.
+        sampled: the official sampled configs (``--configs official``), or None: every config is scored.
+        mode: ``strict`` or ``lenient``; the prediction codes are errors in both.
+
+    Returns:
+        The :class:`Validation` (problems with codes ``PREDICTION_*`` / ``PREDICTIONS_*``, ``UNKNOWN_ID``,
+        ``MISSING_IDS`` ...; ``n_rows``: table rows or arrays given; ``sha256``: of the file, or over the
+        mapping's IDs and array bytes) and the :class:`ParsedPredictions` (complete only when valid). Never
+        raises for bad content.
+
+    Raises:
+        UsageError: the path does not exist (``SUBMISSION_NOT_FOUND``), is not a regular file
+            (``SUBMISSION_NOT_A_FILE``) or cannot be read (``SUBMISSION_UNREADABLE``); ``source`` is neither a
+            mapping nor a path.
+    """
+    checker = _Checker(catalog, sampled, mode)
+    if isinstance(source, Mapping):
+        sha256 = _check_mapping(checker, source.items())
+        return checker.finish(len(source), sha256)
+    if not isinstance(source, (str, os.PathLike)):
+        raise UsageError(f"predictions are a mapping {{ID: array}} or the path of a Parquet, CSV or npz file, not "
+                         f"{type(source).__name__}")
+    path = Path(source)
+    magic = _open_path(path)
+    if magic.startswith(b"PK"):
+        n_rows, _ = _check_npz(checker, path)
+    elif magic == b"PAR1":
+        n_rows = _check_table(checker, path, csv=False)
+    elif not magic:
+        checker.log.add("EMPTY_FILE", "the predictions file is empty.")
+        n_rows = 0
+    else:
+        n_rows = _check_table(checker, path, csv=True)
+    return checker.finish(n_rows, _file_digest(path))
