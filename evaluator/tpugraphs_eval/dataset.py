@@ -92,3 +92,22 @@ def split_submission_id(submission_id: str) -> tuple[Collection, str] | None:
 def submission_id(collection: Collection, graph: str) -> str:
     """The submission ID of ``graph`` in ``collection``: ``"<collection>:<graph>"``."""
     return f"{collection.name}:{graph}"
+
+
+def graph_names_digest(names: dict[str, tuple[str, ...]] | dict[str, list[str]]) -> str:
+    """The sha256 (hex) of a split's graph names: one ``collection<TAB>name`` line per graph, sorted, UTF-8.
+    ``names``: collection name → its graph names (any order)."""
+    import hashlib
+
+    lines = sorted(f"{collection}\t{name}\n" for collection, graph_names in names.items() for name in graph_names)
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+
+
+DEMO_GRAPH_NAMES_SHA256 = {
+    "train": "334b680f3acaa7701fed16861be5c4ac3df5e663a8ac5d6c11e89c0dd883a50d",
+    "valid": "58fe2635ea3a095f0c2ab18288c6d3be5e010d2e52e5e61e072e6996fffcdf96",
+    "test": "748982d29e327153155eefb30039e712a274c69056926f2c0e6a636a8c3eda3b",
+}
+"""Split → :func:`graph_names_digest` of the bundled synthetic demo's graphs of that split
+(:mod:`tpugraphs_eval.demo.generate` makes them; tests/truth/test_solution_manifest.py checks these digests
+against it). The ground truth tells a copy of the demo's files by them without importing the demo."""

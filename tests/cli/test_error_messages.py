@@ -74,14 +74,17 @@ def _hostile(kind: str):
 
 
 def _split_too_large(tmp_path, tiny, solution):
-    """18 graphs whose config_runtime members each declare 60 MiB (holding 3 configs): 17 are corrupt, and the
-    18th would take the split past its 1 GiB cap: the read stops there, naming the split."""
+    """Graphs whose config_runtime members each declare the member cap (holding 3 configs), one more than the
+    split's 1 GiB cap holds: the files before are corrupt, and the last would take the split past its cap: the
+    read stops there, naming the split."""
     from handmade_npz import member
+
+    from tpugraphs_eval.truth.npzread import MAX_MEMBER_BYTES, MAX_SPLIT_BYTES
 
     folder = tmp_path / "root" / LAYOUT
     folder.mkdir(parents=True)
-    for k in range(18):
-        (folder / f"g{k:02}.npz").write_bytes(handmade_zip(member(size=60 << 20)))
+    for k in range(MAX_SPLIT_BYTES // MAX_MEMBER_BYTES + 1):
+        (folder / f"g{k:03}.npz").write_bytes(handmade_zip(member(size=MAX_MEMBER_BYTES)))
     return ["validate", tmp_path / "none.csv", "--data-root", tmp_path / "root", "--split", "test"], tmp_path / "root"
 
 

@@ -258,9 +258,14 @@ def organiser_tools_run(prepared: Path, tmp_path: Path, capsys) -> None:
         assert cli.main([str(subs / "learned.csv"), "--solution", str(solution), "--json", "-", "-q", *extra]) == 0
         report = json.loads(capsys.readouterr().out)
         assert report["split"] == "test"
-    assert board_cli.main(["build", str(subs), "--solution", str(solution), "-o", str(tmp_path / "board"),
+    teams = tmp_path / "teams"  # one team folder per submission, as a leaderboard's submissions folder holds them
+    for name in ("random", "learned", "sample"):
+        (teams / name).mkdir(parents=True)
+        shutil.copyfile(subs / f"{name}.csv", teams / name / f"{name}.csv")
+    assert board_cli.main(["build", str(teams), "--solution", str(solution), "-o", str(tmp_path / "board"),
                            "--no-progress", "--quiet", "--no-cache"]) == 0
-    assert (tmp_path / "board").is_dir() and any((tmp_path / "board").iterdir())
+    board = json.loads((tmp_path / "board" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert sorted(team["team"] for team in board["teams"]) == ["learned", "random", "sample"]
     assert cli.main(["export", "codabench", "--solution", str(solution), "-o", str(tmp_path / "bundle")]) == 0
     assert (tmp_path / "bundle" / "competition.yaml").is_file()
     assert cli.main(["export", "kaggle-metric", "-o", str(tmp_path / "metric.py")]) == 0

@@ -92,3 +92,19 @@ def test_a_copy_of_the_demo_files_is_built_as_synthetic(demo_root, tmp_path):
     solution = tmp_path / "test.parquet"
     assert build_solution(resolve_data_root(str(root)), "test", solution)["synthetic"] is True
     assert load_solution(solution).catalog.root.synthetic
+
+
+def test_the_demo_names_digests_are_the_generated_demos():
+    """dataset.DEMO_GRAPH_NAMES_SHA256 (how truth/ tells the demo's rows without importing demo/) equals the digest
+    of the names demo/generate.py makes, split by split; a generator change that renames graphs fails here."""
+    from tpugraphs_eval.dataset import COLLECTIONS, DEMO_GRAPH_NAMES_SHA256, SPLITS, graph_names_digest
+    from tpugraphs_eval.demo import generate
+
+    for split in SPLITS:
+        names = {c.name: generate.tile_names(split) if c.kind == "tile" else [row[0] for row in
+                                                                              generate.layout_graphs(c, split)]
+                 for c in COLLECTIONS}
+        assert graph_names_digest(names) == DEMO_GRAPH_NAMES_SHA256[split]
+    # the digest is of the set of (collection, name) lines: order-free, and one renamed graph changes it
+    assert graph_names_digest({"tile:xla": ["b", "a"]}) == graph_names_digest({"tile:xla": ["a", "b"]})
+    assert graph_names_digest({"tile:xla": ["a"]}) != graph_names_digest({"layout:xla:default": ["a"]})

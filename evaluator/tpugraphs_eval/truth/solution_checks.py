@@ -6,7 +6,6 @@ Each failed check is a :class:`DataError` with a ``SOLUTION_*`` code of :data:`e
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..dataset import BY_NAME, COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
+from ..dataset import BY_NAME, DEMO_GRAPH_NAMES_SHA256, REAL_GRAPH_COUNTS, SPLITS, graph_names_digest
 from ..errors import DataError
 from .groundtruth import GraphsRead, runtimes_sha256
 
@@ -148,25 +147,16 @@ def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: d
                         "not be reported as real, nor one split as another)", code="SOLUTION_MANIFEST_MISMATCH")
 
 
-@functools.cache
-def _demo_names() -> dict[str, dict[str, tuple[str, ...]]]:
-    """Per split, the graph names of each collection of the bundled synthetic demo (sorted; no arrays made)."""
-    from ..demo import generate
-
-    return {split: {c.name: tuple(sorted(generate.tile_names(split) if c.kind == "tile" else
-                                         [row[0] for row in generate.layout_graphs(c, split)]))
-                    for c in COLLECTIONS} for split in SPLITS}
-
-
 def rows_split(read: GraphsRead) -> tuple[str, bool] | None:
     """The split the rows' graphs show, when they show one: ``(split, True)`` when they are exactly the graphs of
-    that split of the bundled synthetic demo (their names, :mod:`tpugraphs_eval.demo.generate`); ``(split,
+    that split of the bundled synthetic demo (their names' digest, :data:`..dataset.DEMO_GRAPH_NAMES_SHA256`); ``(split,
     False)`` when every collection has the real dataset's graph count of that split
     (:data:`tpugraphs_eval.dataset.REAL_GRAPH_COUNTS`, which differ between splits); else None (a partial or
     held-out split, any other data)."""
     names = {c.name: tuple(sorted(name for name, _ in graphs)) for c, graphs in read.items()}
-    for split, demo in _demo_names().items():
-        if names == demo:
+    digest = graph_names_digest(names)
+    for split, demo in DEMO_GRAPH_NAMES_SHA256.items():
+        if digest == demo:
             return split, True
     counts = {name: len(graphs) for name, graphs in names.items()}
     for split in SPLITS:
