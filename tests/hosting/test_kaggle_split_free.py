@@ -181,3 +181,17 @@ def test_the_whole_file_check_cuts_ids_in_its_problems():
     (line, graph_id, code, _), = err.value.problems
     assert (line, code) == (3, "UNKNOWN_ID")
     assert graph_id == huge[:100] + "…(10000009 characters)" and len(str(err.value)) < 1000
+
+
+def test_export_writes_the_solution_table_to_upload(demo_solution, tmp_path, capsys):
+    """`export kaggle-metric --solution S --solution-csv T`: T is `solution_frame(S)` as CSV (one row per graph,
+    Usage Public/Private), read back as Kaggle reads it; either option alone is a usage error (exit 2)."""
+    table = tmp_path / "solution.csv"
+    assert cli.main(["export", "kaggle-metric", "-o", str(tmp_path / "metric.py"), "--solution", str(demo_solution),
+                     "--solution-csv", str(table)]) == 0
+    read = pd.read_csv(table, dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(read, solution_frame(demo_solution).astype(str))
+    assert list(read.columns) == ["ID", "runtimes", "normalizers", "Usage"] and set(read.Usage) == {"Public", "Private"}
+    capsys.readouterr()
+    assert cli.main(["export", "kaggle-metric", "-o", str(tmp_path / "m2.py"), "--solution-csv", str(table)]) == 2
+    assert "go together" in capsys.readouterr().err and not (tmp_path / "m2.py").exists()
