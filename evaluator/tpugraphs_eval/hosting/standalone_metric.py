@@ -60,7 +60,9 @@ class ParticipantVisibleError(Exception):
     """A mistake in the submission, explained to the participant; never shows a ground-truth runtime.
 
     Attributes:
-        problems: every error found, as (line, ID, code, message); line is the CSV line (header = 1).
+        problems: from :func:`validate` and :func:`collection_scores` (the whole file), every error found, as
+            (line, ID, code, message), line being the CSV line (header = 1) and the ID cut by :func:`cut`; from
+            :func:`score` (one Usage subset), (None, None, code, meaning) per code, as its message.
     """
 
     def __init__(self, message, problems=()):
