@@ -65,6 +65,8 @@ def _in_package(module, solution: pd.DataFrame, submission: pd.DataFrame) -> dic
         value = module.score(solution, submission, "ID")
         return {"kind": "score", "value": None if np.isnan(value) else value}
     except Exception as err:  # noqa: BLE001 - the outcome is compared below
+        if type(err).__name__ == "ParticipantVisibleError":  # no chained exception holds a line or an ID
+            assert err.__context__ is None and err.__cause__ is None
         return {"kind": type(err).__name__, "message": str(err),
                 "problems": [list(p) for p in getattr(err, "problems", [])]}
 

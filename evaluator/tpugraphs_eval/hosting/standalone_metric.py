@@ -389,12 +389,15 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
         ValueError: the solution table is malformed (:func:`read_solution`), or defines no collection value
             (every graph a layout graph with fewer than 2 configs or constant runtimes): the organiser's side.
     """
+    problems = None
     try:
         overall = collection_scores(solution, submission, row_id_column_name, mode=mode,
                                     tile_runtime=tile_runtime)["overall"]
     except ParticipantVisibleError as err:
-        raise ParticipantVisibleError(split_free_message(err.problems), [
-            (None, None, code, _MEANING[code]) for code in _in_table_order({p[2] for p in err.problems})]) from None
+        problems = err.problems
+    if problems is not None:  # raised outside the handler: no __context__ holds the subset's lines and IDs
+        raise ParticipantVisibleError(split_free_message(problems), [
+            (None, None, code, _MEANING[code]) for code in _in_table_order({p[2] for p in problems})])
     if overall is None or not math.isfinite(overall):
         raise ValueError("the solution defines no collection value on these rows (every graph a layout graph with "
                          "fewer than 2 configurations or constant runtimes): nothing to score")
