@@ -61,21 +61,31 @@ def add_parser(commands) -> None:
     kaggle = targets.add_parser(
         "kaggle-metric", help="one self-contained Python file with Kaggle's score(solution, submission, row_id)",
         description="Write the metric as one Python file (numpy, pandas, scipy only) for Kaggle's metric "
-                    "notebooks; upload the solution table of `tpugraphs_eval.hosting.kaggle_metric.solution_frame`.")
+                    "notebooks; with --solution and --solution-csv, also the solution table to upload (with Usage).")
     kaggle.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the .py file to write")
+    kaggle.add_argument("--solution", type=Path, metavar="FILE",
+                        help="the solution file (`tpugraphs-eval solution build`) whose table --solution-csv writes")
+    kaggle.add_argument("--solution-csv", type=Path, metavar="FILE",
+                        help="write the solution table (ID, runtimes, normalizers, Usage) to upload to Kaggle")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``export`` (parsed ``args``); returns the exit code."""
     from ..hosting import codabench, metric_file
+    from .outputs import graphs_root, refuse_output_is_input
 
     if args.export_target == "mlebench":
         return _run_mlebench(args)
     if args.export_target == "kaggle-metric":
+        if (args.solution is None) != (args.solution_csv is None):
+            raise UsageError("--solution and --solution-csv go together: the solution file and the table to write")
+        refuse_output_is_input([("-o", args.output), ("--solution-csv", args.solution_csv)], [args.solution])
         metric_file.write_metric_file(args.output)
         print(f"wrote {safe(str(args.output))}: score(solution, submission, row_id_column_name)")
+        if args.solution is not None:
+            metric_file.write_solution_table(args.solution, args.solution_csv)
+            print(f"wrote {safe(str(args.solution_csv))}: the solution table to upload (Usage: Public/Private)")
         return EXIT_OK
-    from .outputs import graphs_root, refuse_output_is_input
 
     refuse_output_is_input([("-o", args.output), ("--zip", args.zip)],
                            [p for p in (args.solution, args.prepared) if p is not None], folders=["-o"],

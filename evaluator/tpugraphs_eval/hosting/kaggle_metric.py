@@ -33,12 +33,10 @@ from ..options import Options
 from ..truth.dataroot import DataRoot
 from ..truth.groundtruth import GraphRuntimes, GraphsRead, GroundTruth, build_ground_truth
 from ..truth.solution import read_solution
+from .standalone_metric import MAX_SHOWN, split_free_message
 
 if TYPE_CHECKING:
     import pandas as pd
-
-_SHOWN_PROBLEMS = 5
-
 
 class ParticipantVisibleError(Exception):
     """A mistake in the submission, explained to the participant; it never contains ground-truth runtimes."""
@@ -48,8 +46,8 @@ def _integers(text: object, what: str, graph_id: str) -> np.ndarray:
     values = [] if text is None or (isinstance(text, float) and np.isnan(text)) or str(text) == "" else str(text).split(";")
     try:
         return np.array([int(v) for v in values], dtype=np.int64)
-    except ValueError:
-        raise ValueError(f"solution row {graph_id}: {what} must be integers joined by ';'") from None
+    except (ValueError, OverflowError):
+        raise ValueError(f"solution row {shorten(graph_id)}: {what} must be integers joined by ';'") from None
 
 
 def _truth(solution: pd.DataFrame, row_id_column_name: str, tile_runtime: str) -> GroundTruth:
@@ -62,7 +60,7 @@ def _truth(solution: pd.DataFrame, row_id_column_name: str, tile_runtime: str) -
             index=False, name=None):
         parts = split_submission_id(str(graph_id))
         if parts is None:
-            raise ValueError(f"solution row {graph_id!r}: not a submission ID")
+            raise ValueError(f"solution row {shorten(repr(graph_id))}: not a submission ID")
         collection, name = parts
         runtime = _integers(runtimes, "runtimes", graph_id)
         normalizer = _integers(normalizers, "normalizers", graph_id) if collection.kind == "tile" else None
@@ -89,12 +87,15 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
 
     Returns:
         The unweighted mean of the collection values present (tile: mean Kaggle score; layout: mean
-        Kendall tau-b), exactly what ``tpugraphs-eval`` reports as ``overall``; NaN if no collection
-        value is defined.
+        Kendall tau-b), exactly what ``tpugraphs-eval`` reports as ``overall``: a finite float, never NaN.
 
     Raises:
-        ParticipantVisibleError: the submission is invalid (the first problems, with their codes).
-        ValueError: the solution table is malformed (the organiser's side).
+        ParticipantVisibleError: the submission is invalid. The platform calls ``score`` once per Usage
+            subset, so the message tells nothing of the split: the set of problem codes with their meanings
+            and the advice to run ``tpugraphs-eval validate`` for lines and IDs
+            (:func:`.standalone_metric.split_free_message`; docs/hosting.md).
+        ValueError: the solution table is malformed (a runtime that is zero or negative:
+            ``RUNTIME_NOT_POSITIVE``), or defines no collection value (the organiser's side).
 
     Examples:
         >>> import pandas as pd
@@ -108,24 +109,25 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
         >>> score(solution, bad, "ID")
         Traceback (most recent call last):
         ...
-        tpugraphs_eval.hosting.kaggle_metric.ParticipantVisibleError: invalid submission (3 error(s)): line 2 tile:xla:g INDEX_OUT_OF_RANGE: 1 index >= 3: 9; the graph has 3 configurations (valid indices 0..2). | line 2 tile:xla:g TILE_TOO_FEW: 2 distinct valid indices; a tile row lists min(5, c) = 3 for this graph of 3 configurations. | line 3 layout:xla:default:h LAYOUT_NOT_PERMUTATION: lists 2 of the graph's 4 configurations (missing: 2, 3); a layout row ranks all of 0..3.
+        tpugraphs_eval.hosting.kaggle_metric.ParticipantVisibleError: invalid submission: INDEX_OUT_OF_RANGE (An index >= the graph's number of configurations c; lenient mode drops it) | TILE_TOO_FEW (...) | LAYOUT_NOT_PERMUTATION (...); for each problem's line and ID, run `tpugraphs-eval validate` on this file with the competition's data (it checks the whole file)
     """
     from ..api import score_submission
 
     truth = _truth(solution, row_id_column_name, tile_runtime)
     if set(submission.columns) != {row_id_column_name, "TopConfigs"}:
-        raise ParticipantVisibleError(f"the submission must have exactly the columns {row_id_column_name} and "
-                                      f"TopConfigs, not {', '.join(map(str, submission.columns))}")
+        columns = ", ".join(shorten(str(column), MAX_SHOWN) for column in submission.columns[:10])
+        message = f"the submission must have exactly the columns {row_id_column_name} and TopConfigs, not {columns}"
+        raise ParticipantVisibleError(split_free_message([(1, None, "HEADER_RENAMED", message)]))
     table = submission[[row_id_column_name, "TopConfigs"]].rename(columns={row_id_column_name: "ID"})
     report = score_submission(table.to_csv(index=False).encode("utf-8"), truth, Options(mode=mode,
                                                                                          tile_runtime=tile_runtime))
     if not report.valid:
-        errors = [p for p in report.problems if p.severity == "error"]
-        shown = " | ".join(f"{'' if p.line is None else f'line {p.line} '}{shorten(p.id) + ' ' if p.id else ''}"
-                           f"{p.code}: {p.message}" for p in errors[:_SHOWN_PROBLEMS])
-        more = f" | … and {report.n_errors - _SHOWN_PROBLEMS} more" if report.n_errors > _SHOWN_PROBLEMS else ""
-        raise ParticipantVisibleError(f"invalid submission ({report.n_errors} error(s)): {shown}{more}")
-    return float("nan") if report.overall is None else float(report.overall)
+        raise ParticipantVisibleError(split_free_message([(p.line, p.id, p.code, p.message) for p in report.problems
+                                                          if p.severity == "error"]))
+    if report.overall is None or not np.isfinite(report.overall):
+        raise ValueError("the solution defines no collection value on these rows (every graph a layout graph with "
+                         "fewer than 2 configurations or constant runtimes): nothing to score")
+    return float(report.overall)
 
 
 def solution_frame(solution_file: Path, row_id_column_name: str = "ID") -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""``tpugraphs-eval export kaggle-metric``: the self-contained metric file for Kaggle-like platforms.
+"""``tpugraphs-eval export kaggle-metric``: the self-contained metric file for Kaggle-like platforms, and the solution table.
 
 **Decision** (one source): the file is made of the package's own modules, not written again: a provenance
 comment, then the text of the ``rules/`` modules the metric uses (:data:`METRIC_RULES`: the problem table and the
@@ -66,5 +66,23 @@ def write_metric_file(path: Path) -> None:
     text = metric_source()
     try:
         write_atomically(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    except OSError as err:
+        raise UsageError(f"cannot write {path}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
+
+
+def write_solution_table(solution_file: Path, path: Path) -> None:
+    """Write the solution table of ``solution_file`` (:func:`.kaggle_metric.solution_frame`: one row per graph,
+    ``ID``, ``runtimes``, ``normalizers``, ``Usage``) to ``path`` as CSV, replaced atomically: the file to upload
+    as a Kaggle competition's solution (docs/hosting.md).
+
+    Raises:
+        DataError: ``solution_file`` is not a solution file.
+        UsageError: ``OUTPUT_WRITE_FAILED``: ``path`` cannot be written.
+    """
+    from .kaggle_metric import solution_frame
+
+    frame = solution_frame(solution_file)
+    try:
+        write_atomically(Path(path), lambda tmp: frame.to_csv(tmp, index=False))
     except OSError as err:
         raise UsageError(f"cannot write {path}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None

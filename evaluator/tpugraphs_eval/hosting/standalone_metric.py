@@ -31,12 +31,13 @@ fastest first; tile: the top min(5, c), up to 10, of which the first 5 are score
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..rules.codes import MODES, is_error, preview  # in the exported file: rules/codes.py's text
+from ..rules.codes import MODES, PROBLEM_CODES, is_error, preview  # in the exported file: rules/codes.py's text
 from ..rules.csvshape import other_delimiter, wrong_delimiter  # likewise
 from ..rules.topconfigs import (  # likewise
     FIELD_MISTAKES,
@@ -51,13 +52,17 @@ from ..rules.topconfigs import (  # likewise
 COLLECTIONS = ("tile:xla", "layout:xla:default", "layout:xla:random", "layout:nlp:default", "layout:nlp:random")
 TILE_RUNTIMES = ("normalized", "raw")
 _SHOWN_PROBLEMS = 5
+MAX_SHOWN = 200
+"""The longest ID or column name a message shows whole (:func:`cut`)."""
 
 
 class ParticipantVisibleError(Exception):
     """A mistake in the submission, explained to the participant; never shows a ground-truth runtime.
 
     Attributes:
-        problems: every error found, as (line, ID, code, message); line is the CSV line (header = 1).
+        problems: from :func:`validate` and :func:`collection_scores` (the whole file), every error found, as
+            (line, ID, code, message), line being the CSV line (header = 1) and the ID cut by :func:`cut`; from
+            :func:`score` (one Usage subset), (None, None, code, meaning) per code, as its message.
     """
 
     def __init__(self, message, problems=()):
@@ -82,54 +87,109 @@ def _collection_of(graph_id):
     return prefix if prefix in COLLECTIONS else None
 
 
-def _integers(text, what, graph_id):
-    if text is None or (isinstance(text, float) and math.isnan(text)) or str(text) == "":
+def cut(text):
+    """``text``, or its first 100 characters and its length when it is longer than 200 (:data:`MAX_SHOWN`): an ID
+    or a column name as a message shows it (a 10 MB ID is not echoed whole)."""
+    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN // 2]}…({len(text)} characters)"
+
+
+def _blank(value):
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _joined_integers(text):
+    """The int64 values ((n,)) of ``text``, decimal integers of up to 18 digits joined by ``;`` ("" gives none),
+    or None if it is not that. One numpy pass over the bytes (no ``int()`` per token: bench/bench_kaggle_metric.py)."""
+    data = text.encode("utf-8")
+    if not data:
         return np.empty(0, dtype=np.int64)
-    try:
-        return np.array([int(v) for v in str(text).split(";")], dtype=np.int64)
-    except ValueError:
-        raise ValueError(f"solution row {graph_id}: {what} must be integers joined by ';'") from None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if ((buf - 48 > 9) & (buf != 59) & (buf != 45)).any():  # only 0-9, `;` and `-`
+        return None
+    seps = np.flatnonzero(buf == 59)
+    widths = np.diff(seps, prepend=-1, append=buf.size)  # each token's length + 1
+    if widths.min() < 2 or widths.max() > 19:  # an empty token, or one over 18 characters (int64 would clip)
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy warns (or raises) on unmatched data such as `5-3`
+        try:
+            values = np.fromstring(data, dtype=np.int64, sep=";")
+        except (ValueError, DeprecationWarning):
+            return None
+    return values if values.size == seps.size + 1 else None
+
+
+def _integer_fields(texts, what, ids):
+    """(values (sum of sizes,) int64, starts (n + 1,) int64) of the ``;``-joined integer fields ``texts``
+    (None or NaN: empty), row k's values being ``values[starts[k]:starts[k + 1]]``.
+
+    Raises:
+        ValueError: a field is not integers joined by ``;`` (naming the first such row of ``ids``).
+    """
+    fields = ["" if _blank(text) else str(text) for text in texts]
+    starts = np.zeros(len(fields) + 1, dtype=np.int64)
+    np.cumsum([field.count(";") + 1 if field else 0 for field in fields], out=starts[1:])
+    values = _joined_integers(";".join(field for field in fields if field))
+    if values is None:
+        bad = next(graph_id for field, graph_id in zip(fields, ids) if _joined_integers(field) is None)
+        raise ValueError(f"solution row {cut(bad)}: {what} must be integers joined by ';'")
+    return values, starts
 
 
 def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
     """ID → :class:`_Graph` of a solution table (the organiser's side: its problems are ValueErrors).
 
+    The ``runtimes`` and ``normalizers`` columns are parsed in one numpy pass each (:func:`_integer_fields`).
+
     Raises:
         ValueError: missing columns, an ID without a collection prefix, repeated IDs, non-integer or empty
-            runtimes, tile normalizers that are not positive or do not match the runtimes, or a
-            collection whose runtimes are all zero (public test files: no ground truth).
+            runtimes, tile normalizers that are not positive or do not match the runtimes, a collection whose
+            runtimes are all zero (public test files: no ground truth), or any other runtime that is zero or
+            negative (``RUNTIME_NOT_POSITIVE``, docs/codes.md; the message names the row, never a value).
     """
     if tile_runtime not in TILE_RUNTIMES:
         raise ValueError(f"tile_runtime must be one of {TILE_RUNTIMES}, not {tile_runtime!r}")
     missing = {row_id_column_name, "runtimes", "normalizers"} - set(solution.columns)
     if missing:
         raise ValueError(f"the solution lacks the columns {sorted(missing)}")
+    ids = [str(graph_id) for graph_id in solution[row_id_column_name].tolist()]
     usages = solution["Usage"].tolist() if "Usage" in solution.columns else [None] * len(solution)
-    graphs, all_zero = {}, {}
-    for graph_id, runtimes, normalizers, usage in zip(solution[row_id_column_name].tolist(),
-                                                      solution["runtimes"].tolist(),
-                                                      solution["normalizers"].tolist(), usages):
-        graph_id = str(graph_id)
+    collections = []
+    for graph_id in ids:
         collection = _collection_of(graph_id)
         if collection is None or graph_id != graph_id.strip() or graph_id.endswith(":"):
-            raise ValueError(f"solution row {graph_id!r}: not a submission ID")
+            raise ValueError(f"solution row {cut(repr(graph_id))}: not a submission ID")
+        collections.append(collection)
+    runtimes, starts = _integer_fields(solution["runtimes"].tolist(), "runtimes", ids)
+    is_tile = [collection == "tile:xla" for collection in collections]
+    normalizers, n_starts = _integer_fields([n for n, tile in zip(solution["normalizers"].tolist(), is_tile) if tile],
+                                            "normalizers", [i for i, tile in zip(ids, is_tile) if tile])
+    graphs, all_zero, not_positive, k_tile = {}, {}, None, 0
+    for k, (graph_id, collection, usage) in enumerate(zip(ids, collections, usages)):
         if graph_id in graphs:
-            raise ValueError(f"solution row {graph_id!r} is repeated")
-        runtime = _integers(runtimes, "runtimes", graph_id)
+            raise ValueError(f"solution row {cut(repr(graph_id))} is repeated")
+        runtime = runtimes[starts[k]:starts[k + 1]]
         if runtime.size == 0:
-            raise ValueError(f"solution row {graph_id}: no runtimes")
+            raise ValueError(f"solution row {cut(graph_id)}: no runtimes")
         y = runtime.astype(np.float64)
-        if collection == "tile:xla":
-            normalizer = _integers(normalizers, "normalizers", graph_id)
+        if is_tile[k]:
+            normalizer = normalizers[n_starts[k_tile]:n_starts[k_tile + 1]]
+            k_tile += 1
             if normalizer.shape != runtime.shape or not (normalizer > 0).all():
-                raise ValueError(f"solution row {graph_id}: normalizers must be {runtime.size} positive integers")
+                raise ValueError(f"solution row {cut(graph_id)}: normalizers must be {runtime.size} positive integers")
             if tile_runtime == "normalized":
                 y = y / normalizer
         graphs[graph_id] = _Graph(collection, y, usage)
         all_zero[collection] = all_zero.get(collection, True) and not runtime.any()
+        if not_positive is None and runtime.min() <= 0:
+            not_positive = (graph_id, int((runtime <= 0).sum()), runtime.size)
     zero = [c for c, flag in all_zero.items() if flag]
     if zero:
         raise ValueError(f"every runtime of {', '.join(zero)} is 0: no ground truth (public test files?)")
+    if not_positive is not None:
+        graph_id, n_bad, n = not_positive
+        raise ValueError(f"RUNTIME_NOT_POSITIVE: solution row {cut(graph_id)}: {n_bad} of its {n} runtimes are zero or "
+                         "negative; runtimes are positive durations in ns (the solution table is wrong)")
     return graphs
 
 
@@ -158,8 +218,11 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
             raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 WRONG_DELIMITER: {message}",
                                           [(1, None, "WRONG_DELIMITER", message)])
     if set(submission.columns) != {row_id_column_name, "TopConfigs"} or len(submission.columns) != 2:
-        raise ParticipantVisibleError(f"the submission must have exactly the columns {row_id_column_name} and "
-                                      f"TopConfigs, not {', '.join(map(str, submission.columns))}")
+        message = (f"the submission must have exactly the columns {row_id_column_name} and TopConfigs, not "
+                   f"{', '.join(cut(str(column)) for column in submission.columns[:10])}"
+                   f"{', …' if len(submission.columns) > 10 else ''}")
+        raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 HEADER_RENAMED: {message}",
+                                      [(1, None, "HEADER_RENAMED", message)])
     present = {graph.collection for graph in graphs.values()}
     errors, rankings, seen, mistakes = [], {}, set(), {code: [] for code in FIELD_MISTAKES}
     one_past_end, zero_listed, n_known = {}, False, 0
@@ -191,7 +254,7 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
                 zero_listed = zero_listed or bool(checked.usable.size and checked.usable.min() == 0)
                 if checked.one_past_end:
                     one_past_end[line] = len(errors)
-        row_errors = [(line, graph_id, code, message) for code, message in row if is_error(code, mode)]
+        row_errors = [(line, cut(graph_id), code, message) for code, message in row if is_error(code, mode)]
         errors += row_errors
         if graph is not None and not row_errors and graph_id not in seen:
             rankings[graph_id] = checked.usable
@@ -212,7 +275,7 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
             missing.setdefault(graph.collection, []).append(graph_id)
     for collection, ids in missing.items():
         have = "graph has" if len(ids) == 1 else "graphs have"
-        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {have} no row: {preview(ids)}"))
+        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {have} no row: {preview([cut(i) for i in ids[:5]] + ids[5:])}"))
     if errors:
         shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
                            f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
@@ -271,9 +334,44 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
     return out
 
 
+LOCAL_CHECK = ("for each problem's line and ID, run `tpugraphs-eval validate` on this file with the competition's "
+               "data (it checks the whole file)")
+"""The advice that ends every message of :func:`score`."""
+_MEANING = {code: meaning for code, _, _, meaning in PROBLEM_CODES}
+_WHOLE_FILE = ("HEADER_RENAMED", "WRONG_DELIMITER")  # read from the header alone: their message is shown
+
+
+def split_free_message(problems):
+    """The message of an invalid submission that tells nothing of the Public/Private split (docs/hosting.md).
+
+    Args:
+        problems: (line, ID, code, message) errors found on one Usage subset's rows.
+
+    Returns:
+        ``invalid submission: CODE (its meaning) | …`` over the *set* of codes, in the order of docs/codes.md (not
+        of the file), then :data:`LOCAL_CHECK`: no line (numbered within the subset), no ID, no count, no row
+        message; only the header codes (``HEADER_RENAMED``, ``WRONG_DELIMITER``) add their message, which is
+        read from the header alone.
+    """
+    codes = {code for _, _, code, _ in problems}
+    details = {code: message for _, _, code, message in problems if code in _WHOLE_FILE}
+    shown = " | ".join(f"{code} ({_MEANING[code].rstrip('.')}{': ' + details[code] if code in details else ''})"
+                       for code in _in_table_order(codes))
+    return f"invalid submission: {shown}; {LOCAL_CHECK}" if shown else f"invalid submission; {LOCAL_CHECK}"
+
+
+def _in_table_order(codes):
+    """``codes`` in the order of :data:`PROBLEM_CODES` (those it lacks dropped: every caller's codes are in it)."""
+    return [code for code, *_ in PROBLEM_CODES if code in codes]
+
+
 def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: str, mode: str = "strict",
           tile_runtime: str = "normalized") -> float:
     """The overall score of ``submission`` on the graphs of ``solution`` (Kaggle's metric signature).
+
+    Kaggle calls it once per Usage subset (the Public rows of both tables, then the Private ones), so what it
+    raises tells nothing of the split: :func:`split_free_message` (the set of problem codes and their meanings;
+    ``tpugraphs-eval validate`` gives the lines and IDs, over the whole file).
 
     Args:
         solution: one row per graph (see the module docstring).
@@ -283,12 +381,24 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
         tile_runtime: ``normalized`` (default) or ``raw``.
 
     Returns:
-        The unweighted mean of the collection values present; NaN if none is defined.
+        The unweighted mean of the collection values present: a finite float, never NaN.
 
     Raises:
-        ParticipantVisibleError: the submission is invalid (the first problems, with their codes).
-        ValueError: the solution table is malformed.
+        ParticipantVisibleError: the submission is invalid; the message is :func:`split_free_message` and
+            ``.problems`` holds (None, None, code, meaning) per code, nothing more.
+        ValueError: the solution table is malformed (:func:`read_solution`), or defines no collection value
+            (every graph a layout graph with fewer than 2 configs or constant runtimes): the organiser's side.
     """
-    overall = collection_scores(solution, submission, row_id_column_name, mode=mode,
-                                tile_runtime=tile_runtime)["overall"]
-    return math.nan if overall is None else float(overall)
+    problems = None
+    try:
+        overall = collection_scores(solution, submission, row_id_column_name, mode=mode,
+                                    tile_runtime=tile_runtime)["overall"]
+    except ParticipantVisibleError as err:
+        problems = err.problems
+    if problems is not None:  # raised outside the handler: no __context__ holds the subset's lines and IDs
+        raise ParticipantVisibleError(split_free_message(problems), [
+            (None, None, code, _MEANING[code]) for code in _in_table_order({p[2] for p in problems})])
+    if overall is None or not math.isfinite(overall):
+        raise ValueError("the solution defines no collection value on these rows (every graph a layout graph with "
+                         "fewer than 2 configurations or constant runtimes): nothing to score")
+    return float(overall)
