@@ -6,7 +6,7 @@ Quick use::
     report = evaluate("submission.csv", split="valid", data_root="demo")
     print(report.overall, report.to_json())
 
-Definitions: SPEC §2 (format) and §3 (metrics); see README.md.
+Definitions: docs/codes.md (format) and docs/metrics.md (metrics); see README.md.
 """
 
 from ._version import __version__

@@ -74,7 +74,7 @@ REAL_GRAPH_COUNTS: dict[str, dict[str, int]] = {
     "layout:nlp:default": {"train": 198, "valid": 20, "test": 17},
     "layout:nlp:random": {"train": 207, "valid": 20, "test": 17},
 }
-"""Graphs per collection and split in the real dataset (SPEC §1), to tell when a data root is partial."""
+"""Graphs per collection and split in the real dataset (docs/data.md), to tell when a data root is partial."""
 
 
 def split_submission_id(submission_id: str) -> tuple[Collection, str] | None:

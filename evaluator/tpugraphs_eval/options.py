@@ -1,4 +1,4 @@
-"""The options that change a number, recorded in every report (SPEC §3.3)."""
+"""The options that change a number, recorded in every report (docs/metrics.md, overall)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ class Options:
     """How a submission is validated and scored.
 
     Attributes:
-        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible), SPEC §2.
-        tile_runtime: ``normalized`` (runtime / normalizer, default) or ``raw``, SPEC §3 **Decision**.
+        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible), docs/codes.md.
+        tile_runtime: ``normalized`` (runtime / normalizer, default) or ``raw``, docs/metrics.md **Decision**.
         configs: ``all`` configs of each layout graph (Kaggle test protocol, default) or the
             ``official`` 1000 sampled validation configs (paper protocol, valid split only).
     """

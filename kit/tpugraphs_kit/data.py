@@ -1,6 +1,6 @@
 """Data access: the graphs of a collection and split, and one graph's arrays read lazily as numpy arrays.
 
-Layout of a data root (google-research-datasets/tpu_graphs README; SPEC §1): ``npz/tile/xla/{split}/``
+Layout of a data root (google-research-datasets/tpu_graphs README; docs/data.md): ``npz/tile/xla/{split}/``
 and ``npz/layout/{xla,nlp}/{default,random}/{split}/``, one ``.npz`` per graph. Keys and dtypes seen in
 the real files: all graphs ``node_feat`` float32 (n, 140), ``node_opcode`` uint8 (n,), ``edge_index`` int64
 (m, 2), ``config_runtime`` int64 (c,) in ns; tile ``config_feat`` float32 (c, 24),
@@ -164,7 +164,7 @@ class Graph:
         return int(self["config_runtime"].shape[0])
 
     def runtimes(self, tile_runtime: str = "normalized") -> np.ndarray:
-        """(c,) runtimes in ns as the evaluator scores them (SPEC §3).
+        """(c,) runtimes in ns as the evaluator scores them (docs/metrics.md).
 
         Tile: ``config_runtime / config_runtime_normalizers`` (float64) when ``tile_runtime`` is
         ``normalized`` (default), else ``config_runtime``; layout: ``config_runtime`` (int64). The public

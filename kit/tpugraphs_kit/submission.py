@@ -1,6 +1,6 @@
 """From predictions to a submission file: rankings, ``ID,TopConfigs`` rows, strict validation, atomic write.
 
-Format (SPEC §2; Kaggle "Google - Fast or Slow? Predict AI Model Runtime"): header ``ID,TopConfigs``, one row
+Format (docs/codes.md; Kaggle "Google - Fast or Slow? Predict AI Model Runtime"): header ``ID,TopConfigs``, one row
 per graph, ``TopConfigs`` = config indices joined by ``;``, predicted fastest first; tile rows list the
 top min(5, c), layout rows all c configurations. Every file is checked by the evaluator
 (:func:`tpugraphs_eval.validate_submission`, strict mode) before it is written: the kit has no parser

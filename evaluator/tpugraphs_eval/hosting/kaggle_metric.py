@@ -74,15 +74,15 @@ def _truth(solution: pd.DataFrame, row_id_column_name: str, tile_runtime: str) -
 
 def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: str, *, mode: str = "strict",
           tile_runtime: str = "normalized") -> float:
-    """The overall score of ``submission`` on the graphs of ``solution`` (SPEC §3.3).
+    """The overall score of ``submission`` on the graphs of ``solution`` (docs/metrics.md, overall).
 
     Args:
         solution: one row per graph (see the module docstring); a platform passes the Public or the
             Private rows.
-        submission: columns ``row_id_column_name`` and ``TopConfigs`` (indices joined by ``;``, SPEC §2),
+        submission: columns ``row_id_column_name`` and ``TopConfigs`` (indices joined by ``;``, docs/codes.md),
             one row per graph of ``solution``.
         row_id_column_name: the name of the ID column in both tables (``ID`` in the competition).
-        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation, SPEC §2).
+        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation, docs/codes.md).
         tile_runtime: ``normalized`` (default) or ``raw``.
 
     Returns:

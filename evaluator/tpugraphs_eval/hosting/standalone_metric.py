@@ -10,7 +10,7 @@ are the validator's own (``rules/``); tests/hosting/test_export_kaggle_metric.py
 
 Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the
 Public rows, then the Private ones, and shows a :class:`ParticipantVisibleError`'s message to the
-participant. Definitions (SPEC §2-3 of tpugraphs-eval; paper arXiv 2308.13490; Kaggle "Google - Fast or
+participant. Definitions (tpugraphs-eval's docs/codes.md and docs/metrics.md; paper arXiv 2308.13490; Kaggle "Google - Fast or
 Slow? Predict AI Model Runtime", 2023):
 
 - tile:xla, per graph: ``2 - min(y of the first 5 listed) / min(y of all configs)``; y is

@@ -58,7 +58,7 @@ def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
 def defined_public_graphs(truth: GroundTruth) -> dict[str, int]:
     """Collection → its public graphs whose metric is defined for every submission, in catalog order: every
     tile graph (the top-K slowdown needs one config), and each layout graph with at least two distinct
-    runtimes (Kendall's tau-b is undefined when the true runtimes are all equal, SPEC §3.2). A property of
+    runtimes (Kendall's tau-b is undefined when the true runtimes are all equal, docs/metrics.md, layout). A property of
     the solution, so one set of columns holds for every team (:func:`public_document`)."""
     return {name: int(t.public.sum() if t.n_distinct is None else (t.public & (t.n_distinct >= 2)).sum())
             for name, t in truth.collections.items()}

@@ -7,8 +7,8 @@ for the percentile interval):
   as it has, with replacement, from a seeded :func:`numpy.random.default_rng`. The same draws serve
   every team (paired), so differences between teams are not blurred by different draws.
 - In each resample a submission's collection value is the mean of its per-graph primary metric (tile
-  ``score``, layout ``kendall_tau``) over the drawn graphs where it is defined (SPEC §3.2 Decision),
-  and its overall the mean of the defined collection values (SPEC §3.3); a team's score is the best
+  ``score``, layout ``kendall_tau``) over the drawn graphs where it is defined (docs/metrics.md, collection value **Decision**),
+  and its overall the mean of the defined collection values (docs/metrics.md, overall); a team's score is the best
   overall of its final submissions in that resample.
 - 95% interval of a team's score: the 2.5th and 97.5th percentiles of its resampled scores (linear
   interpolation, numpy's default). Rank interval: the 2.5% and 97.5% quantiles of its resampled ranks

@@ -43,7 +43,7 @@ class Scores:
 
     @property
     def overall(self) -> float | None:
-        """Unweighted mean of the defined collection values (SPEC §3.3); None when there is none."""
+        """Unweighted mean of the defined collection values (docs/metrics.md, overall); None when there is none."""
         values = [r.value for r in self.collections.values() if r.value is not None]
         return math.fsum(values) / len(values) if values else None  # fsum: the same bits on every Python
 

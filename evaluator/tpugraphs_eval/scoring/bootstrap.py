@@ -5,8 +5,8 @@ Definitions (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 6
 - A resample draws, collection by collection (stratified), as many graph positions as the collection
   has, with replacement (:func:`draw_positions`).
 - A submission's collection value in a resample is the mean of its per-graph metric over the drawn
-  graphs where it is defined (SPEC §3.2 Decision; NaN when every drawn value is undefined)
-  (:func:`resampled_means`), and its overall the mean of its defined collection values (SPEC §3.3;
+  graphs where it is defined (docs/metrics.md, collection value **Decision**; NaN when every drawn value is undefined)
+  (:func:`resampled_means`), and its overall the mean of its defined collection values (docs/metrics.md, overall;
   NaN when none is defined) (:func:`resampled_overall_means`).
 
 One implementation serves both callers: ``scoring.compare.paired_bootstrap`` (two submissions,

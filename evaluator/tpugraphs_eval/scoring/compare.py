@@ -7,8 +7,8 @@ Definitions (pure computation on per-graph metric arrays; no I/O):
   are; for a lower-is-better metric (``top*_error``, ``slowdown*``) the sign is flipped (A − B).
 - Per-graph tally: a graph is a win for B when B's oriented value is above A's, a loss when below, a
   tie when equal (the same bits), and undefined when either value is NaN (an undefined tau-b).
-- Collection value: the mean of the metric over the graphs where it is defined (SPEC §3.2 Decision);
-  the overall is the mean of the defined collection values (SPEC §3.3), as in :mod:`.score`.
+- Collection value: the mean of the metric over the graphs where it is defined (docs/metrics.md, collection value **Decision**);
+  the overall is the mean of the defined collection values (docs/metrics.md, overall), as in :mod:`.score`.
 - Paired bootstrap over graphs (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993: ch. 6
   for resampling the units, ch. 13 for the percentile interval; paired over the same test items as
   Koehn's "Statistical significance tests for machine translation evaluation", EMNLP 2004): each resample

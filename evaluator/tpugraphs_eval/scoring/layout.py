@@ -159,9 +159,9 @@ def pair_metrics(predicted: np.ndarray, runtimes: np.ndarray) -> tuple[float, fl
 def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
     """(c,) predicted rank of every config: its place in ``ranking``; configs not listed share the last place.
 
-    **Decision** (ours; SPEC §3.2 scores the listed configs only): a lenient partial row leaves the
+    **Decision** (ours; the alternative, scoring the listed configs only, is in docs/metrics.md): a lenient partial row leaves the
     configs it does not list tied after the listed ones, so tau-b is still over every config. A short
-    row then scores near 0 — as Kaggle scored a real 5-index row (SPEC §2) — instead of escaping the
+    row then scores near 0 — as Kaggle scored a real 5-index row (docs/codes.md) — instead of escaping the
     mean with an undefined tau (one listed config) or scoring 1 with two well-ordered ones.
     """
     rank = np.full(n_configs, ranking.size, dtype=np.int64)

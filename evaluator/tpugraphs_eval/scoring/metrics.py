@@ -1,6 +1,6 @@
 """The metric definitions, as pure functions on arrays (no I/O, no submission format).
 
-Sources (SPEC §3):
+Sources (docs/metrics.md):
 - Kendall's tau-b: as ``scipy.stats.kendalltau`` computes it by default (Knight's O(n log n)
   algorithm; the official ``layout_evaluate.py`` calls scipy on model scores). The discordant pairs
   are counted by :mod:`kernels` (C: a Fenwick tree over dense runtime ranks; else numpy); the final
@@ -25,7 +25,7 @@ Runtimes are in ns (tile: possibly divided by the normalizer); only their order 
 No public function here returns NaN: where a metric is undefined (tau-b of fewer than 2 configs or of
 constant runtimes, OPA without a pair of different runtimes, a ratio to a best runtime that is not finite and
 positive, NaN in the input) it raises :class:`UndefinedMetricError`. The vectorised :func:`tau_b_from_counts`
-and :func:`opa_from_counts` return a ``defined`` mask beside their values instead; scoring marks those graphs undefined and leaves them out of the means (SPEC §3.2 Decision).
+and :func:`opa_from_counts` return a ``defined`` mask beside their values instead; scoring marks those graphs undefined and leaves them out of the means (docs/metrics.md, collection value **Decision**).
 
 Means (the one rule, for the evaluator and the kit): a mean of floats that is reported (collection
 values, the overall, references, tile programs, the kit's random-baseline estimates) is

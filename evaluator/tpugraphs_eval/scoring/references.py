@@ -7,7 +7,7 @@
   - layout Kendall's tau-b: 0 (a uniformly random permutation is as likely as its reverse, which
     flips the sign of tau).
 - Oracle (configs sorted by runtime): tile score 1; layout tau-b of that ranking, below 1 where
-  runtimes tie (SPEC §4), computed by the same metric code as any submission.
+  runtimes tie (docs/metrics.md, references), computed by the same metric code as any submission.
 
 The normalised figure of a collection is ``(value - random) / (oracle - random)``: 0 is chance, 1 is perfect.
 """

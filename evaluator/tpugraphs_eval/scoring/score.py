@@ -1,4 +1,4 @@
-"""Stage 3: parsed rankings + ground truth → per-graph metrics → collection and overall values (SPEC §3).
+"""Stage 3: parsed rankings + ground truth → per-graph metrics → collection and overall values (docs/metrics.md).
 
 Per graph: tile gets the Kaggle score and top-1/5/10 errors; layout gets Kendall's tau-b and
 slowdown@1/10/100. A collection's value is the unweighted mean over its graphs (tile: the Kaggle
@@ -91,7 +91,7 @@ class CollectionResult:
 
     @property
     def undefined(self) -> list[str]:
-        """IDs whose primary metric is undefined and so left out of the mean (SPEC §3.2 Decision)."""
+        """IDs whose primary metric is undefined and so left out of the mean (docs/metrics.md, collection value **Decision**)."""
         values = self.per_graph[self.metric]
         return [i for i, v in zip(self.ids, values) if math.isnan(v)]
 
@@ -100,7 +100,7 @@ def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
     """Tile score and top-K errors of every graph of a collection (every graph has a ranking). Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
 
     The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined): from 5
-    entries the paper's top-10 error cannot be told, and the top-5 value is not it (SPEC §3.1, amended).
+    entries the paper's top-10 error cannot be told, and the top-5 value is not it (docs/metrics.md, tile:xla).
     """
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]

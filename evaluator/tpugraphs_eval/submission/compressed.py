@@ -23,7 +23,7 @@ ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_UNPACKED_BYTES = 256 << 20
 """256 MiB: about 6 times the largest real test submission can be (70 layout rows of at most ~590,000
-characters each, SPEC §2: about 41 MB; a real Kaggle test submission is about 10 MB), 4 times the
+characters each, docs/codes.md: about 41 MB; a real Kaggle test submission is about 10 MB), 4 times the
 leaderboard's 64 MiB file cap."""
 _CORRUPT = (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError,
             NotImplementedError, RuntimeError)

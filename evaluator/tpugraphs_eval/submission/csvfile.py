@@ -1,6 +1,6 @@
 """Stage 1 of validation: the bytes of a submission file → data rows ``(line, ID, TopConfigs)``.
 
-Everything about the *shape* of the file is checked here (SPEC §2): a zip or gzip wrapper
+Everything about the *shape* of the file is checked here (docs/codes.md): a zip or gzip wrapper
 (:mod:`.compressed`), encoding, byte-order mark, line endings, blank lines, header, delimiter, column
 count, quoting. What the fields *mean* (IDs, configuration indices) is checked by
 :mod:`tpugraphs_eval.submission.validation`. What changes no value (RFC 4180 quoting, a BOM, CRLF or

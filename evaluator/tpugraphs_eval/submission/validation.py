@@ -1,7 +1,7 @@
 """Stage 2 of scoring: a submission file + a split catalog → every problem, and the parsed rankings.
 
 Validation is the first stage of scoring: :func:`validate_submission` is the only parser of
-submissions, and :mod:`tpugraphs_eval.scoring.score` scores what it returns. Format: SPEC §2.
+submissions, and :mod:`tpugraphs_eval.scoring.score` scores what it returns. Format: docs/codes.md.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
             (:func:`.csvfile.read_submission_bytes`).
         catalog: the split's graphs and config counts (:func:`npzread.scan_catalog`, or
             ``GroundTruth.catalog``).
-        mode: ``strict`` (every problem an error) or ``lenient`` (Kaggle-compatible, SPEC §2).
+        mode: ``strict`` (every problem an error) or ``lenient`` (Kaggle-compatible, docs/codes.md).
 
     Returns:
         A :class:`Validation`; never raises for bad content.

@@ -3,7 +3,7 @@
 Source: ``tpu_graphs/evals/README.md`` and ``tpu_graphs/baselines/layout/eval_indices/*.json`` of
 google-research-datasets/tpu_graphs: one JSON file per layout collection (``xla_default.json``, …),
 ``{graph name: [1000 indices]}``. When a graph has fewer than 1000 configs its list repeats indices;
-duplicates are kept (SPEC §3.2).
+duplicates are kept (docs/metrics.md, layout).
 """
 
 from __future__ import annotations

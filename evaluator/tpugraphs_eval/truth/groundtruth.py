@@ -2,7 +2,7 @@
 
 The data model, and :func:`build_ground_truth`, which makes it from per-graph arrays whatever their
 source: the ``.npz`` files of a data root (:mod:`npzread`), a solution file (:mod:`solution`), or a
-Kaggle-style solution table (:mod:`..hosting.kaggle_metric`). Keys and dtypes: SPEC §1.
+Kaggle-style solution table (:mod:`..hosting.kaggle_metric`). Keys and dtypes: docs/data.md.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _MAX_LISTED = 10
 
 
 def expected_length(kind: Kind, n_configs: int) -> int:
-    """How many indices a strict row lists: min(5, c) for tile (SPEC §2), c for layout."""
+    """How many indices a strict row lists: min(5, c) for tile (docs/codes.md), c for layout."""
     return min(TILE_TOP_K, n_configs) if kind == "tile" else n_configs
 
 
@@ -162,7 +162,7 @@ class CollectionTruth:
         graphs: the collection's graphs (G of them).
         values: (N,) every graph's runtimes in ns, graph after graph: as stored (int64) for layout;
             float64 for tile, divided by ``config_runtime_normalizers`` when the tile runtime is
-            ``normalized`` (SPEC §3).
+            ``normalized`` (docs/metrics.md).
         offsets: (G+1,) int64, graph g's runtimes are ``values[offsets[g]:offsets[g+1]]``.
         best: (G,) the fastest runtime of each graph (min over all its configurations).
         ranks: layout only, (N,) int32 dense rank of each config's runtime within its graph (0 = fastest),
@@ -243,7 +243,7 @@ class GroundTruth:
 
     Attributes:
         catalog: graphs and config counts.
-        tile_runtime: ``normalized`` (default, Kaggle) or ``raw`` (SPEC §3 **Decision**).
+        tile_runtime: ``normalized`` (default, Kaggle) or ``raw`` (docs/metrics.md **Decision**).
         collections: per present collection, its runtimes.
         sha256: hex digest over every runtime and normalizer read (the report's provenance).
     """

@@ -1,4 +1,4 @@
-"""Reading ground truth from a data root's ``.npz`` files (the official layout, SPEC §1).
+"""Reading ground truth from a data root's ``.npz`` files (the official layout, docs/data.md).
 
 Only ``config_runtime`` (and, for tile, ``config_runtime_normalizers``) is read from each ``.npz``: one
 zip member per key, so a layout file's multi-GB ``node_config_feat`` is never touched. Each file's zip
