@@ -304,8 +304,8 @@ def test_one_extra_field_is_one_extra_columns_error(bundle, tmp_path):
     ("fifo_settings", "settings.json is not a regular file"), ("fifo_solution", "solution.csv is not a regular file"),
     ("dev_zero_settings", "settings.json is not a regular file"),
     ("dev_zero_solution", "solution.csv is not a regular file"),
-    ("negative_runtime", "has 1 runtime(s) that are not positive"),
-    ("zero_runtime", "has 1 runtime(s) that are not positive")])
+    ("negative_runtime", "RUNTIME_NOT_POSITIVE: solution row tile:xla:"),
+    ("zero_runtime", "RUNTIME_NOT_POSITIVE: solution row tile:xla:")])
 def test_a_wrong_bundle_or_call_is_exit_2_with_one_line_before_scoring(case, expected, bundle, tmp_path):
     """Each malformed reference/settings/output case is EXIT_SETUP (2), one line naming the file, no traceback
     (the old program raised KeyError, ValueError, AttributeError, FileExistsError or exited 0 for Secret; a
