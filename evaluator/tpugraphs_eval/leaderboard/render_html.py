@@ -152,10 +152,10 @@ def _table(head: list[tuple[str, ...]], rows: list[str], table_id: str, sorted_b
     columns hidden below :data:`NARROW_PX`."""
     marks = [' aria-sort="ascending"' if i == sorted_by else "" for i in range(len(head))]
     # a long collection name may wrap after its colons (<wbr>), so that every column fits a 1400 px window
-    cells = "".join(f'<th scope="col" data-type="{kind}"{mark}{" class=wide" if i in wide else ""}'
-                    f'{f" title={chr(34)}{e(title[0])}{chr(34)}" if title else ""}><button '
-                    f'type="button">{e(label).replace(":", ":<wbr>")}</button></th>'
-                    for i, ((label, kind, *title), mark) in enumerate(zip(head, marks)))
+    tips = [f' title="{e(column[2])}"' if len(column) > 2 else "" for column in head]
+    cells = "".join(f'<th scope="col" data-type="{column[1]}"{mark}{" class=wide" if i in wide else ""}{tip}><button '
+                    f'type="button">{e(column[0]).replace(":", ":<wbr>")}</button></th>'
+                    for i, (column, mark, tip) in enumerate(zip(head, marks, tips)))
     return (f'<table class="sortable" id="{table_id}"><thead><tr>{cells}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
