@@ -101,7 +101,7 @@ def test_demo_page_fits_the_window(browser, width):
         if width == 1400:
             rights = browser.js("Array.prototype.map.call(document.querySelectorAll('#teams thead th'), "
                                 "function (h) { return h.getBoundingClientRect().right; })")
-            assert len(rights) == 15 and max(rights) <= browser.js("document.documentElement.clientWidth")
+            assert len(rights) == 19 and max(rights) <= browser.js("document.documentElement.clientWidth")
     finally:
         browser.call("Emulation.clearDeviceMetricsOverride", session=True)
 
@@ -153,7 +153,7 @@ def test_both_organiser_tables_fit_without_a_scroll(browser, width):
             assert layout["tallest"] < 90, layout  # no tall rows: at most 3 lines of text
         with_problems = sum(1 for s in document["submissions"] if s["problems"] or s["notes"])
         if width == 1400:
-            assert (teams["shown"], subs["shown"]) == (15, 9)
+            assert (teams["shown"], subs["shown"]) == (19, 9)
             assert (teams["details"], subs["details"]) == (0, with_problems)
         else:
             assert (teams["shown"], subs["shown"]) == (9, 7)

@@ -25,6 +25,7 @@ from .._version import __version__
 from ..dataset import COLLECTIONS
 from ..errors import DataError
 from ..options import Options
+from ..rules.metric_table import beside_primary
 from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..scoring.bootstrap import draw_positions
 from ..truth.groundtruth import GroundTruth
@@ -48,6 +49,13 @@ PUBLIC_TEAM_FIELDS = ("rank", "team", "overall", "collections", "entries", "last
 """The keys of a team in a public document: rank, name, best public overall, the public value of each
 shown collection of that submission (null when undefined), number of submissions (every file, invalid ones
 too) and the latest known submission time (null when none is known)."""
+
+
+def secondary_columns() -> dict[str, tuple[str, ...]]:
+    """Collection → the metrics shown beside its value in the organiser view (:func:`..rules.metric_table.beside_primary`
+    of its kind: ``("opa",)`` for each layout collection; tile collections have none and no entry), in catalog
+    order. Secondary: never used for ranking, never in the public view (docs/public-view.md)."""
+    return {c.name: (metric.name,) for c in COLLECTIONS if (metric := beside_primary(c.kind)) is not None}
 
 
 def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
@@ -171,7 +179,9 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
         mine = [entries[i] for i in row.submissions]
         chosen = records[row.chosen].boards[board] if row.chosen is not None else None
         team = {"rank": row.rank, "team": row.team, "overall": row.score,
-                "collections": {n: chosen.collections.get(n) if chosen else None for n in names}}
+                "collections": {n: chosen.collections.get(n) if chosen else None for n in names},
+                "secondary": {n: {m: chosen.secondary.get(n, {}).get(m) if chosen else None for m in metrics}
+                              for n, metrics in secondary_columns().items()}}
         if row.rank is not None:
             team.update(interval=[bounds.low[t], bounds.high[t]], rank_interval=[bounds.rank_low[t], bounds.rank_high[t]],
                         tied_with_leader=bounds.tied_with_leader[t])

@@ -34,8 +34,9 @@ from ..truth.groundtruth import GroundTruth
 from .codes import note
 from .record import BOARDS, Record
 
-CACHE_FORMAT = 2
-"""2: keyed by :func:`solution_digest` (1 was keyed by the runtimes' sha256 alone, blind to the usage). The
+CACHE_FORMAT = 3
+"""3: each board's scores hold ``secondary`` (the layout collections' mean OPA); 2: keyed by :func:`solution_digest`
+(1 was keyed by the runtimes' sha256 alone, blind to the usage). The
 entry's bytes are those of :meth:`record.Record.to_json` (sorted keys): a change to them must bump this, so
 that old entries are missed and rebuilt, never misread."""
 LEGACY_TEMPORARY_PREFIX = ".entry."

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..rules.metric_table import BY_NAME
+
 STATUSES = ("scored", "invalid", "error")
 """``scored``: valid and scored; ``invalid``: validation failed (the evaluator's codes); ``error``: not read
 (a leaderboard code: ``SUBMISSION_TOO_LARGE``, ``SUBMISSION_SYMLINK``, ...)."""
@@ -43,14 +45,20 @@ class BoardScores:
         overall: the mean of the defined collection values (None when every one is undefined), as the
             report's :class:`tpugraphs_eval.report.report.Scores` gives it.
         collections: collection name → its value on the board's graphs (None when undefined).
+        secondary: collection name → metric name → that metric's mean over the board's graphs where it is
+            defined (None when none), for the metric shown beside the value of the collection's kind
+            (:func:`..rules.metric_table.beside_primary`: layout ``opa``; no entry for a tile collection). Not
+            used for ranking.
     """
 
     overall: float | None
     collections: dict[str, float | None] = field(default_factory=dict)
+    secondary: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"overall": ..., "collections": {...}}``."""
-        return {"overall": self.overall, "collections": dict(self.collections)}
+        """``{"overall": ..., "collections": {...}, "secondary": {collection: {metric: ...}}}``."""
+        return {"overall": self.overall, "collections": dict(self.collections),
+                "secondary": {name: dict(values) for name, values in self.secondary.items()}}
 
 
 @dataclass
@@ -118,7 +126,8 @@ class Record:
 
         Checks: ``status`` (``scored``/``invalid``), ``sha256`` (equal to ``submission_sha256``), integer
         ``n_rows``/``n_errors``, ``problem_counts`` (code → int), ``problems`` (objects with a string ``code``
-        and ``message``) and, when scored, ``boards`` (finite numbers or null, known collections) and
+        and ``message``) and, when scored, ``boards`` (finite numbers or null, known collections, ``secondary``
+        of known metrics) and
         ``per_graph`` (base64 float64 arrays of the lengths in ``shape``: board → collection → graphs,
         :func:`cache.board_shape`).
 
@@ -129,7 +138,8 @@ class Record:
         if fault:
             raise ValueError(fault)
         assert isinstance(data, dict)
-        boards = {b: BoardScores(s["overall"], dict(s["collections"])) for b, s in data.get("boards", {}).items()}
+        boards = {b: BoardScores(s["overall"], dict(s["collections"]), {n: dict(v) for n, v in s["secondary"].items()})
+                  for b, s in data.get("boards", {}).items()}
         return cls(data["status"], list(data["problems"]), data["sha256"], data["n_rows"], data["n_errors"],
                    dict(data["problem_counts"]), boards, {b: dict(a) for b, a in data.get("per_graph", {}).items()}
                    if data["status"] == "scored" else {})
@@ -154,6 +164,11 @@ def _scores_fault(boards: object, collections: dict[str, int]) -> str | None:
         values = scores["collections"]
         if not set(values) <= set(collections) or not all(_number(v) for v in values.values()):
             return f"`boards.{board}.collections` must map known collections to numbers"
+        secondary = scores.get("secondary")
+        if not isinstance(secondary, dict) or not set(secondary) <= set(collections) or not all(
+                isinstance(v, dict) and set(v) <= set(BY_NAME) and all(_number(x) for x in v.values())
+                for v in secondary.values()):
+            return f"`boards.{board}.secondary` must map known collections to known metrics' numbers"
     return None
 
 

@@ -22,7 +22,17 @@ import hashlib
 import html
 from typing import Any
 
-from .render_text import COLLECTION_NAMES, MAX_SHOWN_PROBLEMS, interval_text, problem_summary, shorten, summary_lines
+from ..rules.metric_table import BY_NAME
+from .render_text import (
+    COLLECTION_COLUMNS,
+    MAX_SHOWN_PROBLEMS,
+    column_label,
+    column_value,
+    interval_text,
+    problem_summary,
+    shorten,
+    summary_lines,
+)
 
 NARROW_PX = 1100
 """Below this window width the ``wide`` columns give way to details rows (the media query of :data:`_CSS`)."""
@@ -35,13 +45,14 @@ table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
 table.sortable{display:block;max-width:100%;overflow-x:auto}
 th,td{border-bottom:1px solid #ddd;padding:.25rem .4rem;text-align:left;vertical-align:top}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.nw{white-space:nowrap}
+td.num.brk{white-space:normal}#teams th,#teams td{padding:.25rem .3rem}
 th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;cursor:pointer;color:inherit}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
 tr.tied td:first-child{box-shadow:inset 3px 0 #2a7de1}
 td.wrap{overflow-wrap:anywhere;min-width:6rem}
 tr.detail td{color:#555;font-size:.8rem;padding-top:0;overflow-wrap:anywhere}tr.detail ul{margin:.1rem 0;padding-left:1.2rem}
 tr.has-detail td{border-bottom:0}tr.detail.narrow,.narrow-only{display:none}
-@media (max-width:NARROW_PXpx){.wide{display:none}th,td{padding:.25rem .25rem}tr.detail.narrow{display:table-row}.narrow-only{display:inline}}
+@media (max-width:NARROW_PXpx){.wide{display:none}th,td,#teams th,#teams td{padding:.25rem .25rem}tr.detail.narrow{display:table-row}.narrow-only{display:inline}}
 .muted{color:#777}.error{color:#a40000}
 svg text{font-size:11px;font-family:inherit}
 """.strip().replace("NARROW_PX", str(NARROW_PX))
@@ -110,11 +121,12 @@ def _num(value: float | None, digits: int = 5) -> tuple[str, str]:
 
 
 def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowrap: bool = False,
-          wide: bool = False, wrap: bool = False) -> str:
+          wide: bool = False, wrap: bool = False, breaks: bool = False) -> str:
     """A cell; ``wide``: hidden below :data:`NARROW_PX` (its value is then in the row's details row);
-    ``wrap``: long words may break anywhere."""
+    ``wrap``: long words may break anywhere; ``breaks``: a number cell whose text may break at its spaces
+    (an interval)."""
     classes = " ".join(c for c, on in (("num", numeric), ("nw", nowrap and not numeric), ("wide", wide),
-                                       ("wrap", wrap)) if on)
+                                       ("wrap", wrap), ("brk", breaks)) if on)
     cls = f' class="{classes}"' if classes else ""
     return f'<td{cls} data-sort="{e(sort)}"{extra}>{shown}</td>'
 
@@ -133,15 +145,17 @@ def _row(index: int, cells: list[str], cls: str = "", narrow: list[str] = (), al
     return f'{row}<tr class="{kind}" data-detail="{index}"><td colspan="{len(cells)}">{narrow_html}{always}</td></tr>'
 
 
-def _table(head: list[tuple[str, str]], rows: list[str], table_id: str, sorted_by: int | None = None,
+def _table(head: list[tuple[str, ...]], rows: list[str], table_id: str, sorted_by: int | None = None,
            wide: frozenset[int] = frozenset()) -> str:
-    """A sortable table; ``sorted_by``: the column its rows are already in ascending order of, if any;
-    ``wide``: the columns hidden below :data:`NARROW_PX`."""
+    """A sortable table; ``head``: per column ``(label, kind)`` or ``(label, kind, title)`` (the header's
+    tooltip); ``sorted_by``: the column its rows are already in ascending order of, if any; ``wide``: the
+    columns hidden below :data:`NARROW_PX`."""
     marks = [' aria-sort="ascending"' if i == sorted_by else "" for i in range(len(head))]
     # a long collection name may wrap after its colons (<wbr>), so that every column fits a 1400 px window
-    cells = "".join(f'<th scope="col" data-type="{kind}"{mark}{" class=wide" if i in wide else ""}><button '
-                    f'type="button">{e(label).replace(":", ":<wbr>")}</button></th>'
-                    for i, ((label, kind), mark) in enumerate(zip(head, marks)))
+    tips = [f' title="{e(column[2])}"' if len(column) > 2 else "" for column in head]
+    cells = "".join(f'<th scope="col" data-type="{column[1]}"{mark}{" class=wide" if i in wide else ""}{tip}><button '
+                    f'type="button">{e(column[0]).replace(":", ":<wbr>")}</button></th>'
+                    for i, (column, mark, tip) in enumerate(zip(head, marks, tips)))
     return (f'<table class="sortable" id="{table_id}"><thead><tr>{cells}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
@@ -161,18 +175,24 @@ def _public_teams(document: dict[str, Any]) -> str:
     return _table(head, rows, "teams", sorted_by=0)
 
 
+SECONDARY_DIGITS = 3
+"""Decimals of a secondary value (OPA) in the teams table (collection values: 4)."""
 TEAM_WIDE_COLUMNS = ("Rank interval", "Tied with leader", "Public rank", "Public overall", "Submissions",
                      "Last submission")
-"""Teams-table columns hidden below :data:`NARROW_PX` (shown in the details row instead)."""
+"""Teams-table columns hidden below :data:`NARROW_PX` (shown in the details row instead), with the secondary
+collection columns (layout OPA, :data:`render_text.COLLECTION_COLUMNS`)."""
 
 
 def _teams(document: dict[str, Any]) -> str:
     head = [("Rank", "number"), ("Team", "text"), ("Overall", "number"), ("95% interval", "number"),
             ("Rank interval", "number"), ("Tied with leader", "text")]
-    head += [(n, "number") for n in COLLECTION_NAMES]
+    # a secondary column is headed by its metric's label alone (OPA), beside its collection's column; the
+    # collection is in its tooltip and in the details row below NARROW_PX (so that 19 columns fit 1400 px)
+    head += [(c[0], "number") if c[1] is None else (BY_NAME[c[1]].label, "number", column_label(c))
+             for c in COLLECTION_COLUMNS]
     head += [("Public rank", "number"), ("Public overall", "number")]
     head += [("Submissions", "number"), ("Last submission", "text")]
-    wide = frozenset(i for i, (label, _) in enumerate(head) if label in TEAM_WIDE_COLUMNS)
+    wide = frozenset(i for i, column in enumerate(head) if column[0] in TEAM_WIDE_COLUMNS or len(column) == 3)
     rows = []
     for index, team in enumerate(document["teams"]):
         low = team["interval"][0] if team["interval"] else None
@@ -182,18 +202,22 @@ def _teams(document: dict[str, Any]) -> str:
         public_overall = _num(team["public_overall"])
         cells = [_cell("" if team["rank"] is None else team["rank"], e(team["rank"] or "—"), True),
                  _cell(team["team"], e(team["team"]), nowrap=True), _cell(*_num(team["overall"]), True),
-                 _cell(*(("", "—") if low is None else (repr(low), e(interval_text(team["interval"])))), True),
+                 _cell(*(("", "—") if low is None else (repr(low), e(interval_text(team["interval"])).replace(
+                     ", ", ", <wbr>"))), True, breaks=True),
                  _cell("" if not team["rank_interval"] else team["rank_interval"][0], e(ranks), True, wide=True),
                  _cell("yes" if team["tied_with_leader"] else "", "yes" if team["tied_with_leader"] else "",
                        wide=True)]
-        cells += [_cell(*_num(team["collections"][n], 4), True) for n in COLLECTION_NAMES]
+        cells += [_cell(*_num(column_value(team, c), 4 if c[1] is None else SECONDARY_DIGITS), True,
+                        wide=c[1] is not None) for c in COLLECTION_COLUMNS]
         cells += [_cell("" if team["public_rank"] is None else team["public_rank"], e(team["public_rank"] or "—"),
                         True, wide=True), _cell(*public_overall, True, wide=True)]
         cells += [_cell(team["submissions"], valid, True, wide=True),
-                  _cell(team["last_submission"] or "", e(last), nowrap=True, wide=True)]
+                  _cell(team["last_submission"] or "", e(last).replace("T", "T<wbr>", 1), wide=True)]
         narrow = [f"rank interval {e(ranks)}", *(["tied with the leader"] if team["tied_with_leader"] else []),
                   f"public rank {e(team['public_rank'] or '—')} (overall {public_overall[1]})", f"submissions {valid}",
-                  f"last submission {e(last)}"]
+                  f"last submission {e(last)}",
+                  *(f"{e(column_label(c))} {_num(column_value(team, c), SECONDARY_DIGITS)[1]}"
+                    for c in COLLECTION_COLUMNS if c[1])]
         rows.append(_row(index, cells, "tied" if team["tied_with_leader"] else "", narrow=narrow))
     return _table(head, rows, "teams", sorted_by=0, wide=wide)
 

@@ -20,8 +20,16 @@ import re
 from typing import Any
 
 from ..dataset import COLLECTIONS
+from ..rules.metric_table import BY_NAME
+from .assemble import secondary_columns
 
 COLLECTION_NAMES = [c.name for c in COLLECTIONS]
+COLLECTION_COLUMNS: list[tuple[str, str | None]] = [
+    column for name in COLLECTION_NAMES
+    for column in [(name, None), *((name, m) for m in secondary_columns().get(name, ()))]]
+"""The organiser view's collection columns, in order: ``(collection, None)`` for each collection's value, each
+followed by ``(collection, metric)`` for the secondary metric shown beside it (:func:`assemble.secondary_columns`:
+layout ``opa``, not used for ranking)."""
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 MAX_SHOWN_PROBLEMS = 3
@@ -53,9 +61,27 @@ def shorten(text: str, limit: int = MAX_DESCRIPTION) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-ORGANISER_COLUMNS = ["rank", "team", "overall", *COLLECTION_NAMES, "overall_low", "overall_high", "rank_low",
-                     "rank_high", "tied_with_leader", "public_rank", "public_overall", "submissions",
-                     "valid_submissions", "last_submission", "scored_by"]
+def column_value(team: dict[str, Any], column: tuple[str, str | None]) -> float | None:
+    """A team's value in one of :data:`COLLECTION_COLUMNS` (None when undefined or not scored)."""
+    name, metric = column
+    return team["collections"][name] if metric is None else team["secondary"][name][metric]
+
+
+def column_name(column: tuple[str, str | None]) -> str:
+    """The CSV header of one of :data:`COLLECTION_COLUMNS`: the collection, or ``collection metric``
+    (``layout:xla:default opa``)."""
+    return column[0] if column[1] is None else f"{column[0]} {column[1]}"
+
+
+def column_label(column: tuple[str, str | None]) -> str:
+    """The table header (Markdown, HTML) of one of :data:`COLLECTION_COLUMNS`: the collection, or
+    ``collection label`` (``layout:xla:default OPA``)."""
+    return column[0] if column[1] is None else f"{column[0]} {BY_NAME[column[1]].label}"
+
+
+ORGANISER_COLUMNS = ["rank", "team", "overall", *map(column_name, COLLECTION_COLUMNS), "overall_low",
+                     "overall_high", "rank_low", "rank_high", "tied_with_leader", "public_rank", "public_overall",
+                     "submissions", "valid_submissions", "last_submission", "scored_by"]
 """The CSV header of the organiser view."""
 
 
@@ -78,7 +104,7 @@ def render_csv(document: dict[str, Any]) -> str:
     for team in document["teams"]:
         interval, ranks = team["interval"] or [None, None], team["rank_interval"] or [None, None]
         cells = {"rank": team["rank"], "team": csv_text(team["team"]), "overall": number(team["overall"]),
-                 **{n: number(team["collections"][n]) for n in COLLECTION_NAMES},
+                 **{column_name(c): number(column_value(team, c)) for c in COLLECTION_COLUMNS},
                  "overall_low": number(interval[0]), "overall_high": number(interval[1]),
                  "rank_low": ranks[0], "rank_high": ranks[1],
                  "tied_with_leader": "true" if team["tied_with_leader"] else "false",
@@ -156,13 +182,14 @@ def render_markdown(document: dict[str, Any]) -> str:
         return _public_markdown(document)
     out = [f"# Leaderboard: {md(document['name'])}", ""]
     out += [md(line) + "  " for line in summary_lines(document)] + [""]
-    head = ["Rank", "Team", "Overall", "95% interval", "Rank interval", "Tied with leader", *COLLECTION_NAMES]
+    head = ["Rank", "Team", "Overall", "95% interval", "Rank interval", "Tied with leader",
+            *map(column_label, COLLECTION_COLUMNS)]
     head += ["Public rank", "Submissions", "Last submission"]
     out += ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
     for team in document["teams"]:
         cells = [str(team["rank"] or "—"), md(team["team"]), _f(team["overall"]), interval_text(team["interval"]),
                  interval_text(team["rank_interval"]), "yes" if team["tied_with_leader"] else "",
-                 *(_f(team["collections"][n]) for n in COLLECTION_NAMES)]
+                 *(_f(column_value(team, c)) for c in COLLECTION_COLUMNS)]
         cells += [str(team["public_rank"] or "—")]
         cells += [f"{team['valid_submissions']}/{team['submissions']} valid", md(team["last_submission"] or "unknown")]
         out.append("| " + " | ".join(cells) + " |")

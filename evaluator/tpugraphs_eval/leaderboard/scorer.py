@@ -25,6 +25,8 @@ from ..display import shorten
 from ..errors import DataError
 from ..options import Options
 from ..report.report import LEADERBOARDS
+from ..rules.metric_table import beside_primary
+from ..scoring.score import CollectionResult
 from ..truth.groundtruth import GroundTruth
 from ..truth.solution import load_solution, read_manifest
 from .cache import ScoreCache, board_shape, cache_key, solution_digest
@@ -61,13 +63,26 @@ def listed_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
+def secondary_means(collections: dict[str, CollectionResult]) -> dict[str, dict[str, float | None]]:
+    """Collection → {metric: mean over the graphs where it is defined, None when none} of the metric shown beside
+    each collection's value (:func:`..rules.metric_table.beside_primary`: layout ``opa``; tile collections have
+    none and no entry)."""
+    out: dict[str, dict[str, float | None]] = {}
+    for name, result in collections.items():
+        metric = beside_primary(result.collection.kind)
+        if metric is not None:
+            out[name] = {metric.name: result.means()[metric.name]}
+    return out
+
+
 def record_of(data: bytes, truth: GroundTruth, options: Options) -> Record:
     """Score one submission and keep what the leaderboard needs.
 
     Returns:
         a :class:`record.Record`, ``scored`` or ``invalid``: its sha256, rows, errors, ``problem_counts``
         (exact) and ``problems`` (capped by :func:`listed_problems`), plus for a scored submission its
-        ``boards`` (``public``, ``private``, ``all``: the report's :class:`tpugraphs_eval.report.report.Scores` values) and ``per_graph``
+        ``boards`` (``public``, ``private``, ``all``: the report's :class:`tpugraphs_eval.report.report.Scores` values,
+        and the layout collections' mean OPA: :func:`secondary_means`) and ``per_graph``
         (``public``, ``private``: the primary metric per graph, tile ``score`` or layout ``kendall_tau``, NaN
         where undefined, in the solution's graph order restricted to that leaderboard).
     """
@@ -77,7 +92,8 @@ def record_of(data: bytes, truth: GroundTruth, options: Options) -> Record:
                     report.n_rows, report.n_errors, dict(sorted(report.validation.counts.items())))
     if record.scored:
         boards = {**{b: report.leaderboards[b] for b in LEADERBOARDS}, "all": report.scores}
-        record.boards = {b: BoardScores(scores.overall, {name: r.value for name, r in scores.collections.items()})
+        record.boards = {b: BoardScores(scores.overall, {name: r.value for name, r in scores.collections.items()},
+                                        secondary_means(scores.collections))
                          for b, scores in boards.items()}
         record.per_graph = {b: {name: encode_array(r.per_graph[r.metric])
                                 for name, r in report.leaderboards[b].collections.items()}

@@ -93,7 +93,8 @@ METRICS: Tuple[Metric, ...] = (
 
 BESIDE_PRIMARY = "opa"
 """The secondary metric the score tables (terminal, HTML) show in a column of its own beside the collection's value
-(layout OPA); the other secondary metrics (top-K errors, slowdowns) share one column."""
+(layout OPA; the organiser leaderboard too, :func:`beside_primary`); the other secondary metrics (top-K errors,
+slowdowns) share one column."""
 
 BY_NAME = {m.name: m for m in METRICS}
 """Metric name → :class:`Metric`."""
@@ -108,6 +109,13 @@ def primary(kind: str) -> Metric:
     """The metric whose mean is the value of a collection of kind ``kind``."""
     (metric,) = (m for m in METRICS if m.kind == kind and m.primary)
     return metric
+
+
+def beside_primary(kind: str) -> Optional[Metric]:
+    """The metric shown in a column of its own beside the value of a collection of kind ``kind``
+    (:data:`BESIDE_PRIMARY` when it is of that kind: layout OPA), else None (tile)."""
+    metric = BY_NAME[BESIDE_PRIMARY]
+    return metric if metric.kind == kind else None
 
 
 def ks(family: str) -> Tuple[int, ...]:
