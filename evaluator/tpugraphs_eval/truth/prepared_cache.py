@@ -97,20 +97,37 @@ def cache_path(root: DataRoot, split: str, kind: str) -> Path:
     return cache_folder() / f"{name[:32]}-{split}-{kind}.prepared"
 
 
-def _encode(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
-    """The file's bytes: header and arrays (see the module docstring)."""
-    offset, places = 0, []
-    for array in arrays:
-        places.append([array.dtype.str, int(array.size), offset])
-        offset += -(-array.nbytes // 8) * 8
-    header = {**header, "arrays": places}
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    padded = text + b"\0" * (-len(text) % 8)
-    payload = bytearray(offset)
-    for array, (_, _, at) in zip(arrays, places):
-        payload[at:at + array.nbytes] = np.ascontiguousarray(array).tobytes()
-    body = padded + bytes(payload)
-    return MAGIC + struct.pack("<Q", len(text)) + hashlib.sha256(body).digest() + body
+class _Encoded:
+    """A cache file's contents, written without joining them: the header bytes and the arrays (no copy of the
+    arrays is made, so writing a large split's file costs no more memory than its ground truth)."""
+
+    def __init__(self, header: dict[str, Any], arrays: list[np.ndarray]) -> None:
+        offset, places = 0, []
+        self.arrays = [np.ascontiguousarray(array) for array in arrays]
+        for array in self.arrays:
+            places.append([array.dtype.str, int(array.size), offset])
+            offset += -(-array.nbytes // 8) * 8
+        text = json.dumps({**header, "arrays": places}, separators=(",", ":")).encode("utf-8")
+        self.length = len(text)
+        self.head = text + b"\0" * (-len(text) % 8)
+
+    def _parts(self):
+        yield self.head
+        for array in self.arrays:
+            yield memoryview(array.reshape(-1).view(np.uint8))
+            yield b"\0" * (-array.nbytes % 8)
+
+    def write(self, tmp: str) -> None:
+        """Write the file at ``tmp`` (see the module docstring): the checksum is computed over the parts as they
+        are written, then filled in."""
+        digest = hashlib.sha256()
+        with open(tmp, "wb") as out:
+            out.write(MAGIC + struct.pack("<Q", self.length) + bytes(32))
+            for part in self._parts():
+                digest.update(part)
+                out.write(part)
+            out.seek(len(MAGIC) + 8)
+            out.write(digest.digest())
 
 
 def _decode(path: Path, key: str) -> tuple[dict[str, Any], list[np.ndarray]] | None:
@@ -148,13 +165,13 @@ def _decode(path: Path, key: str) -> tuple[dict[str, Any], list[np.ndarray]] | N
     return header, arrays
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, data: _Encoded) -> None:
     """Write ``data`` at ``path`` atomically; a cache that cannot be written is skipped (it is only a speed-up)."""
     from ..atomicfile import write_atomically
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, lambda tmp: Path(tmp).write_bytes(data))
+        write_atomically(path, data.write)
     except OSError:
         pass
 
@@ -177,7 +194,7 @@ def _catalog_from(root: DataRoot, split: str, header: dict[str, Any], arrays: li
     return SplitCatalog(root, split, collections)
 
 
-def _encode_truth(truth: GroundTruth, key: str) -> bytes:
+def _encode_truth(truth: GroundTruth, key: str) -> _Encoded:
     from ..scoring.references import graph_references
 
     references = graph_references(truth)  # computed once here, kept in truth.cache too
@@ -194,7 +211,7 @@ def _encode_truth(truth: GroundTruth, key: str) -> bytes:
             arrays.append(np.asarray(array, dtype=np.float64))
     header = {"format": FORMAT, "key": key, "kind": truth.tile_runtime, "split": truth.catalog.split,
               "sha256": truth.sha256, "collections": collections}
-    return _encode(header, arrays)
+    return _Encoded(header, arrays)
 
 
 def _truth_from(root: DataRoot, split: str, tile_runtime: TileRuntime, header: dict[str, Any],
@@ -239,9 +256,9 @@ def load_ground_truth(root: DataRoot, split: str, *, tile_runtime: TileRuntime =
     return truth
 
 
-def _encode_catalog(catalog: SplitCatalog, key: str) -> bytes:
+def _encode_catalog(catalog: SplitCatalog, key: str) -> _Encoded:
     collections, arrays = _catalog_parts(catalog)
-    return _encode({"format": FORMAT, "key": key, "kind": "catalog", "split": catalog.split,
+    return _Encoded({"format": FORMAT, "key": key, "kind": "catalog", "split": catalog.split,
                     "collections": collections}, arrays)
 
 
