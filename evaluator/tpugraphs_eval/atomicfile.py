@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,6 +57,8 @@ def write_atomically(path: Path, write: Callable[[str], None]) -> None:
         OSError: from the file system, or from :func:`refuse_special` (callers turn it into their own usage
             or data error).
     """
+    import tempfile
+
     path = Path(path)
     refuse_special(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
