@@ -175,3 +175,15 @@ def test_the_cached_arrays_are_writable_copies_of_the_file(root):
     cached = prepared_cache.load_ground_truth(data_root, "test")
     values = next(iter(cached.collections.values())).values
     assert values.flags.writeable
+
+
+def test_the_code_digest_is_the_source_digest_remembered_under_the_files_stat(tmp_path, monkeypatch):
+    from tpugraphs_eval.source_digest import source_digest
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert prepared_cache.code_digest.__wrapped__() == source_digest()  # computed, then remembered
+    [memo] = (tmp_path / "tpugraphs-eval" / "prepared").glob("code-*.digest")
+    assert memo.read_text() == source_digest()
+    memo.write_text("not a digest")
+    assert prepared_cache.code_digest.__wrapped__() == source_digest()  # a damaged memo is not used
+    assert memo.read_text() == source_digest()

@@ -9,7 +9,8 @@ distinct counts, tied pairs) and the exact random and oracle references of every
 (:func:`..scoring.references.graph_references`), plus the ground truth's sha256 (the report's provenance).
 
 A file is used only when its key matches: every source file's path, size, mtime (ns) and inode (one ``stat``
-each, the folder listing included), the package's version and source digest (:mod:`..source_digest`), the
+each, the folder listing included), the package's version and source digest (:mod:`..source_digest`, remembered
+under its files' stat by :func:`code_digest`), the
 format and the kind. Its contents are checked against a sha256 stored in the file before anything is used: a
 corrupt, truncated or foreign file is rebuilt, never trusted. Files are written atomically
 (:func:`..atomicfile.write_atomically`); a cache folder that cannot be written only costs the speed-up.
@@ -23,6 +24,7 @@ zero padding to a multiple of 8; the arrays, each at its offset (a multiple of 8
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -84,9 +86,42 @@ def _listing(root: DataRoot, split: str) -> str | None:
     return "\n".join(lines)
 
 
+@functools.cache
+def code_digest() -> str:
+    """:func:`..source_digest.source_digest`, remembered in the cache folder under the stat of every source file
+    (path, size, mtime in ns, inode), so that a warm run does not read and hash the package's ~100 files: any
+    change of a source file changes its stat and the digest is computed again."""
+    from ..source_digest import PACKAGE, _source_files
+
+    stats = hashlib.sha256(__version__.encode())
+    try:
+        for path in _source_files():
+            st = path.stat()
+            stats.update(f"{path.relative_to(PACKAGE).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n"
+                         .encode("utf-8", "surrogateescape"))
+    except OSError:
+        return source_digest()
+    memo = cache_folder() / f"code-{stats.hexdigest()[:32]}.digest"
+    try:
+        text = memo.read_text(encoding="ascii")
+        if len(text) == 64 and all(ch in "0123456789abcdef" for ch in text):
+            return text
+    except (OSError, ValueError):
+        pass
+    digest = source_digest()
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        from ..atomicfile import write_atomically
+
+        write_atomically(memo, lambda tmp: Path(tmp).write_text(digest, encoding="ascii"))
+    except OSError:
+        pass
+    return digest
+
+
 def _key(root: DataRoot, split: str, kind: str, listing: str) -> str:
     digest = hashlib.sha256()
-    for part in (str(FORMAT), __version__, source_digest(), os.path.realpath(root.path), split, kind, listing):
+    for part in (str(FORMAT), __version__, code_digest(), os.path.realpath(root.path), split, kind, listing):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return digest.hexdigest()
 
