@@ -117,6 +117,39 @@ def others(root: Path, split: str, csv: Path, floor: bool) -> dict:
     return {name: ([py, str(HERE / script), str(root), split, str(csv)], env, nothing) for name, script in names.items()}
 
 
+def in_process(root: Path, split: str, csv: Path, cache: Path, repeats: int = 7) -> None:
+    """In-process figures beside the whole-process ones (best of ``repeats``, in turns): the ground truth from the
+    ``.npz`` files and from a warm prepared-truth cache, and one ``score_submission``."""
+    import gc
+
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    from tpugraphs_eval import resolve_data_root, score_submission
+    from tpugraphs_eval.scoring.references import graph_references
+    from tpugraphs_eval.truth import npzread, prepared_cache
+
+    data_root = resolve_data_root(root)
+    prepared_cache.load_ground_truth(data_root, split)  # warm
+
+    def npz():
+        graph_references(npzread.load_ground_truth(data_root, split))  # what the cache holds: with references
+
+    def cached():
+        prepared_cache.load_ground_truth(data_root, split)
+
+    truth = prepared_cache.load_ground_truth(data_root, split)
+    timings = {"ground truth from .npz (+ references)": npz, "ground truth from the warm cache": cached,
+               "score_submission (truth loaded)": lambda: score_submission(csv, truth)}
+    best = dict.fromkeys(timings, float("inf"))
+    for _ in range(repeats):
+        for name, call in timings.items():
+            gc.collect()
+            start = time.perf_counter()
+            call()
+            best[name] = min(best[name], time.perf_counter() - start)
+    for name, seconds in best.items():
+        print(f"- in process, {name}: {seconds * 1000:.1f} ms (best of {repeats})")
+
+
 def report(title: str, figures: dict[str, dict]) -> None:
     print(f"\n{title}")
     print("| command | wall (median) | CPU (median) | peak RSS | output |\n|---|---|---|---|---|")
@@ -133,7 +166,7 @@ def ratio_line(label: str, value: float, target: str, ok: bool | None) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--only", default="K,L")
+    parser.add_argument("--only", default="S,K,L", help="S: start-up, K: Kaggle-shaped, L: 20 x 100k")
     parser.add_argument("--baseline-rev", default="main", help="the revision run as `today` ('' for none)")
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args()
@@ -143,6 +176,22 @@ def main() -> int:
     ok = True
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
           f"{args.runs} runs per command, round-robin; CPU = user + sys of the process")
+    if "S" in args.only:
+        py, env, nothing = sys.executable, dict(os.environ), (lambda: None)
+        commands = {"import numpy": ([py, "-c", "import numpy"], env, nothing),
+                    "--version": ([py, "-m", "tpugraphs_eval", "--version"], env, nothing),
+                    "--help": ([py, "-m", "tpugraphs_eval", "--help"], env, nothing)}
+        if baseline is not None:
+            today_env = {**env, "PYTHONPATH": str(baseline)}
+            commands |= {"--version today": ([py, "-m", "tpugraphs_eval", "--version"], today_env, nothing),
+                         "--help today": ([py, "-m", "tpugraphs_eval", "--help"], today_env, nothing)}
+        start = measure(commands, args.runs)
+        for f in start.values():
+            f["out"] = f["out"].splitlines()[0] if f["out"] else ""
+        report("S: start-up", start)
+        for name in ("--version", "--help"):
+            value = start[name]["wall"] / start["import numpy"]["wall"]
+            ok &= ratio_line(f"{name} / import numpy (wall)", value, "<= 1.3", value <= 1.3)
     if "K" in args.only:
         root, csv = work / "kaggle", work / "kaggle.csv"
         if not csv.exists():
@@ -166,6 +215,7 @@ def main() -> int:
             for name in ("cold", "warm", "no-cache"):
                 ok &= ratio_line(f"peak RSS {name} / today", k[name]["rss"] / k["today"]["rss"], "<= 1",
                                  k[name]["rss"] <= k["today"]["rss"] * 1.02)
+        in_process(root, "test", csv, work / "cache-k")
     if "L" in args.only:
         root, csv = work / "large", work / "large.csv"
         if not csv.exists():
@@ -183,6 +233,7 @@ def main() -> int:
             for name in ("cold", "warm", "no-cache"):
                 ok &= ratio_line(f"peak RSS {name} / today", big[name]["rss"] / big["today"]["rss"], "<= 1",
                                  big[name]["rss"] <= big["today"]["rss"] * 1.02)
+        in_process(root, "valid", csv, work / "cache-l")
     if args.workdir is None:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1
