@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,15 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 REALDATA = Path(os.environ.get("TPUGRAPHS_REALDATA", REPO.parent / "shared" / "realdata"))
 """The real files: ``../shared/realdata`` next to the repository, or ``$TPUGRAPHS_REALDATA``."""
+
+_TEST_CACHE = Path(tempfile.mkdtemp(prefix="tpugraphs-eval-tests-cache-"))
+os.environ["XDG_CACHE_HOME"] = str(_TEST_CACHE)
+"""The tests' own user cache folder (the prepared-truth cache, the demo data when ``$TPUGRAPHS_DEMO_CACHE`` is
+not set), for this session and its subprocesses: the tests never read or fill the real ``~/.cache``."""
+
+
+def pytest_unconfigure(config) -> None:
+    shutil.rmtree(_TEST_CACHE, ignore_errors=True)
 
 
 

@@ -10,29 +10,43 @@ Definitions: docs/codes.md (format) and docs/metrics.md (metrics); see README.md
 """
 
 from ._version import __version__
-from .api import Evaluator, evaluate, score_predictions, score_submission, validation_report
-from .dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
-from .errors import DataError, NoGroundTruthError, TpuGraphsEvalError, UsageError
-from .options import Options
-from .report.public import PublicReport
-from .report.report import Report
-from .roots import resolve_data_root
-from .scoring.metrics import (
-    UndefinedMetricError,
-    kendall_tau_b,
-    ordered_pair_accuracy,
-    slowdown,
-    tile_score,
-    top_k_error,
-)
-from .scoring.references import References, collection_references
-from .submission.problems import CODES, Problem, Severity
-from .submission.validation import Validation, validate_submission
-from .truth.dataroot import DataRoot
-from .truth.eval_indices import load_eval_indices
-from .truth.groundtruth import GroundTruth, SplitCatalog
-from .truth.npzread import load_ground_truth, scan_catalog
-from .truth.solution import load_solution
+
+_EXPORTS = {
+    "Evaluator": ".api", "evaluate": ".api", "score_predictions": ".api", "score_submission": ".api",
+    "validation_report": ".api",
+    "BY_NAME": ".dataset", "COLLECTIONS": ".dataset", "SPLITS": ".dataset", "TILE_TOP_K": ".dataset",
+    "Collection": ".dataset",
+    "DataError": ".errors", "NoGroundTruthError": ".errors", "TpuGraphsEvalError": ".errors", "UsageError": ".errors",
+    "Options": ".options", "PublicReport": ".report.public", "Report": ".report.report",
+    "References": ".scoring.references", "collection_references": ".scoring.references",
+    "CODES": ".submission.problems", "Problem": ".submission.problems", "Severity": ".submission.problems",
+    "Validation": ".submission.validation", "validate_submission": ".submission.validation",
+    "DataRoot": ".truth.dataroot", "resolve_data_root": ".roots",
+    "load_eval_indices": ".truth.eval_indices", "GroundTruth": ".truth.groundtruth",
+    "SplitCatalog": ".truth.groundtruth", "load_ground_truth": ".truth.npzread", "scan_catalog": ".truth.npzread",
+    "load_solution": ".truth.solution",
+    "UndefinedMetricError": ".scoring.metrics", "kendall_tau_b": ".scoring.metrics",
+    "ordered_pair_accuracy": ".scoring.metrics", "slowdown": ".scoring.metrics", "tile_score": ".scoring.metrics",
+    "top_k_error": ".scoring.metrics",
+}
+"""Public name → the module defining it, imported at first use (PEP 562), so that ``import tpugraphs_eval``
+and the CLI's ``--help`` / ``--version`` load only what they use (docs/performance.md, "Imports")."""
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "BY_NAME", "CODES", "COLLECTIONS", "Collection", "DataError", "DataRoot", "Evaluator", "GroundTruth",

@@ -12,12 +12,11 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .dataset import BY_NAME, COLLECTIONS
 from .errors import UsageError
 from .options import Options
-from .report.public import PublicReport, public_report
 from .report.report import LEADERBOARDS, Report, Scores, provenance
 from .roots import resolve_data_root
 from .scoring.predictions import score_predictions_parsed
@@ -29,8 +28,18 @@ from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
 from .truth.eval_indices import EvalIndices, LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
-from .truth.npzread import load_ground_truth, scan_catalog
-from .truth.solution import load_solution
+from .truth.prepared_cache import load_ground_truth, scan_catalog
+
+if TYPE_CHECKING:
+    from .report.public import PublicReport
+
+
+def load_solution(path: Path, *, tile_runtime: str = "normalized") -> GroundTruth:
+    """:func:`.truth.solution.load_solution`, imported at the first call: the solution-file reader (and polars)
+    is loaded only by runs that read a solution file."""
+    from .truth.solution import load_solution as load
+
+    return load(path, tile_runtime=tile_runtime)
 
 
 def _report(source: SubmissionSource | PredictionsSource, validation: Validation, catalog: SplitCatalog, options: Options,
@@ -182,7 +191,8 @@ class Evaluator:
              solution: str | os.PathLike[str] | None = None, options: Options = Options(),
              eval_indices_dir: str | os.PathLike[str] | None = None, validate_only: bool = False,
              public_only: bool = False, collections: Sequence[str] | None = None,
-             progress: bool = False, graphs: Mapping[str, int | None] | Iterable[str] | None = None) -> Evaluator:
+             progress: bool = False, graphs: Mapping[str, int | None] | Iterable[str] | None = None,
+             cache: bool = True) -> Evaluator:
         """Read what evaluating a split needs: its catalog (``validate_only``) or its runtimes.
 
         Args:
@@ -199,6 +209,8 @@ class Evaluator:
             progress: draw a progress bar on stderr while reading many graph files.
             graphs: score only these graphs (submission IDs, or ID → line of the file that lists them,
                 ``--graphs``): rows of the others are counted, not scored, and not missing. None: all.
+            cache: read and write the prepared-truth cache of a data root (:mod:`.truth.prepared_cache`;
+                False: ``--no-cache``); the ground truth and every report are the same either way.
 
         Raises:
             UsageError: inconsistent options (no split, ``public_only`` without ``solution``,
@@ -224,9 +236,10 @@ class Evaluator:
         else:
             root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
             if validate_only:
-                return cls.over(scan_catalog(root, split, progress=progress), None, options,
+                return cls.over(scan_catalog(root, split, progress=progress, use_cache=cache), None, options,
                                 collections=collections, graphs=graphs)
-            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
+            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress,
+                                      use_cache=cache)
         if validate_only:
             return cls.over(truth.catalog, None, options, collections=collections, graphs=graphs)
         return cls.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir, public_only=public_only,
@@ -280,7 +293,11 @@ class Evaluator:
                 (``SUBMISSION_TOO_LARGE``, for a path, bytes and a file object alike).
         """
         report = self.score(source)
-        return public_report(report) if self.public_only else report
+        if not self.public_only:
+            return report
+        from .report.public import public_report
+
+        return public_report(report)
 
     def score(self, source: SubmissionSource) -> Report:
         """The organiser's report of ``source`` (every graph, both leaderboards), whatever :attr:`public_only`
@@ -307,7 +324,11 @@ class Evaluator:
                 ``SUBMISSION_NOT_A_FILE``, ``SUBMISSION_UNREADABLE``), or ``predictions`` is of another type.
         """
         report = self.score_predictions(predictions)
-        return public_report(report) if self.public_only else report
+        if not self.public_only:
+            return report
+        from .report.public import public_report
+
+        return public_report(report)
 
     def score_predictions(self, predictions: PredictionsSource) -> Report:
         """The organiser's report of ``predictions`` (every graph, both leaderboards), whatever

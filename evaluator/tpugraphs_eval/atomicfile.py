@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -70,6 +69,8 @@ def write_atomically(path: Path, write: Callable[[str], None], *, durable: bool 
         OSError: from the file system, or from :func:`refuse_special` (callers turn it into their own usage
             or data error).
     """
+    import tempfile
+
     path = Path(path)
     if not replace_special:
         refuse_special(path)

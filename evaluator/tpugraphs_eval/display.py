@@ -63,3 +63,36 @@ def console(*, stderr: bool = False) -> Console:
     if not out.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         out.width = PIPE_WIDTH
     return out
+
+
+class PlainConsole:
+    """The part of a rich console that a quiet run (``-q``) uses, for a stream that is not a terminal: lines are
+    written as they are, the markup tags of the verdict (``[bold red]``, ``[bold green]``, ``[/]``) removed, so
+    that a quiet scoring run into a pipe or file never imports rich (docs/performance.md, "Imports")."""
+
+    is_terminal = False
+    _TAGS = ("[bold red]", "[bold green]", "[/]")
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+
+    def print(self, text: str = "") -> None:
+        """Write ``text`` and a newline; a closed pipe raises :class:`BrokenPipeError` as rich's console does."""
+        import sys
+
+        for tag in self._TAGS:
+            text = text.replace(tag, "")
+        (sys.stderr if self._stderr else sys.stdout).write(f"{text}\n")
+
+
+def quiet_console(*, stderr: bool = False) -> Console | PlainConsole:
+    """The console of a ``-q`` run: rich's (:func:`console`, for its colours) in a terminal, else a
+    :class:`PlainConsole`."""
+    import sys
+
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    return console(stderr=stderr) if terminal else PlainConsole(stderr=stderr)

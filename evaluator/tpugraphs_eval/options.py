@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
 
 from .dataset import TILE_TOP_K
+from .defaults import CONFIG_PROTOCOLS, ConfigProtocol  # noqa: F401 (re-exported)
 from .errors import UsageError
 from .rules.metric_table import ks
 from .submission.problems import MODES, Mode
 from .truth.groundtruth import TILE_RUNTIMES, TileRuntime
 
-ConfigProtocol = Literal["all", "official"]
-CONFIG_PROTOCOLS: tuple[ConfigProtocol, ...] = ("all", "official")
 
 @dataclass(frozen=True)
 class Options:

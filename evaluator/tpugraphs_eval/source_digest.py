@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -23,9 +24,18 @@ def source_digest() -> str:
     file (compiled files only) gives the digest of nothing, so the version alone then tells code apart.
     """
     digest = hashlib.sha256()
-    files = sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".c") and p.is_file())
-    for path in files:
-        relative = path.relative_to(PACKAGE).as_posix()
-        digest.update(f"{relative}\0{path.stat().st_size}\0".encode())
-        digest.update(path.read_bytes())
+    for path in _source_files():
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(PACKAGE).as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
     return digest.hexdigest()
+
+
+def _source_files() -> list[Path]:
+    """Every ``.py`` and ``.c`` file under the package, in :class:`Path` order; ``__pycache__`` folders (compiled
+    files only) are not entered: listing them cost more than hashing the sources."""
+    files = []
+    for folder, subfolders, names in os.walk(PACKAGE):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        files += [Path(folder, name) for name in names if name.endswith((".py", ".c"))]
+    return sorted(path for path in files if path.is_file())

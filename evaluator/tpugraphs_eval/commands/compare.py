@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,31 +33,15 @@ from ..scoring.compare import (
     LEVEL,
     paired_bootstrap,
 )
-from .entrypoint import int_at_least, stop_at_closed_pipe
-from .scoring_options import add_scoring_options, load_evaluator
+from .compare_parser import add_parser  # noqa: F401 (the parser is defined there, imported without this module)
+from .entrypoint import stop_at_closed_pipe
+from .scoring_options import load_evaluator
 
 COMPARE_FORMAT = 1
 """Version of the JSON layout of ``compare --json``."""
 
 SIGN = "difference = B - A in the collection's metric; positive means B is better"
 
-
-
-def add_parser(commands: argparse._SubParsersAction) -> None:
-    """Add the ``compare`` command to the ``tpugraphs-eval`` sub-commands."""
-    text = "paired bootstrap over graphs: is submission B better than A? (difference B - A, 95% interval)"
-    # argparse %-formats help texts (a bare % crashed `tpugraphs-eval --help`), not descriptions
-    sub = commands.add_parser("compare", help=text.replace("%", "%%"),
-                              description=text + ". Positive differences mean B is better.")
-    sub.add_argument("a", type=Path, metavar="A", help="the reference submission CSV")
-    sub.add_argument("b", type=Path, metavar="B", help="the submission compared with A")
-    add_scoring_options(sub)
-    sub.add_argument("--resamples", type=int_at_least(1), default=DEFAULT_RESAMPLES, metavar="N",
-                     help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
-    sub.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED,
-                     help=f"seed of the resampling (default {DEFAULT_SEED})")
-    sub.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH (`-`: stdout, the "
-                                                    "table then goes to stderr)")
 
 
 def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Report]:

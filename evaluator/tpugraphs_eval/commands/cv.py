@@ -10,7 +10,6 @@ from .. import display
 from ..display import safe
 from ..errors import EXIT_INVALID, EXIT_OK, UsageError
 from .entrypoint import stop_at_closed_pipe
-from .outputs import graphs_root, refuse_output_is_input, write_stream
 from .scoring_options import add_scoring_options, load_evaluator
 
 
@@ -28,6 +27,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..prepare.folds import read_folds
     from ..scoring.cv import cross_validate
+    from .outputs import graphs_root, refuse_output_is_input, write_stream
 
     if args.graphs is not None or args.fold is not None:
         raise UsageError("cv scores every fold of --folds: --graphs and --fold are not used with it")
@@ -55,7 +55,7 @@ def _cell(value: float | None) -> str:
 def _show(console, result: dict, reports: list) -> None:
     from rich.table import Table
 
-    from ..report.terminal import verdict
+    from ..report.verdict import verdict
 
     for row, report in zip(result["folds"], reports):
         if not row["valid"]:

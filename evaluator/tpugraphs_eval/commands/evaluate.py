@@ -10,33 +10,26 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import display, kernels
 from .._version import __version__
 from ..dataset import SPLITS
+from ..defaults import DEFAULT_PUBLIC_FRACTION
 from ..display import safe
-from ..errors import (
-    ERROR_CODES,
-    EXIT_INVALID,
-    EXIT_OK,
-    EXIT_USAGE_OR_DATA,
-    NoGroundTruthError,
-    UsageError,
-    error_codes_markdown,
-)
-from ..report.report import Report
-from ..roots import resolve_data_root
-from ..submission.problems import CODES, codes_markdown
-from ..truth.solution import DEFAULT_PUBLIC_FRACTION, USAGE_WARNINGS, build_solution
+from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, NoGroundTruthError, UsageError
 from . import cv as cv_command
 from . import export
 from . import prepare as prepare_command
-from .compare import add_parser as add_compare_parser
-from .compare import run_compare
+from .compare_parser import add_parser as add_compare_parser
 from .entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
-from .no_truth_hint import with_hint
-from .outputs import graphs_root, refuse_output_is_input, write_stream
 from .scoring_options import add_scoring_options, load_evaluator
+
+if TYPE_CHECKING:
+    from ..report.report import Report
+
+# Each command imports what it runs with when it runs (docs/performance.md, "Imports"): `--help`, `--version`
+# and a scoring run load no hosting, compare, solution-file, polars, pandas or scipy module.
 
 COMMANDS = ("score", "validate", "codes", "solution", "compare", "export", "prepare", "cv")
 
@@ -136,6 +129,8 @@ def _refuse_missing_submissions(args: argparse.Namespace) -> None:
 def _print_codes() -> None:
     from rich.table import Table
 
+    from ..submission.problems import CODES
+
     table = Table(title="Problem codes", title_justify="left")
     for column in ("code", "strict", "lenient", "meaning"):
         table.add_column(column, overflow="fold")
@@ -146,6 +141,9 @@ def _print_codes() -> None:
 
 def _print_error_codes() -> None:
     from rich.table import Table
+
+    from ..errors import ERROR_CODES
+    from ..truth.solution import USAGE_WARNINGS
 
     table = Table(title="Data and usage error codes (exit 2; INVALID_SUBMISSION: exit 1)", title_justify="left")
     for column in ("code", "meaning"):
@@ -161,6 +159,10 @@ def _print_error_codes() -> None:
 
 
 def _build_solution(args: argparse.Namespace) -> int:
+    from ..truth.dataroot import resolve_data_root
+    from ..truth.solution import build_solution
+    from .outputs import refuse_output_is_input
+
     console = display.console()
     root = resolve_data_root(args.data_root)
     refuse_output_is_input([("-o", args.output)], [args.usage_file], data_root=root.path)
@@ -185,6 +187,8 @@ def _evaluate(args: argparse.Namespace) -> int:
                          "found over every graph alike); drop it, or score with --public-only")
     _refuse_missing_submissions(args)
     inputs: list[Path] = args.submissions if args.predictions is None else [args.predictions]
+    from .outputs import graphs_root, refuse_output_is_input, write_stream
+
     outputs, folders = [("--json", args.json)], []
     if args.html:
         from ..report.html import is_page_folder, page_paths
@@ -195,7 +199,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             outputs, folders = [("--html", args.html), *outputs], ["--html"]
     refuse_output_is_input(outputs, [*inputs, args.solution], folders=folders,
                            data_root=graphs_root(args))
-    console = display.console(stderr=args.json == "-")
+    console = (display.quiet_console if args.quiet else display.console)(stderr=args.json == "-")
     evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)
     reports: list[Report | None] = []
@@ -227,6 +231,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _codes(args: argparse.Namespace) -> int:
+    from ..errors import error_codes_markdown
+    from ..submission.problems import codes_markdown
+
     if args.markdown:
         print(error_codes_markdown() if args.errors else codes_markdown(), end="")
     elif args.errors:
@@ -236,9 +243,15 @@ def _codes(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from .compare import run_compare
+
+    return run_compare(args)
+
+
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution,
-    "compare": run_compare, "export": export.run,
+    "compare": _compare, "export": export.run,
     "prepare": prepare_command.run, "cv": cv_command.run}
 """Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
 :data:`COMMANDS` and its handler here)."""
@@ -254,19 +267,28 @@ def run(argv: list[str]) -> int:
     try:
         return HANDLERS[args.command](args)
     except NoGroundTruthError as err:  # the public test files: say what this command can do instead
+        from .no_truth_hint import with_hint
+
         raise with_hint(err, args) from None
 
 
 def _show(console, args: argparse.Namespace, inputs: list[Path], reports: list[Report | None],
           failures: dict[int, str], validate_only: bool) -> None:
-    from ..report.terminal import render, render_comparison, verdict
+    if args.quiet:  # one line per file, no table, no --lenient hint: rich is not needed (display.quiet_console)
+        from ..report.verdict import verdict
+
+        for i, (path, report) in enumerate(zip(inputs, reports)):
+            if report is None:
+                console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
+            else:
+                verdict(console, report, validate_only, label=str(path) if len(reports) > 1 else None, hint=False)
+        return
+    from ..report.terminal import render, render_comparison
 
     several = len(reports) > 1
     for i, (path, report) in enumerate(zip(inputs, reports)):
         if report is None:
             console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
-        elif args.quiet:
-            verdict(console, report, validate_only, label=str(path) if several else None, hint=False)
         else:
             if several and console.is_terminal:
                 console.rule(safe(str(path)))
@@ -274,7 +296,7 @@ def _show(console, args: argparse.Namespace, inputs: list[Path], reports: list[R
                 console.print(f"== {safe(str(path))} ==")
             render(report, console, per_graph=getattr(args, "per_graph", False), per_code=args.max_problems,
                    validate_only=validate_only)
-    if several and not args.quiet:
+    if several:
         render_comparison(console, inputs, reports)
 
 

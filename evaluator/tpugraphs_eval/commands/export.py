@@ -11,9 +11,9 @@ import datetime as dt
 from pathlib import Path
 
 from ..dataset import SPLITS
+from ..defaults import TILE_RUNTIMES
 from ..display import safe
 from ..errors import EXIT_OK, UsageError
-from ..truth.groundtruth import TILE_RUNTIMES
 
 
 def add_parser(commands) -> None:

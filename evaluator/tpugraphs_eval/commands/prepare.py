@@ -8,13 +8,10 @@ from pathlib import Path
 
 from .. import display
 from ..dataset import COLLECTIONS
+from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_PUBLIC_FRACTION, DEFAULT_TEST_FRACTION
 from ..display import safe
 from ..errors import EXIT_OK
-from ..prepare.run import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION, new_seed, prepare_dir
-from ..roots import resolve_data_root
-from ..truth.solution import DEFAULT_PUBLIC_FRACTION
 from .entrypoint import int_at_least
-from .outputs import refuse_output_is_input
 
 
 def _list(text: str) -> list[str]:
@@ -52,6 +49,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Prepare ``args.output`` from ``args.data_root``; print what was written."""
+    from ..prepare.run import new_seed, prepare_dir
+    from ..roots import resolve_data_root
+    from .outputs import refuse_output_is_input
+
     console = display.console()
     root = resolve_data_root(args.data_root)
     refuse_output_is_input([("-o", args.output)], [], data_root=root.path)

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..api import Evaluator
 from ..dataset import SPLITS
+from ..defaults import CONFIG_PROTOCOLS, TILE_RUNTIMES
 from ..errors import UsageError
-from ..options import CONFIG_PROTOCOLS, Options
-from ..truth.groundtruth import TILE_RUNTIMES
+
+if TYPE_CHECKING:
+    from ..api import Evaluator
 
 SCORING_OPTIONS = ("--split", "--data-root", "--solution", "--public-only", "--collections", "--graphs", "--fold",
-                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--no-progress")
+                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--no-progress", "--no-cache")
 """The options :func:`add_scoring_options` adds (``validate``: all but ``--tile-runtime``, ``--configs``,
 ``--eval-indices``, which only change scores)."""
 
@@ -62,6 +64,9 @@ def add_scoring_options(parser: argparse.ArgumentParser, *, scored: bool = True)
                             help="folder of the official {xla,nlp}_{default,random}.json index lists "
                                  "(for --configs official; the demo brings its own)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="read the data root's .npz files, not the prepared-truth cache, and leave the cache as "
+                             "it is (same results; docs/performance.md)")
 
 
 def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: bool = False) -> Evaluator:
@@ -70,6 +75,9 @@ def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: b
     Raises:
         UsageError, DataError: as :meth:`Evaluator.load`.
     """
+    from ..api import Evaluator
+    from ..options import Options
+
     graphs = None
     if getattr(args, "graphs", None) is not None:
         from ..prepare.folds import read_graphs
@@ -82,4 +90,4 @@ def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: b
     return Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
                           eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
                           public_only=args.public_only, collections=args.collections, progress=progress,
-                          graphs=graphs)
+                          graphs=graphs, cache=not getattr(args, "no_cache", False))

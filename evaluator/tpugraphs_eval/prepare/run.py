@@ -26,6 +26,7 @@ import numpy as np
 
 from .._version import __version__
 from ..dataset import BY_NAME, COLLECTIONS, TILE_TOP_K, Collection
+from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION
 from ..errors import DataError, UsageError
 from ..roots import resolve_data_root
 from ..truth.dataroot import DataRoot, present_collections
@@ -36,11 +37,6 @@ from .naming import opaque_name, seeded_int
 from .npzwrite import write_public_test_file
 from .selection import Graph, select_held_out
 
-DEFAULT_TEST_FRACTION = 0.1
-"""Share of each collection's source graphs held out by default: the real test split is about 12 % of tile
-graphs and 8-11 % of each layout collection's."""
-DEFAULT_MAX_CONFIGS = 1000
-"""Configs kept per held-out layout graph by default (the real public test graphs hold 1000 or 1001)."""
 PREPARE_FORMAT = 1
 LABELLED_SPLITS = ("train", "valid")
 

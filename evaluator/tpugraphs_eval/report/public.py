@@ -30,8 +30,12 @@ from ..rules.public_rule import MIN_PUBLIC_GRAPHS, public_values
 from ..scoring.references import References
 from ..submission.problems import Problem
 from ..submission.validation import ParsedSubmission, Validation
-from .charts import finite as _finite
 from .report import REPORT_FORMAT, Report, Scores
+
+
+def _finite(value: float | None) -> float | None:
+    """None for None and NaN, else the float (as :func:`.charts.finite`, without importing the HTML charts)."""
+    return None if value is None or value != value else float(value)
 
 PUBLIC_REPORT_FIELDS = ("report_format", "submission", "split", "synthetic", "graphs_scored", "valid", "scored",
                         "overall", "collections", "normalised", "collections_not_shown", "missing_collections",

@@ -19,6 +19,7 @@ from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Problem, Severity
 from ..submission.validation import Validation
 from .public import PublicReport
 from .report import Report
+from .verdict import verdict  # noqa: F401 (re-exported: the one-line view needs no rich)
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -212,28 +213,6 @@ def _per_graph(console: Console, report: Report) -> None:
             for program, means in means_by_program.items():
                 programs.add_row(program, str(means["n_graphs"]), *(_fmt(means[m], 4) for m in result.per_graph))
             console.print(programs)
-
-
-def verdict(console: Console, report: Report | PublicReport, validate_only: bool, label: str | None = None, *,
-            hint: bool = True) -> None:
-    """One line: VALID (with the overall score when scored) or INVALID with the counts; ``label`` names the file.
-
-    ``hint``: after an INVALID line whose errors Kaggle tolerated, a second line pointing to ``--lenient``
-    (``-q`` passes False: the verdict line only)."""
-    counts = report.validation.counts
-    errors = report.n_errors
-    warnings = report.validation.by_severity()[Severity.WARNING]
-    head = f"{safe(label)}: " if label else ""
-    if errors:
-        console.print(f"{head}[bold red]INVALID[/]: {errors} error(s), {warnings} warning(s) in {report.n_rows} "
-                      "rows. Nothing was scored.")
-        relaxable = {code for code in counts if CODES[code].severity(report.options.mode) == Severity.ERROR}
-        if hint and report.options.mode == "strict" and all(CODES[c].lenient != Severity.ERROR for c in relaxable):
-            console.print("Every error is one that Kaggle tolerated: --lenient accepts them as warnings and "
-                          "scores what remains.")
-        return
-    scored = "" if validate_only or not report.scored else f": overall {_fmt(report.overall)}"
-    console.print(f"{head}[bold green]VALID[/] ({report.n_rows} rows, {warnings} warning(s)){scored}")
 
 
 def render(report: Report | PublicReport, console: Console, *, per_graph: bool = False, per_code: int = 5,

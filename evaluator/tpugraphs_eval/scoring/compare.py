@@ -32,11 +32,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..defaults import COMPARE_RESAMPLES, COMPARE_SEED
 from .bootstrap import resampled_means, resampled_overall_means
 from .metrics import defined_mean
 
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 0
+DEFAULT_RESAMPLES = COMPARE_RESAMPLES
+DEFAULT_SEED = COMPARE_SEED
 LEVEL = 0.95
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
 

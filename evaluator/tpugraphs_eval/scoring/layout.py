@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..rules.metric_table import ks, metrics_of
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.groundtruth import CollectionTruth
 from .metrics import (
@@ -60,6 +62,8 @@ def _threads() -> ThreadPoolExecutor | None:
     """A pool of two worker threads, made once and kept (starting threads costs more than small counts)."""
     global _pool
     if _pool is None and (os.cpu_count() or 1) > 1:
+        from concurrent.futures import ThreadPoolExecutor  # imported by large runs only (docs/performance.md)
+
         _pool = ThreadPoolExecutor(2, thread_name_prefix="tpugraphs-eval")
     return _pool
 

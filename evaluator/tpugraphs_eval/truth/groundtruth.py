@@ -11,17 +11,16 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from ..dataset import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
+from ..defaults import TILE_RUNTIMES, TileRuntime  # noqa: E402,F401 (re-exported)
 from ..errors import DataError, NoGroundTruthError, UsageError
 from .dataroot import DataRoot
 from .ranks import tied_pairs
 
-TileRuntime = Literal["normalized", "raw"]
-TILE_RUNTIMES: tuple[TileRuntime, ...] = ("normalized", "raw")
 _MAX_LISTED = 10
 
 

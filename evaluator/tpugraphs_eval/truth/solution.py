@@ -39,6 +39,7 @@ import numpy as np
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..dataset import BY_NAME, COLLECTIONS
+from ..defaults import DEFAULT_PUBLIC_FRACTION
 from ..display import shorten
 from ..errors import DataError, UsageError
 from ..safeopen import open_input, read_input
@@ -67,10 +68,8 @@ from .solution_checks import (
 )
 
 SOLUTION_FORMAT = 1
-DEFAULT_PUBLIC_FRACTION = 0.25
 MAX_USAGE_FILE_BYTES = 16 << 20
 """Largest usage file read: 16 MiB (one short line per graph; the full test split's is about 30 KB)."""
-"""Share of each collection's graphs on the public leaderboard by default (Kaggle-like: 20-30 %)."""
 USAGES = ("Public", "Private")
 
 USAGE_WARNINGS = {
