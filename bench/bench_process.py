@@ -123,9 +123,9 @@ def in_process(root: Path, split: str, csv: Path, cache: Path, repeats: int = 7)
     import gc
 
     os.environ["XDG_CACHE_HOME"] = str(cache)
-    from tpugraphs_eval import resolve_data_root, score_submission
+    from tpugraphs_eval import prepared_cache, resolve_data_root, score_submission
     from tpugraphs_eval.scoring.references import graph_references
-    from tpugraphs_eval.truth import npzread, prepared_cache
+    from tpugraphs_eval.truth import npzread
 
     data_root = resolve_data_root(root)
     prepared_cache.load_ground_truth(data_root, split)  # warm

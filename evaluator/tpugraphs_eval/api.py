@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .dataset import BY_NAME, COLLECTIONS
 from .errors import UsageError
 from .options import Options
+from .prepared_cache import load_ground_truth, scan_catalog
 from .report.report import LEADERBOARDS, Report, Scores, provenance
 from .roots import resolve_data_root
 from .scoring.predictions import score_predictions_parsed
@@ -28,7 +29,6 @@ from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
 from .truth.eval_indices import EvalIndices, LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
-from .truth.prepared_cache import load_ground_truth, scan_catalog
 
 if TYPE_CHECKING:
     from .report.public import PublicReport
@@ -209,7 +209,7 @@ class Evaluator:
             progress: draw a progress bar on stderr while reading many graph files.
             graphs: score only these graphs (submission IDs, or ID → line of the file that lists them,
                 ``--graphs``): rows of the others are counted, not scored, and not missing. None: all.
-            cache: read and write the prepared-truth cache of a data root (:mod:`.truth.prepared_cache`;
+            cache: read and write the prepared-truth cache of a data root (:mod:`.prepared_cache`;
                 False: ``--no-cache``); the ground truth and every report are the same either way.
 
         Raises:

@@ -159,7 +159,7 @@ def _print_error_codes() -> None:
 
 
 def _build_solution(args: argparse.Namespace) -> int:
-    from ..truth.dataroot import resolve_data_root
+    from ..roots import resolve_data_root
     from ..truth.solution import build_solution
     from .outputs import refuse_output_is_input
 

@@ -34,12 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from .._version import __version__
-from ..dataset import COLLECTIONS
-from ..source_digest import source_digest
-from . import npzread
-from .dataroot import DataRoot
-from .groundtruth import CollectionGraphs, CollectionTruth, GroundTruth, SplitCatalog, TileRuntime
+from ._version import __version__
+from .dataset import COLLECTIONS
+from .source_digest import source_digest
+from .truth import npzread
+from .truth.dataroot import DataRoot
+from .truth.groundtruth import CollectionGraphs, CollectionTruth, GroundTruth, SplitCatalog, TileRuntime
 
 FORMAT = 1
 """Version of the file layout; part of the key."""
@@ -91,7 +91,7 @@ def code_digest() -> str:
     """:func:`..source_digest.source_digest`, remembered in the cache folder under the stat of every source file
     (path, size, mtime in ns, inode), so that a warm run does not read and hash the package's ~100 files: any
     change of a source file changes its stat and the digest is computed again."""
-    from ..source_digest import PACKAGE, _source_files
+    from .source_digest import PACKAGE, _source_files
 
     stats = hashlib.sha256(__version__.encode())
     try:
@@ -111,7 +111,7 @@ def code_digest() -> str:
     digest = source_digest()
     try:
         memo.parent.mkdir(parents=True, exist_ok=True)
-        from ..atomicfile import write_atomically
+        from .atomicfile import write_atomically
 
         write_atomically(memo, lambda tmp: Path(tmp).write_text(digest, encoding="ascii"))
     except OSError:
@@ -202,7 +202,7 @@ def _decode(path: Path, key: str) -> tuple[dict[str, Any], list[np.ndarray]] | N
 
 def _write(path: Path, data: _Encoded) -> None:
     """Write ``data`` at ``path`` atomically; a cache that cannot be written is skipped (it is only a speed-up)."""
-    from ..atomicfile import write_atomically
+    from .atomicfile import write_atomically
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,7 +220,7 @@ def _catalog_parts(catalog: SplitCatalog) -> tuple[list[dict[str, Any]], list[np
 
 
 def _catalog_from(root: DataRoot, split: str, header: dict[str, Any], arrays: list[np.ndarray]) -> SplitCatalog:
-    from ..dataset import BY_NAME
+    from .dataset import BY_NAME
 
     collections = {}
     for part in header["collections"]:
@@ -230,7 +230,7 @@ def _catalog_from(root: DataRoot, split: str, header: dict[str, Any], arrays: li
 
 
 def _encode_truth(truth: GroundTruth, key: str) -> _Encoded:
-    from ..scoring.references import graph_references
+    from .scoring.references import graph_references
 
     references = graph_references(truth)  # computed once here, kept in truth.cache too
     collections, arrays = _catalog_parts(truth.catalog)
@@ -251,7 +251,7 @@ def _encode_truth(truth: GroundTruth, key: str) -> _Encoded:
 
 def _truth_from(root: DataRoot, split: str, tile_runtime: TileRuntime, header: dict[str, Any],
                 arrays: list[np.ndarray]) -> GroundTruth:
-    from ..scoring.references import GraphReferences
+    from .scoring.references import GraphReferences
 
     catalog = _catalog_from(root, split, header, arrays)
     truths, references = {}, {}

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tpugraphs_eval import resolve_data_root
+from tpugraphs_eval import prepared_cache, resolve_data_root
 from tpugraphs_eval.commands import evaluate as cli
-from tpugraphs_eval.truth import npzread, prepared_cache
+from tpugraphs_eval.truth import npzread
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_submissions"
 CSV = str(SAMPLES / "demo_random_test.csv")
