@@ -178,3 +178,20 @@ def test_real_valid_graph_with_tied_runtimes(realdata):
     pred = predictions[t.graphs.ids[0]]
     assert abs(result.per_graph["kendall_tau"][0] - scipy.stats.kendalltau(pred, runtime).statistic) <= 1e-12
     assert result.per_graph["opa"][0] < 1.0
+
+
+def test_constant_predictions_score_tau_0_and_are_not_left_out(demo_root):
+    """docs/metrics.md Decision: a graph whose predictions are all equal (runtimes differ) scores tau-b 0 and OPA 0
+    (worked by hand: every pair is tied in x, none is strictly ordered), so constant predictions cannot drop a
+    collection from the overall. Before, every layout collection came out undefined and the overall rose to the
+    tile value alone (0.726 on the demo valid split, against 0.146 for random predictions)."""
+    from tpugraphs_eval import load_ground_truth, score_predictions
+
+    truth = load_ground_truth(demo_root, "valid")
+    constant = {f"{name}:{graph}": np.zeros(y.size) for name, ct in truth.collections.items()
+                for graph, y in zip(ct.graphs.names, ct.runtimes)}
+    report = score_predictions(constant, truth)
+    for name, result in report.collections.items():
+        if result.collection.kind == "layout":
+            assert result.value == 0.0 and not result.undefined
+    assert report.overall == pytest.approx(sum(r.value for r in report.collections.values()) / 5, abs=1e-15)

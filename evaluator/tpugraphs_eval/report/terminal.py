@@ -145,7 +145,7 @@ def _scores(console: Console, report: Report) -> None:
                       + ", ".join(report.missing_collections))
     for name, result in report.collections.items():
         if result.undefined:
-            console.print(f"[yellow]{name}: tau undefined (all scored runtimes equal, or < 2 configs), left out "
+            console.print(f"[yellow]{name}: tau undefined (every scored runtime equal, or fewer than 2 configs), left out "
                           f"of the mean:[/] {', '.join(result.undefined)}")
     if report.undefined_collections:
         console.print(f"[yellow]Undefined everywhere, left out of the overall:[/] {', '.join(report.undefined_collections)}")

@@ -157,6 +157,12 @@ def pair_metrics(predicted: np.ndarray, runtimes: np.ndarray) -> tuple[float, fl
     counts = pair_counts(predicted, runtimes)
     tau, defined = tau_b_from_counts(*counts)
     opa, opa_defined = opa_from_counts(*counts)
+    pairs = counts.n * (counts.n - 1) // 2
+    if not defined and counts.n >= 2 and counts.x_tied == pairs and counts.y_tied < pairs:
+        # **Decision** (docs/metrics.md, predictions): every prediction tied while the runtimes differ is a
+        # ranking with no information: tau-b 0 (scipy gives NaN), not a graph left out of the mean, which a
+        # constant prediction would otherwise buy wherever the model's tau is below 0
+        return 0.0, (float(opa) if opa_defined else math.nan)
     return (float(tau) if defined else math.nan), (float(opa) if opa_defined else math.nan)
 
 
