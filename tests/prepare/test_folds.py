@@ -142,3 +142,14 @@ def test_unknown_ids_and_bad_files_are_coded_usage_errors(work, tmp_path, capsys
                  ["--fold", "1"]):
         assert cli.main([str(work / "sub.csv"), "--data-root", "demo", "--split", "train", *argv]) == 2
         assert "[GRAPHS_FILE_INVALID]" in capsys.readouterr().err
+
+
+def test_more_folds_than_a_collection_fills_is_refused(tmp_path, capsys):
+    """--k 20 on the demo's train split: tile:xla has 8 programs, so 12 folds would hold no tile graph and their
+    overall would leave tile out (a fold of tile graphs only scored 1.0 and inflated cv's mean). Refused, coded."""
+    from tpugraphs_kit import cli_data
+
+    assert cli_data.main(["folds", "--data-root", "demo", "--split", "train", "--k", "20", "-o",
+                          str(tmp_path / "f.csv")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "[USAGE_ERROR] --k 20 leaves" in err and "choose --k" in err and not (tmp_path / "f.csv").exists()

@@ -298,3 +298,18 @@ def test_realdata_labelled_root_end_to_end(realdata, tmp_path, capsys):
     again = tmp_path / "again"
     prepare_dir(root, again, seed=SEED, test_fraction=0.3)
     assert _files(again) == _files(out)
+
+
+def test_a_killed_runs_work_folder_is_removed_by_the_next_run(tmp_path, capsys):
+    """A SIGKILL mid-run leaves its work folder (.<name>.prepare-*) beside -o, holding the held-out runtimes in
+    private/. The next run into the same -o deletes it and says so on stderr; before, it stayed for good."""
+    stale = tmp_path / ".comp.prepare-killed0"
+    (stale / "out" / "private").mkdir(parents=True)
+    (stale / "out" / "private" / ".truth").write_bytes(b"runtimes")
+    other = tmp_path / ".other.prepare-keep"  # another output's work folder is not touched
+    other.mkdir()
+    assert cli.main(["prepare", "--data-root", "demo", "-o", str(tmp_path / "comp"), "--seed", SEED,
+                     "--no-progress"]) == 0
+    assert not stale.exists() and other.is_dir()
+    assert f"removed {stale}" in " ".join(capsys.readouterr().err.split())
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.prepare-keep", "comp"]

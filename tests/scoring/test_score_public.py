@@ -150,3 +150,15 @@ def test_validate_refuses_public_only(demo_solution, tmp_path, capsys):
         code = cli.main(["validate", str(path), "--solution", str(demo_solution), "--public-only", *extra, "--json", "-"])
         out, err = capsys.readouterr()
         assert code == 2 and out == "" and "[USAGE_ERROR] --public-only is not used with validate" in err
+
+
+def test_per_graph_with_public_only_says_it_shows_nothing(demo_solution, tmp_path, capsys):
+    """The public view holds no per-graph value, so ``--per-graph --public-only`` shows none (exit 0, as the leak
+    test above requires) and says so on stderr instead of dropping ``--per-graph`` silently."""
+    truth = load_solution(demo_solution)
+    path = tmp_path / "s.csv"
+    path.write_bytes(rows_for(truth, 0.5, 1))
+    code = cli.main([str(path), "--solution", str(demo_solution), "--public-only", "--per-graph"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "note: --per-graph shows nothing with --public-only" in " ".join(err.split())
+    assert "tile:xla:" not in out

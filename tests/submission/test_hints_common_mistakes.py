@@ -207,3 +207,24 @@ def test_rows_of_a_semicolon_file_read_as_pandas_reads_it_with_sep_semicolon(cat
     validation = validate_submission(data, catalog)
     assert validation.submission.rankings == validate_submission(VALID, catalog).submission.rankings
     assert [row for row in (ROW_A, ROW_B, ROW_L)] == [f"{i},{c}" for i, c in expected.itertuples(index=False)]
+
+
+def test_a_long_unknown_prefix_gets_no_near_miss_search(catalog, monkeypatch):
+    """A 5 MB ID with no collection prefix: difflib's near-miss search grows with the text (a 50 MB ID took 16 s and
+    2.1 GB), so it runs only on prefixes of a collection name's length; the problem is still UNKNOWN_COLLECTION,
+    its message cut. Checked by making difflib refuse long words, not by timing."""
+    import difflib
+
+    real = difflib.get_close_matches
+
+    def bounded(word, *args, **kwargs):
+        assert len(word) <= 64, "difflib called on a long ID"
+        return real(word, *args, **kwargs)
+
+    monkeypatch.setattr(difflib, "get_close_matches", bounded)
+    data = b"ID,TopConfigs\n" + b"x" * 5_000_000 + b",1\n"
+    problems = validate_submission(data, catalog).problems
+    first = problems[0]
+    assert first.code == "UNKNOWN_COLLECTION" and len(first.message) < 1000
+    short = validate_submission(b"ID,TopConfigs\ntile:xlaa:abc,1\n", catalog).problems[0]
+    assert short.code == "UNKNOWN_COLLECTION" and "Did you mean `tile:xla`?" in short.message

@@ -185,6 +185,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     if validate_only and args.public_only:  # validation shows no score: nothing public to restrict it to
         raise UsageError("--public-only is not used with validate (validation shows no score, and its problems are "
                          "found over every graph alike); drop it, or score with --public-only")
+    if args.public_only and getattr(args, "per_graph", False):  # the public view holds no per-graph value
+        print("tpugraphs-eval: note: --per-graph shows nothing with --public-only (the public view holds collection "
+              "values only: docs/public-view.md)", file=sys.stderr)
     _refuse_missing_submissions(args)
     inputs: list[Path] = args.submissions if args.predictions is None else [args.predictions]
     from .outputs import graphs_root, refuse_output_is_input, write_stream

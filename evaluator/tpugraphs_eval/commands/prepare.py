@@ -49,7 +49,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Prepare ``args.output`` from ``args.data_root``; print what was written."""
-    from ..prepare.run import new_seed, prepare_dir
+    from ..prepare.run import new_seed, prepare_dir, remove_stale_work
     from ..roots import resolve_data_root
     from .outputs import refuse_output_is_input
 
@@ -57,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     root = resolve_data_root(args.data_root)
     refuse_output_is_input([("-o", args.output)], [], data_root=root.path)
     seed = args.seed if args.seed is not None else new_seed()
+    for stale in remove_stale_work(Path(args.output)):
+        print(f"tpugraphs-eval: removed {safe(str(stale))}, the work folder of an earlier prepare into "
+              f"{safe(str(args.output))} that did not finish (it may have held the held-out runtimes)", file=sys.stderr)
     result = prepare_dir(root, args.output, seed=seed, from_splits=args.from_splits,
                          test_fraction=args.test_fraction, public_fraction=args.public_fraction,
                          max_configs=args.max_configs, collections=args.collections,

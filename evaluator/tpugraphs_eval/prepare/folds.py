@@ -27,12 +27,20 @@ def fold_rows(catalog: SplitCatalog, k: int, seed: str) -> list[tuple[str, int]]
     """``(ID, fold)`` for every graph of ``catalog``, in catalog order (:func:`.selection.assign_folds`).
 
     Raises:
-        UsageError: ``k`` below 2.
+        UsageError: ``k`` below 2, or more folds than a collection's programs fill (a fold would hold none of
+            its graphs).
     """
     if k < 2:
         raise UsageError(f"--k must be 2 or more, not {k}")
     graphs = [(g.collection, catalog.split, name) for g in catalog.collections.values() for name in g.names]
     folds = assign_folds(graphs, k, seed)
+    for collection in catalog.collections.values():  # a fold without a collection has an overall without it
+        held = {folds[(collection.collection, catalog.split, name)] for name in collection.names}
+        if collection.names and len(held) < k:
+            raise UsageError(f"--k {k} leaves {k - len(held)} fold(s) without a graph of {collection.collection.name} "
+                             f"(its graphs form {len(held)} program group(s) that fill only {len(held)} folds; "
+                             "a fold's overall would then leave the collection out): choose --k "
+                             f"{len(held)} or less, or --collections")
     return [(f"{c.name}:{name}", folds[(c, split, name)]) for c, split, name in graphs]
 
 

@@ -10,6 +10,7 @@ leaves no output folder that looks complete.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -335,6 +336,7 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
     for path, option in ((public, "public"), (private, "private")):
         _refuse_nonempty(path, option)
     plan = _plan(raw, options, str(seed), progress)
+    remove_stale_work(public), remove_stale_work(private)
     with tempfile.TemporaryDirectory(prefix=f".{public.name}.prepare-", dir=public.parent) as tmp_public, \
             tempfile.TemporaryDirectory(prefix=f".{private.name}.prepare-", dir=private.parent) as tmp_private:
         work_public, work_private = Path(tmp_public) / "out", Path(tmp_private) / "out"
@@ -363,12 +365,25 @@ def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[s
     if kwargs:
         raise TypeError(f"unexpected options {', '.join(kwargs)}")
     plan = _plan(raw, options, str(seed), progress)
+    remove_stale_work(out)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.prepare-", dir=out.parent) as tmp:
         work = Path(tmp) / "out"
         work.mkdir()
         result = _fill(plan, work / "public", work / "private", progress)
         _move_into_place(work, out)
     return result
+
+
+def remove_stale_work(final: Path) -> list[Path]:
+    """Delete the work folders a killed run into ``final`` left beside it (``.<name>.prepare-*``: they may hold
+    the held-out runtimes) and return them. Called at the start of every run into ``final``; two runs into one
+    folder at the same time are not supported."""
+    final = Path(final)
+    stale = sorted(p for p in final.parent.glob(f".{glob.escape(final.name)}.prepare-*")
+                   if p.is_dir() and not p.is_symlink())
+    for path in stale:
+        shutil.rmtree(path)
+    return stale
 
 
 def _move_into_place(work: Path, final: Path) -> None:

@@ -96,7 +96,10 @@ class IdHints:
                 return f"`{shown}` lacks its collection prefix: did you mean {preview([f'`{i}`' for i in bare])}?"
             prefix = raw.strip().rpartition(":")[0] or raw.strip()
             below = [name for name in BY_NAME if name.startswith(prefix + ":")]
-            close = below or difflib.get_close_matches(prefix, list(BY_NAME), n=1)
+            # a near-miss only among prefixes of a collection name's length (difflib's cost grows with the
+            # text's length: a 50 MB ID took 16 s and 2 GB here)
+            close = below or (difflib.get_close_matches(prefix, list(BY_NAME), n=1)
+                              if len(prefix) <= 2 * max(map(len, BY_NAME)) else [])
             hint = f" Did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""
             return f"`{shorten(prefix)}` is not a collection; IDs start with one of {', '.join(BY_NAME)}.{hint}"
         collection, graph = parts
