@@ -28,9 +28,8 @@ from ..options import Options
 from ..rules.metric_table import BY_NAME as METRICS_BY_NAME
 from ..rules.public_rule import MIN_PUBLIC_GRAPHS, public_values
 from ..scoring.references import References
-from ..submission.problems import Problem
 from ..submission.validation import ParsedSubmission, Validation
-from .report import REPORT_FORMAT, Report, Scores
+from .report import REPORT_FORMAT, Report, Scores, ValidationFacts
 
 
 def _finite(value: float | None) -> float | None:
@@ -160,7 +159,7 @@ NO_SCORES = {"overall": None, "collections": {}, "normalised": {}, "collections_
 
 
 @dataclass(frozen=True, slots=True)
-class PublicReport:
+class PublicReport(ValidationFacts):
     """What a participant may see of one evaluation against a solution file (made by :func:`public_report`).
 
     Attributes:
@@ -206,31 +205,6 @@ class PublicReport:
     def provenance(self) -> dict[str, Any]:
         """``submission_sha256``, ``evaluator_version`` (and ``eval_indices_sha256``): no ground-truth digest."""
         return dict(self.provenance_items)
-
-    @property
-    def problems(self) -> list[Problem]:
-        """Every problem found, in file order."""
-        return self.validation.problems
-
-    @property
-    def missing_ids(self) -> dict[str, list[str]]:
-        """Collection → IDs of the split without a row."""
-        return self.validation.missing_ids
-
-    @property
-    def n_rows(self) -> int:
-        """Data rows in the submission."""
-        return self.validation.n_rows
-
-    @property
-    def n_errors(self) -> int:
-        """Number of error-severity problems."""
-        return self.validation.n_errors
-
-    @property
-    def valid(self) -> bool:
-        """True when the submission has no error under the mode in force."""
-        return self.validation.valid
 
     @property
     def scored(self) -> bool:

@@ -64,8 +64,41 @@ class Scores:
                 "normalised": {name: _finite(v) for name, v in self.normalised().items()}}
 
 
+class ValidationFacts:
+    """The submission's own facts, read off its ``validation``: one definition for :class:`Report` and the
+    public view (:class:`.public.PublicReport`); no slots of its own, so a slotted subclass stays closed."""
+
+    __slots__ = ()
+    validation: Validation
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem found, in file order."""
+        return self.validation.problems
+
+    @property
+    def missing_ids(self) -> dict[str, list[str]]:
+        """Collection → IDs of the split without a row."""
+        return self.validation.missing_ids
+
+    @property
+    def n_rows(self) -> int:
+        """Data rows in the submission."""
+        return self.validation.n_rows
+
+    @property
+    def n_errors(self) -> int:
+        """Number of error-severity problems."""
+        return self.validation.n_errors
+
+    @property
+    def valid(self) -> bool:
+        """True when the submission has no error under the mode in force."""
+        return self.validation.valid
+
+
 @dataclass
-class Report:
+class Report(ValidationFacts):
     """Everything one evaluation found and computed.
 
     Attributes:
@@ -99,31 +132,6 @@ class Report:
     submission: str | None = None
     ignored_files: list[str] = field(default_factory=list)
 
-    # -- the submission ----------------------------------------------------------------------------
-    @property
-    def problems(self) -> list[Problem]:
-        """Every problem found, in file order."""
-        return self.validation.problems
-
-    @property
-    def missing_ids(self) -> dict[str, list[str]]:
-        """Collection → IDs of the split without a row."""
-        return self.validation.missing_ids
-
-    @property
-    def n_rows(self) -> int:
-        """Data rows in the submission."""
-        return self.validation.n_rows
-
-    @property
-    def n_errors(self) -> int:
-        """Number of error-severity problems."""
-        return self.validation.n_errors
-
-    @property
-    def valid(self) -> bool:
-        """True when the submission has no error under the mode in force."""
-        return self.validation.valid
 
     # -- the scores (over every graph of the split) ------------------------------------------------
     @property
