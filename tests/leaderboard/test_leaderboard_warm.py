@@ -12,14 +12,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from leaderboard_helpers import build_folder
 
+from tpugraphs_eval import DataError
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard, scorer
-from tpugraphs_eval.leaderboard.cache import STAT_INDEX
+from tpugraphs_eval.leaderboard.cache import STAT_INDEX, ScoreCache
+from tpugraphs_eval.leaderboard.folder import read_folder
+from tpugraphs_eval.leaderboard.scorer import score_entries
+from tpugraphs_eval.options import Options
+from tpugraphs_eval.truth.solution import load_solution
 
 SPEC = {"north": [("n1", 0.2, True), ("n2", 0.6, False)], "south": [("s1", 0.4, True)]}
 
@@ -180,3 +186,25 @@ def test_a_stat_match_whose_cache_entry_is_gone_is_scored_again(demo_solution, t
     second = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
     assert (second.counts["scored"], second.counts["cached"]) == (1, 2) and second.files == first.files
     assert second.notes == [] and len(list((out / ".cache").glob("*.json"))) == 3
+
+
+def test_a_cached_record_reads_its_per_graph_values_only_when_needed(demo_solution, tmp_path):
+    """A record from the cache keeps no per-graph values (most of a record's memory) until asked for them; then
+    they are those of the entry, and of a record scored now. An entry gone by then is a DataError, not a crash."""
+    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
+    truth = load_solution(demo_solution)
+    entries = read_folder(subs).entries
+    fresh, _ = score_entries(entries, truth, demo_solution, Options(), ScoreCache(tmp_path / "cache"), workers=1)
+    cached, counts = score_entries(entries, truth, demo_solution, Options(), ScoreCache(tmp_path / "cache"), workers=1)
+    assert counts["cached"] == 3 and all(r.per_graph == {} and r.load_per_graph is not None for r in cached)
+    assert cached == [replace(r, per_graph={}) for r in fresh]  # all else equal; per_graph empty ...
+    for mine, theirs in zip(cached, fresh):
+        for board in ("public", "private"):
+            for name in truth.collections:
+                assert mine.per_graph_values(board, name).tobytes() == theirs.per_graph_values(board, name).tobytes()
+        assert mine.per_graph == theirs.per_graph and mine.load_per_graph is None  # ... until loaded
+    again, _ = score_entries(entries, truth, demo_solution, Options(), ScoreCache(tmp_path / "cache"), workers=1)
+    for entry in (tmp_path / "cache").glob("*.json"):
+        entry.unlink()
+    with pytest.raises(DataError, match="removed or changed during the build"):
+        again[0].per_graph_values("public", next(iter(truth.collections)))

@@ -34,6 +34,7 @@ import numpy as np
 
 from .._version import __version__
 from ..atomicfile import TEMPORARY_SUFFIX, write_atomically
+from ..errors import DataError
 from ..source_digest import source_digest
 from ..truth.groundtruth import GroundTruth
 from .codes import note
@@ -199,10 +200,36 @@ class ScoreCache:
         return self.folder is None or not self.folder.is_dir() or next(self.folder.glob("*.json"), None) is None
 
     def get(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]],
-            label: str = "") -> Record | None:
+            label: str = "", lazy: bool = False) -> Record | None:
         """The cached record of ``key``, or None: absent, disabled, or unusable (not JSON, another key,
         refused by :meth:`record.Record.from_json`), which adds a note naming ``label`` (the submission) and
-        the reason."""
+        the reason. With ``lazy`` the record's ``per_graph`` (most of its memory) is checked but not kept: it is
+        read again from the entry when first needed (:attr:`record.Record.load_per_graph`).
+
+        Raises (only from a lazy record's ``load_per_graph``):
+            DataError: the entry was removed or changed since it was read (by a build using the same cache
+                folder for another output folder): build again.
+        """
+        record = self._read(key, submission_sha256, shape, label)
+        if record is None:
+            return None
+        self.used.add(key)
+        if lazy and record.scored:
+            record.per_graph = {}
+            record.load_per_graph = lambda: self._per_graph_again(key, submission_sha256, shape, label)
+        return record
+
+    def _per_graph_again(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]],
+                         label: str) -> dict[str, dict[str, str]]:
+        notes = len(self.notes)
+        record = self._read(key, submission_sha256, shape, label)
+        if record is None or not record.scored:
+            del self.notes[notes:]
+            raise DataError(f"{label}: the score cache entry {key}.json was removed or changed during the build "
+                            "(another build using the same cache folder?): build again")
+        return record.per_graph
+
+    def _read(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]], label: str) -> Record | None:
         if self.folder is None:
             return None
         path = self.folder / f"{key}.json"
@@ -225,11 +252,9 @@ class ScoreCache:
         if not isinstance(data, dict) or data.get("key") != key:
             return self._corrupt(label, path, "not an entry of this key")
         try:
-            record = Record.from_json(data.get("record"), submission_sha256, shape)
+            return Record.from_json(data.get("record"), submission_sha256, shape)
         except ValueError as fault:
             return self._corrupt(label, path, str(fault))
-        self.used.add(key)
-        return record
 
     def _corrupt(self, label: str, path: Path, why: str) -> None:
         """Note an unusable entry; returns None (a miss)."""

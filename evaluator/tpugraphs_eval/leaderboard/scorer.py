@@ -221,7 +221,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             info = None if empty or rehash else stat_readable(entry.path, max_bytes)
             sha = None if info is None else cache.known_digest(entry.path, info)
             if sha is not None:  # unchanged since read: its bytes are not read again
-                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id)
+                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, info.st_size
                     continue
@@ -237,7 +237,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             else:
                 sha = hashlib.sha256(data[0]).hexdigest()
                 cache.remember(entry.path, data[1], sha)
-                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id)
+                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, len(data[0])
                     continue
