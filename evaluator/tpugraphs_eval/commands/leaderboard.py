@@ -57,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     cache = build.add_mutually_exclusive_group()
     cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="score cache folder (default: OUTPUT/.cache)")
     cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no cache")
+    build.add_argument("--rehash", action="store_true",
+                       help="read and hash every submission file, even one whose size, mtime and inode are those "
+                            "the cache recorded (a file rewritten in place with its mtime restored is otherwise "
+                            "taken as unchanged; docs/leaderboard.md)")
     build.add_argument("--max-size", type=int_at_least(1), default=DEFAULT_MAX_BYTES >> 20, metavar="MIB",
                        help=f"larger submissions are recorded unread (default {DEFAULT_MAX_BYTES >> 20} MiB)")
     build.add_argument("--max-daily", type=int_at_least(0), default=DEFAULT_MAX_DAILY, metavar="N",
@@ -149,7 +153,7 @@ def run(argv: list[str]) -> int:
                 view="public" if args.public_only else "organiser", workers=args.workers, resamples=args.resamples,
                 seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or "default",
                 max_bytes=args.max_size << 20, max_daily=args.max_daily, progress=progress,
-                allow_empty=args.allow_empty)
+                allow_empty=args.allow_empty, rehash=args.rehash)
     finally:
         for bar in bars:
             bar.stop()

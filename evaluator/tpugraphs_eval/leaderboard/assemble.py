@@ -131,7 +131,8 @@ def _submission(entry, record: Record, final: bool, over: dict[str, Any] | None)
     out = {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
            "description": entry.description, "selected": entry.selected, "final": final,
            "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
-           **{board: record.boards[board].to_json() if record.scored else None for board in SCORE_BOARDS},
+           **{board: record.boards[board].to_json(copy=False) if record.scored else None  # read only: shared
+              for board in SCORE_BOARDS},
            "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
            "notes": entry.notes + ([over] if over else [])}
     return out

@@ -87,7 +87,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                       cache_dir: Path | None | str = "default", max_bytes: int = DEFAULT_MAX_BYTES,
                       max_daily: int = DEFAULT_MAX_DAILY,
                       progress: Callable[[int], Callable[[int], None]] | None = None,
-                      allow_empty: bool = False) -> BuildResult:
+                      allow_empty: bool = False, rehash: bool = False) -> BuildResult:
     """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
 
     Args:
@@ -107,6 +107,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
             no limit; :func:`standings.over_daily_limit`).
         progress: given the number of submissions, returns the function to call with 1 per submission done.
         allow_empty: write a leaderboard even when ``submissions`` holds no team folder.
+        rehash: read and hash every submission, even one whose size, mtime and inode the cache's stat index
+            holds unchanged (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
 
     Raises:
         UsageError: bad folders or options; output.OutputNotAFolder (code ``OUTPUT_NOT_A_FOLDER``: ``out`` is a
@@ -154,7 +156,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
     with build_lock(out):
         records, counts = score_entries(folder.entries, truth, solution, options, cache,
                                         workers=default_workers() if workers is None else workers,
-                                        max_bytes=max_bytes, advance=advance)
+                                        max_bytes=max_bytes, rehash=rehash, advance=advance)
         lap("score")
         document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest,
                             options, view=view, resamples=resamples, seed=seed, max_daily=max_daily)

@@ -13,6 +13,11 @@ empty, else left and named in the note) is a miss: the submission is scored agai
 ``CACHE_ENTRY_CORRUPT`` note kept (:attr:`ScoreCache.notes`); an entry that cannot be written is a
 ``CACHE_ENTRY_UNWRITABLE`` note, and the build goes on. After a successful build the folder holds exactly the
 entries of that build (:meth:`ScoreCache.prune`).
+
+Beside the entries, the stat index (:data:`STAT_INDEX`) maps each submission file read by the last build to the
+``(st_size, st_mtime_ns, st_ino)`` it had when read and the sha256 of the bytes read: a file whose ``stat``
+still shows those three is taken to hold those bytes, and is not read again (:meth:`ScoreCache.known_digest`;
+what this trusts and when it is fooled: docs/leaderboard.md, "Warm rebuilds"; ``--rehash`` reads every file).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import numpy as np
 
 from .._version import __version__
 from ..atomicfile import TEMPORARY_SUFFIX, write_atomically
+from ..errors import DataError
 from ..source_digest import source_digest
 from ..truth.groundtruth import GroundTruth
 from .codes import note
@@ -39,6 +45,11 @@ CACHE_FORMAT = 3
 (1 was keyed by the runtimes' sha256 alone, blind to the usage). The
 entry's bytes are those of :meth:`record.Record.to_json` (sorted keys): a change to them must bump this, so
 that old entries are missed and rebuilt, never misread."""
+STAT_INDEX = "stat-index"
+"""The stat index's file name in the cache folder (not ``*.json``: never pruned as an entry). JSON
+``{"format": STAT_INDEX_FORMAT, "files": {path: [st_size, st_mtime_ns, st_ino, sha256]}}``, rewritten by each
+build with the files it met (:meth:`ScoreCache.save_index`)."""
+STAT_INDEX_FORMAT = 1
 LEGACY_TEMPORARY_PREFIX = ".entry."
 """The temporary files of caches written before :func:`write_atomically` was used (removed by :meth:`ScoreCache.prune`)."""
 
@@ -102,6 +113,73 @@ class ScoreCache:
         self.folder = None if folder is None else Path(folder)
         self.used: set[str] = set()
         self.notes: list[dict[str, Any]] = []
+        self._index: dict[str, list] | None = None  # the last build's stat index, read on first use
+        self._seen: dict[str, list] = {}  # this build's
+
+    @staticmethod
+    def _stat_key(info: os.stat_result) -> list[int]:
+        return [info.st_size, info.st_mtime_ns, info.st_ino]
+
+    def _load_index(self) -> dict[str, list]:
+        """The last build's stat index; empty when absent, disabled, or unusable (a ``CACHE_ENTRY_CORRUPT``
+        note: every file is then read)."""
+        if self._index is not None:
+            return self._index
+        self._index = {}
+        if self.folder is None:
+            return self._index
+        path = self.folder / STAT_INDEX
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            return self._index
+        except OSError as err:
+            self._corrupt("", path, f"cannot be opened ({err.strerror or err}); every submission is read")
+            return self._index
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    raise ValueError("not a regular file")
+                data = json.loads(handle.read().decode("utf-8"))
+            if not isinstance(data, dict) or data.get("format") != STAT_INDEX_FORMAT or not isinstance(
+                    data.get("files"), dict):
+                raise ValueError(f"not a stat index of format {STAT_INDEX_FORMAT}")
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+            self._corrupt("", path, f"{err}; every submission is read")
+            return self._index
+        self._index = data["files"]
+        return self._index
+
+    def known_digest(self, path: Path, info: os.stat_result) -> str | None:
+        """The sha256 the last build read from ``path`` when its ``stat`` showed the same ``st_size``,
+        ``st_mtime_ns`` and ``st_ino`` as ``info`` (then remembered for this build), else None (read it)."""
+        known = self._load_index().get(str(path))
+        if (not isinstance(known, list) or len(known) != 4 or known[:3] != self._stat_key(info)
+                or not isinstance(known[3], str) or len(known[3]) != 64):
+            return None
+        self._seen[str(path)] = known
+        return known[3]
+
+    def remember(self, path: Path, info: os.stat_result, sha256: str) -> None:
+        """Note that ``path``, with that ``stat`` (taken before reading), held bytes of that sha256."""
+        self._seen[str(path)] = [*self._stat_key(info), sha256]
+
+    def save_index(self) -> None:
+        """Write this build's stat index (atomically; a failure is a ``CACHE_ENTRY_UNWRITABLE`` note, unless
+        entries of this build already had one: the next build reads every file). Nothing when disabled or
+        nothing was read."""
+        if self.folder is None or not (self._seen or (self.folder / STAT_INDEX).exists()):
+            return
+        text = json.dumps({"format": STAT_INDEX_FORMAT, "files": self._seen}, sort_keys=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomically(self.folder / STAT_INDEX, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"),
+                             durable=False, replace_special=True)
+        except OSError as err:
+            if self.unwritable:  # the same fault (a full disk, a read-only folder) is noted already
+                return
+            self.notes.append(note("CACHE_ENTRY_UNWRITABLE", f"{STAT_INDEX}: the stat index cannot be written "
+                                   f"({err.strerror or err}); the next build reads every submission"))
 
     def _count(self, code: str) -> int:
         return sum(n["code"] == code for n in self.notes)
@@ -122,10 +200,36 @@ class ScoreCache:
         return self.folder is None or not self.folder.is_dir() or next(self.folder.glob("*.json"), None) is None
 
     def get(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]],
-            label: str = "") -> Record | None:
+            label: str = "", lazy: bool = False) -> Record | None:
         """The cached record of ``key``, or None: absent, disabled, or unusable (not JSON, another key,
         refused by :meth:`record.Record.from_json`), which adds a note naming ``label`` (the submission) and
-        the reason."""
+        the reason. With ``lazy`` the record's ``per_graph`` (most of its memory) is checked but not kept: it is
+        read again from the entry when first needed (:attr:`record.Record.load_per_graph`).
+
+        Raises (only from a lazy record's ``load_per_graph``):
+            DataError: the entry was removed or changed since it was read (by a build using the same cache
+                folder for another output folder): build again.
+        """
+        record = self._read(key, submission_sha256, shape, label)
+        if record is None:
+            return None
+        self.used.add(key)
+        if lazy and record.scored:
+            record.per_graph = {}
+            record.load_per_graph = lambda: self._per_graph_again(key, submission_sha256, shape, label)
+        return record
+
+    def _per_graph_again(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]],
+                         label: str) -> dict[str, dict[str, str]]:
+        notes = len(self.notes)
+        record = self._read(key, submission_sha256, shape, label)
+        if record is None or not record.scored:
+            del self.notes[notes:]
+            raise DataError(f"{label}: the score cache entry {key}.json was removed or changed during the build "
+                            "(another build using the same cache folder?): build again")
+        return record.per_graph
+
+    def _read(self, key: str, submission_sha256: str, shape: dict[str, dict[str, int]], label: str) -> Record | None:
         if self.folder is None:
             return None
         path = self.folder / f"{key}.json"
@@ -148,11 +252,9 @@ class ScoreCache:
         if not isinstance(data, dict) or data.get("key") != key:
             return self._corrupt(label, path, "not an entry of this key")
         try:
-            record = Record.from_json(data.get("record"), submission_sha256, shape)
+            return Record.from_json(data.get("record"), submission_sha256, shape)
         except ValueError as fault:
             return self._corrupt(label, path, str(fault))
-        self.used.add(key)
-        return record
 
     def _corrupt(self, label: str, path: Path, why: str) -> None:
         """Note an unusable entry; returns None (a miss)."""

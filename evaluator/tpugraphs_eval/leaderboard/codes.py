@@ -49,12 +49,12 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
     "CACHE_ENTRY_CORRUPT": ("warning", "A score cache entry cannot be used (unreadable, truncated JSON, another key, "
                                        "a record of the wrong shape or types, a folder): the submission is scored again "
                                        "and the entry rewritten (an empty folder in its place is removed; one holding "
-                                       "files is left and the note says so). Printed by the build, not part of the "
-                                       "leaderboard."),
+                                       "files is left and the note says so); or the stat index is unusable, and every "
+                                       "file is read. Printed by the build, not part of the leaderboard."),
     "CACHE_ENTRY_UNWRITABLE": ("warning", "A score cache entry cannot be written (a full disk, no permission, a "
                                           "folder in its place): the build goes on without it, and the submission is "
-                                          "scored again by the next build. Printed by the build, not part of the "
-                                          "leaderboard."),
+                                          "scored again by the next build (the stat index: every file is read next time). "
+                                          "Printed by the build, not part of the leaderboard."),
     "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock): "
                               "this build stops with exit code 2 and writes nothing."),
     "OUTPUT_NOT_A_FOLDER": ("error", "The output (-o) is not a folder: an existing file or link (e.g. an earlier "

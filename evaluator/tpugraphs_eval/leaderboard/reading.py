@@ -59,7 +59,54 @@ def _open_at(name: str, dir_fd: int | None, flags: int, what: str) -> int:
 
 
 def read_file(path: Path, max_bytes: int) -> bytes:
-    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` read without following a link (module docstring).
+    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` read without following a link (module docstring);
+    :func:`read_file_stat` without the ``stat``."""
+    return read_file_stat(path, max_bytes)[0]
+
+
+def _team_folder(path: Path) -> int:
+    """A descriptor of ``path``'s team folder, opened without following a link (nor the file's)."""
+    root = _open_at(str(path.parent.parent), None, os.O_RDONLY | os.O_DIRECTORY, "the submissions folder")
+    try:
+        return _open_at(path.parent.name, root, _FLAGS | os.O_DIRECTORY, "the team folder")
+    finally:
+        os.close(root)
+
+
+def _refusal(info: os.stat_result, max_bytes: int) -> RefusedFile | None:
+    """Why a file of that ``stat`` is not read (not regular, a hard link, too large), or None."""
+    if not stat.S_ISREG(info.st_mode):
+        return RefusedFile("SUBMISSION_NOT_REGULAR", f"the file is {file_type_in_words(info.st_mode)}, not a "
+                                                     "regular file; not read")
+    if info.st_nlink != 1:
+        return RefusedFile("SUBMISSION_HARDLINK", f"a hard link ({info.st_nlink} names for one file; it may be "
+                                                  "a file outside the folder); not read")
+    if info.st_size > max_bytes:
+        return RefusedFile("SUBMISSION_TOO_LARGE", f"{info.st_size} bytes, more than the limit of {max_bytes}")
+    return None
+
+
+def stat_readable(path: Path, max_bytes: int) -> os.stat_result | None:
+    """The ``stat`` of ``path`` (as :func:`read_file` finds it: no link followed, for the file or its team
+    folder) when it is a file :func:`read_file` would read (regular, one name, within ``max_bytes``); None
+    otherwise (gone, a link, refused: reading it says why). Reads no byte of the file."""
+    try:
+        team = _team_folder(path)
+    except RefusedFile:
+        return None
+    try:
+        info = os.stat(path.name, dir_fd=team, follow_symlinks=False)
+    except OSError:
+        return None
+    finally:
+        os.close(team)
+    return None if _refusal(info, max_bytes) else info
+
+
+def read_file_stat(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` read without following a link (module docstring),
+    and the ``fstat`` of the open file taken before reading (so a file changed while read has a newer
+    ``st_mtime_ns`` than the one returned).
 
     Args:
         path: a file two levels under the submissions folder (as :func:`folder.read_folder` lists them).
@@ -72,25 +119,16 @@ def read_file(path: Path, max_bytes: int) -> bytes:
             while being read), or unreadable; nothing of it was read.
     """
     path = Path(path)
-    root = _open_at(str(path.parent.parent), None, os.O_RDONLY | os.O_DIRECTORY, "the submissions folder")
-    try:
-        team = _open_at(path.parent.name, root, _FLAGS | os.O_DIRECTORY, "the team folder")
-    finally:
-        os.close(root)
+    team = _team_folder(path)
     try:
         fd = _open_at(path.name, team, _FLAGS, "the file")
     finally:
         os.close(team)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RefusedFile("SUBMISSION_NOT_REGULAR", f"the file is {file_type_in_words(info.st_mode)}, not a "
-                                                        "regular file; not read")
-        if info.st_nlink != 1:
-            raise RefusedFile("SUBMISSION_HARDLINK", f"a hard link ({info.st_nlink} names for one file; it may be "
-                                                     "a file outside the folder); not read")
-        if info.st_size > max_bytes:
-            raise RefusedFile("SUBMISSION_TOO_LARGE", f"{info.st_size} bytes, more than the limit of {max_bytes}")
+        refused = _refusal(info, max_bytes)
+        if refused:
+            raise refused
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(max_bytes + 1)
@@ -100,4 +138,4 @@ def read_file(path: Path, max_bytes: int) -> bytes:
         os.close(fd)
     if len(data) > max_bytes:
         raise RefusedFile("SUBMISSION_TOO_LARGE", f"more than the limit of {max_bytes} bytes (it grew while read)")
-    return data
+    return data, info

@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,8 +57,12 @@ class BoardScores:
     collections: dict[str, float | None] = field(default_factory=dict)
     secondary: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"overall": ..., "collections": {...}, "secondary": {collection: {metric: ...}}}``."""
+    def to_json(self, copy: bool = True) -> dict[str, Any]:
+        """``{"overall": ..., "collections": {...}, "secondary": {collection: {metric: ...}}}``; without ``copy``
+        the inner dicts are this object's own (for a document that only reads them: one copy per submission
+        less)."""
+        if not copy:
+            return {"overall": self.overall, "collections": self.collections, "secondary": self.secondary}
         return {"overall": self.overall, "collections": dict(self.collections),
                 "secondary": {name: dict(values) for name, values in self.secondary.items()}}
 
@@ -75,7 +81,11 @@ class Record:
         boards: scored only: :data:`SCORE_BOARDS` → :class:`BoardScores`.
         per_graph: scored only: :data:`BOARDS` → collection → base64 (G,) float64 of the primary metric per
             graph (:func:`encode_array`; tile ``score``, layout ``kendall_tau``, NaN where undefined), in the
-            solution's graph order restricted to that board (:meth:`per_graph_values` decodes one).
+            solution's graph order restricted to that board (:meth:`per_graph_values` decodes one). Empty in a
+            record read from the score cache until first needed (most records never are: the bootstrap uses
+            only the teams' final submissions), when ``load_per_graph`` fills it.
+        load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory (the score
+            cache's :meth:`cache.ScoreCache.get` with ``lazy``); not compared, not stored.
     """
 
     status: str
@@ -86,6 +96,7 @@ class Record:
     problem_counts: dict[str, int] = field(default_factory=dict)
     boards: dict[str, BoardScores] = field(default_factory=dict)
     per_graph: dict[str, dict[str, str]] = field(default_factory=dict)
+    load_per_graph: Callable[[], dict[str, dict[str, str]]] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def unread(cls, problem: dict[str, Any]) -> Record:
@@ -107,7 +118,12 @@ class Record:
         Raises:
             KeyError: the record is not scored, or has no such board or collection.
         """
-        return decode_array(self.per_graph[board][collection])
+        return decode_array(self._loaded_per_graph()[board][collection])
+
+    def _loaded_per_graph(self) -> dict[str, dict[str, str]]:
+        if not self.per_graph and self.load_per_graph is not None:
+            self.per_graph, self.load_per_graph = self.load_per_graph(), None
+        return self.per_graph
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object the score cache stores (key order is not significant: the cache sorts keys)."""
@@ -116,7 +132,7 @@ class Record:
                                "problems": list(self.problems)}
         if self.scored:
             out["boards"] = {b: scores.to_json() for b, scores in self.boards.items()}
-            out["per_graph"] = {b: dict(arrays) for b, arrays in self.per_graph.items()}
+            out["per_graph"] = {b: dict(arrays) for b, arrays in self._loaded_per_graph().items()}
         return out
 
     @classmethod
@@ -138,11 +154,18 @@ class Record:
         if fault:
             raise ValueError(fault)
         assert isinstance(data, dict)
-        boards = {b: BoardScores(s["overall"], dict(s["collections"]), {n: dict(v) for n, v in s["secondary"].items()})
+        boards = {b: BoardScores(s["overall"], _interned(s["collections"]),
+                                 {sys.intern(n): _interned(v) for n, v in s["secondary"].items()})
                   for b, s in data.get("boards", {}).items()}
         return cls(data["status"], list(data["problems"]), data["sha256"], data["n_rows"], data["n_errors"],
                    dict(data["problem_counts"]), boards, {b: dict(a) for b, a in data.get("per_graph", {}).items()}
                    if data["status"] == "scored" else {})
+
+
+def _interned(values: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``values`` whose keys (collection and metric names) are interned: one string for all the records
+    of a build, not one per record (the JSON decoder makes its own)."""
+    return {sys.intern(k): v for k, v in values.items()}
 
 
 def _number(value: object) -> bool:

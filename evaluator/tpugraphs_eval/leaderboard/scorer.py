@@ -32,7 +32,7 @@ from ..truth.solution import load_solution, read_manifest
 from .cache import ScoreCache, board_shape, cache_key, solution_digest
 from .codes import note
 from .folder import Entry
-from .reading import DEFAULT_MAX_BYTES, RefusedFile, read_file
+from .reading import DEFAULT_MAX_BYTES, RefusedFile, read_file_stat, stat_readable
 from .record import BoardScores, Record, encode_array
 
 MAX_PROBLEMS_LISTED = 100
@@ -113,30 +113,32 @@ def _init_worker(solution: str, digest: str, options: Options, max_bytes: int, c
                    cache=ScoreCache(None if cache_folder is None else Path(cache_folder)))
 
 
-def _score_in_worker(entry: Entry) -> tuple[Record, dict[str, Any] | None]:
+def _score_in_worker(entry: Entry) -> tuple[Record, dict[str, Any] | None, os.stat_result | None]:
     """Read (in the worker: no file travels between processes), score, and store in the cache, one submission.
 
     Returns:
-        the record, and the ``CACHE_ENTRY_UNWRITABLE`` note when its cache entry could not be written (the
-        worker's cache is its own: the note travels back to the build's).
+        the record, the ``CACHE_ENTRY_UNWRITABLE`` note when its cache entry could not be written (the
+        worker's cache is its own: the note travels back to the build's), and the file's ``stat`` when read
+        (for the build's stat index, :meth:`cache.ScoreCache.remember`).
 
     Raises:
         DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
     """
     if _WORKER["changed"]:
         raise DataError(f"the solution file {_WORKER['solution']} changed during the build: build again")
-    data = _read(entry, _WORKER["max_bytes"])
-    if isinstance(data, Record):
-        return data, None
-    record = record_of(data, _WORKER["truth"], _WORKER["options"])
+    read = _read(entry, _WORKER["max_bytes"])
+    if isinstance(read, Record):
+        return read, None, None
+    record = record_of(read[0], _WORKER["truth"], _WORKER["options"])
     key = cache_key(record.sha256, _WORKER["digest"], _WORKER["options"].to_dict())
-    return record, _WORKER["cache"].put(key, record, entry.id)
+    return record, _WORKER["cache"].put(key, record, entry.id), read[1]
 
 
-def _read(entry: Entry, max_bytes: int) -> bytes | Record:
-    """The file's bytes (read without following a link: :func:`reading.read_file`), or an unread record."""
+def _read(entry: Entry, max_bytes: int) -> tuple[bytes, os.stat_result] | Record:
+    """The file's bytes and ``stat`` (read without following a link: :func:`reading.read_file_stat`), or an
+    unread record."""
     try:
-        return read_file(entry.path, max_bytes)
+        return read_file_stat(entry.path, max_bytes)
     except RefusedFile as refused:
         hint = " (--max-size)" if refused.code == "SUBMISSION_TOO_LARGE" else ""
         return Record.unread(note(refused.code, f"{entry.id}: {refused.reason}{hint}"))
@@ -175,12 +177,14 @@ class ScoringFailed(RuntimeError):
 
 
 def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, options: Options, cache: ScoreCache, *,
-                  workers: int = 2, max_bytes: int = DEFAULT_MAX_BYTES,
+                  workers: int = 2, max_bytes: int = DEFAULT_MAX_BYTES, rehash: bool = False,
                   advance: Callable[[int], None] | None = None) -> tuple[list[Record], dict[str, int]]:
     """A record per entry (same order as ``entries``), and counts ``{cached, scored, unread}``.
 
-    Two passes: every file is read and hashed here to find it in the cache (when the cache has entries);
-    the others are read again and scored, in ``workers`` processes (each reading its own files, starting
+    Two passes: the first finds each file in the cache (when the cache has entries): a file whose ``stat``
+    (size, mtime in ns, inode) is the one the cache's stat index holds for it is taken to hold the bytes
+    whose sha256 the index gives, and is not read (:meth:`cache.ScoreCache.known_digest`; not with
+    ``rehash``); any other file is read and hashed here; the others are read again and scored, in ``workers`` processes (each reading its own files, starting
     while the first pass goes on) once they total :data:`PARALLEL_MIN_BYTES`, else here. A new record
     is stored under the hash of the bytes actually scored (the report's ``submission_sha256``), so a
     file changed between the passes is never mis-keyed.
@@ -193,6 +197,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         cache: where records of unchanged submissions are found and new ones stored.
         workers: processes scoring in parallel.
         max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
+        rehash: read and hash every file, trusting no stat match (``--rehash``).
         advance: called with 1 after each submission is done (a progress bar).
 
     Cache entries are keyed by :func:`cache.cache_key` with the :func:`cache.solution_digest` of ``truth``
@@ -213,6 +218,16 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
     def misses() -> Iterator[tuple[int, int]]:  # the first pass, lazily: (index, size) of each miss
         empty = cache.empty  # nothing to find: no need to read and hash here
         for i, entry in enumerate(entries):
+            info = None if empty or rehash else stat_readable(entry.path, max_bytes)
+            sha = None if info is None else cache.known_digest(entry.path, info)
+            if sha is not None:  # unchanged since read: its bytes are not read again
+                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
+                if hit is None:
+                    yield i, info.st_size
+                    continue
+                records[i], counts["cached"] = hit, counts["cached"] + 1
+                advance(1)
+                continue
             data = _size(entry) if empty else _read(entry, max_bytes)
             if isinstance(data, Record):
                 records[i], counts["unread"] = data, counts["unread"] + 1
@@ -220,19 +235,23 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
                 yield i, data if data <= max_bytes else 0  # too large: recorded unread by the scorer
                 continue
             else:
-                sha = hashlib.sha256(data).hexdigest()
-                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id)
+                sha = hashlib.sha256(data[0]).hexdigest()
+                cache.remember(entry.path, data[1], sha)
+                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
                 if hit is None:
-                    yield i, len(data)
+                    yield i, len(data[0])
                     continue
                 records[i], counts["cached"] = hit, counts["cached"] + 1
             advance(1)
 
-    def done(i: int, record: Record, in_worker: bool = False, unwritable: dict[str, Any] | None = None) -> None:
+    def done(i: int, record: Record, in_worker: bool = False, unwritable: dict[str, Any] | None = None,
+             info: os.stat_result | None = None) -> None:
         records[i] = record
         if record.status == "error":  # unreadable or too large (found by the scorer's read)
             counts["unread"] += 1
         else:  # keyed by the hash of the bytes actually scored (the report's)
+            if info is not None:
+                cache.remember(entries[i].path, info, record.sha256)
             key = cache_key(record.sha256, digest, options_key)
             if in_worker:  # the worker wrote the entry, or noted why it could not
                 cache.used.add(key)
@@ -245,21 +264,22 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
     todo = (i for i, _ in _enough(misses(), PARALLEL_MIN_BYTES if workers > 1 else 0, first))
     if workers <= 1 or sum(size for _, size in first) < PARALLEL_MIN_BYTES:
         for i in itertools.chain((i for i, _ in first), todo):
-            data = _read(entries[i], max_bytes)
+            read = _read(entries[i], max_bytes)
             try:
-                record = data if isinstance(data, Record) else record_of(data, truth, options)
+                record = read if isinstance(read, Record) else record_of(read[0], truth, options)
             except Exception as err:
                 raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
-            done(i, record)
+            done(i, record, info=None if isinstance(read, Record) else read[1])
     else:
         _parallel(itertools.chain((i for i, _ in first), todo), entries, solution, digest, options, workers,
-                  max_bytes, cache.folder, lambda i, result: done(i, result[0], True, result[1]))
+                  max_bytes, cache.folder, lambda i, result: done(i, result[0], True, result[1], result[2]))
+    cache.save_index()
     return records, counts  # type: ignore[return-value]
 
 
 def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest: str, options: Options, workers: int,
               max_bytes: int, cache_folder: Path | None,
-              done: Callable[[int, tuple[Record, dict[str, Any] | None]], None]) -> None:
+              done: Callable[[int, tuple[Record, dict[str, Any] | None, os.stat_result | None]], None]) -> None:
     """Score ``todo`` in worker processes (which also write the cache entries), calling ``done`` in index
     order of each batch finished, with what :func:`_score_in_worker` returned."""
     pending: dict[Future, int] = {}
