@@ -23,7 +23,6 @@ rounds it to 5 decimals.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
@@ -35,6 +34,7 @@ from typing import Any
 from .._version import __version__
 from ..atomicfile import umask
 from ..errors import UsageError
+from ..file_digest import file_hexdigest
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
 
@@ -111,18 +111,10 @@ def reference_scores(public: Path, private: Path) -> list[tuple[str, float]]:
     return sorted(rows, key=lambda row: -row[1])
 
 
-def _md5(path: Path) -> str:
-    digest = hashlib.md5()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def checksums(folder: Path) -> dict[str, str]:
     """MD5 of the files directly in ``folder`` that MLE-bench's ``generate_checksums`` covers (csv, json,
     jsonl, parquet, bson)."""
-    return {p.name: _md5(p) for p in sorted(folder.iterdir()) if p.is_file()
+    return {p.name: file_hexdigest(p, "md5") for p in sorted(folder.iterdir()) if p.is_file()
             and p.suffix.lstrip(".") in ("csv", "json", "jsonl", "parquet", "bson")}
 
 

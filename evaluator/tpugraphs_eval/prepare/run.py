@@ -11,7 +11,6 @@ leaves no output folder that looks complete.
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import os
 import secrets
@@ -29,6 +28,7 @@ from .._version import __version__
 from ..dataset import BY_NAME, COLLECTIONS, TILE_TOP_K, Collection
 from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION
 from ..errors import DataError, UsageError
+from ..file_digest import file_hexdigest
 from ..roots import resolve_data_root
 from ..truth.dataroot import DataRoot, present_collections
 from ..truth.npzread import read_split
@@ -143,14 +143,6 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
     return plan
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _link_or_copy(source: Path, target: Path) -> None:
     """A hard link to ``source`` where the file system allows it, else a byte-identical copy."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -183,12 +175,12 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
         for g in sorted(plan.copied, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
             _link_or_copy(sources[g], public / c.split_dir(split) / f"{name}.npz")
-            hashes[f"{c.split_dir(split)}/{name}.npz"] = _sha256(sources[g])
+            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
             advance(sources[g].stat().st_size)
         names, truth_root = [], private / ".truth"
         for g in sorted(plan.held, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
-            hashes[f"{c.split_dir(split)}/{name}.npz"] = _sha256(sources[g])
+            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
             runtimes = plan.runtimes[(c.name, split, name)]
             keep = _keep(plan, c, split, name, runtimes.runtime.size)
             opaque = opaque_name(plan.seed, stratum(c), name)
@@ -293,7 +285,7 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
                                "(docs/prepare.md)"}
     private_json = {**public_json, "source": plan.root.label, "source_sha256": written["hashes"],
                     "seed": plan.seed, "held_out_programs": plan.programs, "names": written["names"],
-                    "solution_sha256": _sha256(private / "solution.parquet"),
+                    "solution_sha256": file_hexdigest(private / "solution.parquet"),
                     "ground_truth_sha256": manifest["ground_truth_sha256"]}
     del test_counts
     (public / "prepare.json").write_text(json.dumps(public_json, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -28,6 +28,7 @@ import numpy as np
 from ..dataset import split_submission_id
 from ..display import shorten
 from ..errors import UsageError
+from ..file_digest import file_hexdigest
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import RowSpec, SplitCatalog
 from .hints import IdHints, code_of
@@ -315,14 +316,6 @@ def _check_table(checker: _Checker, path: Path, csv: bool) -> int:
     return table.n_rows
 
 
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _open_path(path: Path) -> bytes:
     """The first bytes of the predictions file (its format), or a coded UsageError."""
     if not path.exists():
@@ -379,4 +372,4 @@ def validate_predictions(source: PredictionsSource, catalog: SplitCatalog, *, sa
         n_rows = 0
     else:
         n_rows = _check_table(checker, path, csv=True)
-    return checker.finish(n_rows, _file_digest(path))
+    return checker.finish(n_rows, file_hexdigest(path))
