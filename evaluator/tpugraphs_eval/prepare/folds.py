@@ -68,7 +68,11 @@ def read_folds(path: Path) -> dict[int, GraphSelection]:
         UsageError: ``GRAPHS_FILE_INVALID``: unreadable, no ``ID,fold`` header, a fold that is not an integer of
             0 or more, a repeated ID (lines named); ``INPUT_NOT_A_FILE`` / ``INPUT_TOO_LARGE`` as other inputs.
     """
-    rows = _rows(path)
+    return _folds(_rows(path), path)
+
+
+def _folds(rows: list[list[str]], path: Path) -> dict[int, GraphSelection]:
+    """:func:`read_folds` of the rows already read from ``path``."""
     if not rows or [c.strip() for c in rows[0]] != FOLD_HEADER:
         raise UsageError(f"the fold file {path} must start with the header `ID,fold`", code="GRAPHS_FILE_INVALID")
     folds: dict[int, dict[str, int]] = {}
@@ -100,7 +104,7 @@ def read_graphs(path: Path, fold: int | None) -> GraphSelection:
         if fold is None:
             raise UsageError(f"{path} is a fold file (`ID,fold`): add --fold K to say which fold to score",
                              code="GRAPHS_FILE_INVALID")
-        folds = read_folds(path)
+        folds = _folds(rows, path)  # the rows read above: the file is read once
         if fold not in folds:
             raise UsageError(f"the fold file {path} has no fold {fold} (folds: {', '.join(map(str, folds))})",
                              code="GRAPHS_FILE_INVALID")
