@@ -12,35 +12,16 @@ submission must get the package's public score.
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from bad_submission_cases import LENIENT_CASES, STRICT_CASES
 from badinput import HEADER, ROW_A, ROW_B, ROW_L, csv
+from codabench_batch import PROBLEM, run_private_cases
 
 from tpugraphs_eval import score_submission, validate_submission
 from tpugraphs_eval.options import Options
 from tpugraphs_eval.submission.problems import Severity
 from tpugraphs_eval.truth.solution import load_solution
-
-# Runs score.main on every prepared input folder; prints {name: [exit, stdout, stderr]} as JSON.
-_DRIVER = r"""
-import contextlib, importlib.util, io, json, sys
-spec = importlib.util.spec_from_file_location("score", sys.argv[1])
-score = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(score)
-out = {}
-for name, (input_dir, output_dir) in json.loads(open(sys.argv[2]).read()).items():
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = score.main([input_dir, output_dir])
-    out[name] = [code, stdout.getvalue(), stderr.getvalue()]
-print(json.dumps(out))
-"""
-_PROBLEM = re.compile(r"  (?:line (\d+)\b.*?: )?([A-Z][A-Z0-9_]+): ")
 
 EXTRA = {  # the row that pandas shifted (the reported defect), and shapes the bad-submission cases lack
     "one-extra-field": csv(f"{ROW_A},extra", ROW_B, ROW_L),
@@ -57,7 +38,7 @@ def _errors(stderr: str) -> list[tuple[int | None, str]]:
     """(line, code) of every problem the program listed on stderr."""
     found = []
     for text in stderr.splitlines()[1:]:
-        match = _PROBLEM.match(text)
+        match = PROBLEM.match(text)
         assert match, text
         found.append((int(match[1]) if match[1] else None, match[2]))
     return found
@@ -69,22 +50,8 @@ def program_results(tiny_bundle, tmp_path_factory):
 
     The Private phase: it holds 2 graphs (one tile, one layout), so its overall is shown; the Public phase holds one
     graph in all, whose overall the program leaves out (its value would be that graph's)."""
-    work = tmp_path_factory.mktemp("malformed")
-    folders = {}
-    for number, (mode, name, data) in enumerate(CASES):
-        case = work / f"c{number}"
-        (case / "input/ref").mkdir(parents=True)
-        (case / "input/res").mkdir()
-        (case / "input/ref/solution.csv").write_bytes((tiny_bundle / "reference_data_private/solution.csv").read_bytes())
-        settings = json.loads((tiny_bundle / "reference_data_private/settings.json").read_text())
-        (case / "input/ref/settings.json").write_text(json.dumps({**settings, "mode": mode}))
-        (case / "input/res/submission.csv").write_bytes(data)
-        folders[f"{mode}:{name}"] = [str(case / "input"), str(case / "output")]
-    (work / "cases.json").write_text(json.dumps(folders))
-    done = subprocess.run([sys.executable, "-I", "-c", _DRIVER, str(tiny_bundle / "scoring_program/score.py"),
-                           str(work / "cases.json")], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return {name: (code, out, err, Path(folders[name][1])) for name, (code, out, err) in json.loads(done.stdout).items()}
+    return run_private_cases(tiny_bundle, tmp_path_factory.mktemp("malformed"),
+                             {f"{mode}:{name}": (mode, data) for mode, name, data in CASES})
 
 
 @pytest.mark.parametrize("mode, name, data", CASES, ids=[f"{mode}:{name}" for mode, name, _ in CASES])

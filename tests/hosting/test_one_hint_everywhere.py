@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import re
-import subprocess
-import sys
 import types
 
 import pandas as pd
 import pytest
 from badinput import A, B, L, run_cli
+from codabench_batch import PROBLEM, run_private_cases
 
 from tpugraphs_eval import validate_submission
 from tpugraphs_eval.hosting.metric_file import metric_source
@@ -83,46 +80,17 @@ def test_a_row_listing_c_in_a_0_based_file_keeps_its_own_problems(catalog):
     assert cli_errors(one_row, catalog, "strict") == [("INDEX_OUT_OF_RANGE", 2), ("TILE_TOO_FEW", 2)]
 
 
-_DRIVER = r"""
-import contextlib, importlib.util, io, json, sys
-spec = importlib.util.spec_from_file_location("score", sys.argv[1])
-score = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(score)
-out = {}
-for name, (input_dir, output_dir) in json.loads(open(sys.argv[2]).read()).items():
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = score.main([input_dir, output_dir])
-    out[name] = [code, stderr.getvalue()]
-print(json.dumps(out))
-"""
-_PROBLEM = re.compile(r"  (?:line (\d+)\b.*?: )?([A-Z][A-Z0-9_]+): ")
 
 
 @pytest.fixture(scope="module")
 def program_errors(tiny_bundle, tmp_path_factory) -> dict[str, tuple[int, list[tuple[str, int | None]]]]:
     """Every case in both modes scored by the bundle's score.py (Private task), in one subprocess:
     ``mode:name`` → (exit status, the listed errors as (code, line))."""
-    work = tmp_path_factory.mktemp("one_hint")
-    folders = {}
-    settings = json.loads((tiny_bundle / "reference_data_private/settings.json").read_text())
-    for mode in MODES:
-        for name, (data, _) in CASES.items():
-            case = work / f"{mode}-{name}"
-            (case / "input/ref").mkdir(parents=True)
-            (case / "input/res").mkdir()
-            (case / "input/ref/solution.csv").write_bytes((tiny_bundle / "reference_data_private/solution.csv")
-                                                          .read_bytes())
-            (case / "input/ref/settings.json").write_text(json.dumps({**settings, "mode": mode}))
-            (case / "input/res/submission.csv").write_bytes(data)
-            folders[f"{mode}:{name}"] = [str(case / "input"), str(case / "output")]
-    (work / "cases.json").write_text(json.dumps(folders))
-    done = subprocess.run([sys.executable, "-I", "-c", _DRIVER, str(tiny_bundle / "scoring_program/score.py"),
-                           str(work / "cases.json")], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
+    results = run_private_cases(tiny_bundle, tmp_path_factory.mktemp("one_hint"),
+                                {f"{mode}:{name}": (mode, data) for mode in MODES for name, (data, _) in CASES.items()})
     found = {}
-    for key, (code, stderr) in json.loads(done.stdout).items():
-        matches = [_PROBLEM.match(line) for line in stderr.splitlines()[1:]]
+    for key, (code, _, stderr, _) in results.items():
+        matches = [PROBLEM.match(line) for line in stderr.splitlines()[1:]]
         assert all(matches), stderr
         found[key] = code, [(m[2], int(m[1]) if m[1] else None) for m in matches]
     return found
