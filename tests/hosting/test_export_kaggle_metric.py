@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from csv_rows import csv_bytes, demo_rows
+from metric_sandbox import LOAD_EXPORTED_METRIC
 
 from tpugraphs_eval import resolve_data_root, score_submission
 from tpugraphs_eval.commands import evaluate as cli
@@ -27,25 +28,7 @@ ALLOWED_IMPORTS = {"numpy", "pandas", "scipy"}
 
 # Runs in a subprocess (`python -I`): tpugraphs_eval is made unimportable before the exported file loads,
 # then every case is scored and the results printed as JSON.
-_DRIVER = r"""
-import importlib.abc, importlib.util, json, math, sys
-
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("tpugraphs_eval", "tpugraphs_kit"):
-            raise ImportError(f"{name} is blocked: the metric file must be self-contained")
-        return None
-
-sys.meta_path.insert(0, Block())
-try:
-    import tpugraphs_eval  # noqa: F401
-    sys.exit("tpugraphs_eval is importable in the sandbox")
-except ImportError:
-    pass
-import pandas as pd
-spec = importlib.util.spec_from_file_location("metric", sys.argv[1])
-metric = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(metric)
+_DRIVER = LOAD_EXPORTED_METRIC + r"""
 out = {}
 for case in json.loads(open(sys.argv[2]).read()):
     read = lambda path: pd.read_csv(path, dtype=str, keep_default_na=False)

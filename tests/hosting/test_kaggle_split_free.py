@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from metric_sandbox import LOAD_EXPORTED_METRIC
 
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.hosting import kaggle_metric, standalone_metric
@@ -26,20 +27,7 @@ from tpugraphs_eval.rules.codes import PROBLEM_CODES
 MEANING = {code: meaning for code, _, _, meaning in PROBLEM_CODES}
 IMPLEMENTATIONS = ("exported", "standalone", "kaggle_metric")
 
-_DRIVER = r"""
-import importlib.abc, importlib.util, json, math, sys
-
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("tpugraphs_eval", "tpugraphs_kit"):
-            raise ImportError(f"{name} is blocked: the metric file must be self-contained")
-        return None
-
-sys.meta_path.insert(0, Block())
-import pandas as pd
-spec = importlib.util.spec_from_file_location("metric", sys.argv[1])
-metric = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(metric)
+_DRIVER = LOAD_EXPORTED_METRIC + r"""
 out = {}
 for case in json.loads(open(sys.argv[2]).read()):
     read = lambda path: pd.read_csv(path, dtype=str, keep_default_na=False)
