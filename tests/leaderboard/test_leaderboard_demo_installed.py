@@ -13,7 +13,6 @@ package imported is the installed copy, which the test checks).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -21,6 +20,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from project_copy import copy_project_source
 
 REPO = Path(__file__).resolve().parents[2]
 OUTPUTS = ("leaderboard.csv", "leaderboard.md", "leaderboard.json", "leaderboard.html")
@@ -28,12 +28,7 @@ OUTPUTS = ("leaderboard.csv", "leaderboard.md", "leaderboard.json", "leaderboard
 
 @pytest.mark.slow
 def test_demo_from_a_non_editable_install_writes_the_committed_board(tmp_path):
-    source = tmp_path / "project"
-    junk = shutil.ignore_patterns("*.so", "*.pyd", "__pycache__", "*.egg-info", "build")
-    for name in ("evaluator", "kit"):
-        shutil.copytree(REPO / name, source / name, ignore=junk)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPO / name, source / name)
+    source = copy_project_source(tmp_path / "project")
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"

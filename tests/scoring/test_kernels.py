@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from project_copy import copy_project_source
 
 from tpugraphs_eval import (
     Options,
@@ -271,12 +271,7 @@ def _venv_usable() -> str | None:
 def test_install_without_a_c_compiler_uses_the_fallback(tmp_path):
     """A fresh venv, the project copied without any built module, ``pip install`` with CC=/bin/false: the
     optional extension's build fails, the install does not; the fallback scores the demo (about a minute)."""
-    source = tmp_path / "project"
-    junk = shutil.ignore_patterns("*.so", "*.pyd", "__pycache__", "*.egg-info", "build")
-    for name in ("evaluator", "kit"):
-        shutil.copytree(REPO / name, source / name, ignore=junk)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPO / name, source / name)
+    source = copy_project_source(tmp_path / "project")
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     env = {k: v for k, v in os.environ.items() if k != kernels.ENV_VAR} | {"CC": "/bin/false", "CXX": "/bin/false"}
