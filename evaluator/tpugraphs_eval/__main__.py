@@ -1,5 +1,5 @@
 """``python -m tpugraphs_eval``: the same as the ``tpugraphs-eval`` command."""
 
-from .commands.evaluate import main
+from .commands.launch import evaluate
 
-main()
+evaluate()

@@ -20,18 +20,18 @@ from .options import Options
 from .prepared_cache import load_ground_truth, scan_catalog
 from .report.report import LEADERBOARDS, Report, Scores, provenance
 from .roots import resolve_data_root
-from .scoring.predictions import score_predictions_parsed
-from .scoring.references import collection_references
-from .scoring.score import CollectionResult, score_parsed
 from .submission.csvfile import SubmissionSource
-from .submission.predictions import PredictionsSource, validate_predictions
 from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
 from .truth.eval_indices import EvalIndices, LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 
+# The scoring modules are imported where a submission is scored, so that `validate` does not load them
+# (docs/performance.md, "Imports").
 if TYPE_CHECKING:
     from .report.public import PublicReport
+    from .scoring.score import CollectionResult
+    from .submission.predictions import PredictionsSource
 
 
 def load_solution(path: Path, *, tile_runtime: str = "normalized") -> GroundTruth:
@@ -94,6 +94,8 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     validation = validate_submission(source, catalog, mode=options.mode)
     report = _report(source, validation, catalog, options, provenance(validation.sha256, truth.sha256, digest))
     if validation.valid:
+        from .scoring.score import score_parsed
+
         _add_scores(report, score_parsed(validation.submission, truth, indices), truth, indices)
     return report
 
@@ -102,6 +104,8 @@ def _add_scores(report: Report, results: dict[str, CollectionResult], truth: Gro
                 indices: EvalIndices | None) -> None:
     """Put the scores of a valid submission or valid predictions into ``report``: every graph's, and with a
     solution file's truth the public and private leaderboards' too."""
+    from .scoring.references import collection_references
+
     report.scores = Scores(results, collection_references(truth, indices))
     if truth.has_usage:
         for board in LEADERBOARDS:
@@ -333,6 +337,9 @@ class Evaluator:
     def score_predictions(self, predictions: PredictionsSource) -> Report:
         """The organiser's report of ``predictions`` (every graph, both leaderboards), whatever
         :attr:`public_only` says (as :meth:`score`). Raises: as :meth:`evaluate_predictions`."""
+        from .scoring.predictions import score_predictions_parsed
+        from .submission.predictions import validate_predictions
+
         indices, digest = self.eval_indices if self.eval_indices is not None else (None, None)
         validation, parsed = validate_predictions(predictions, self.catalog, sampled=indices, mode=self.options.mode)
         truth_digest = self.truth.sha256 if self.truth is not None else None

@@ -91,14 +91,12 @@ def code_digest() -> str:
     """:func:`..source_digest.source_digest`, remembered in the cache folder under the stat of every source file
     (path, size, mtime in ns, inode), so that a warm run does not read and hash the package's ~100 files: any
     change of a source file changes its stat and the digest is computed again."""
-    from .source_digest import PACKAGE, _source_files
+    from .source_digest import source_files
 
     stats = hashlib.sha256(__version__.encode())
     try:
-        for path in _source_files():
-            st = path.stat()
-            stats.update(f"{path.relative_to(PACKAGE).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n"
-                         .encode("utf-8", "surrogateescape"))
+        for relative, st in source_files():
+            stats.update(f"{relative}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode("utf-8", "surrogateescape"))
     except OSError:
         return source_digest()
     memo = cache_folder() / f"code-{stats.hexdigest()[:32]}.digest"

@@ -21,7 +21,11 @@ SCRIPTS = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["
 
 
 def _module(target: str):
-    return importlib.import_module(target.split(":")[0])
+    """The module holding a console script's parser: ``launch:NAME`` starts ``commands/NAME.py``."""
+    module, function = target.split(":")
+    if module == "tpugraphs_eval.commands.launch":
+        module = f"tpugraphs_eval.commands.{function}"
+    return importlib.import_module(module)
 
 
 def _command_paths(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):

@@ -75,6 +75,8 @@ def test_validate_imports_no_heavy_module(tmp_path, demo_root):
     modules = imported(tmp_path, "validate", str(DEMO_CSV), "--data-root", "demo", "--split", "test", "-q")
     assert "tpugraphs_eval.submission.validation" in modules
     assert heavy(modules, HEAVY_LIBRARIES + HEAVY_OWN + ("rich",)) == []
+    # validation scores nothing: the scoring modules and the predictions reader stay unloaded
+    assert heavy(modules, ("tpugraphs_eval.scoring", "tpugraphs_eval.submission.predictions")) == []
 
 
 def test_probe_sees_a_heavy_import(tmp_path, demo_solution):

@@ -34,7 +34,30 @@ if TYPE_CHECKING:
 COMMANDS = ("score", "validate", "codes", "solution", "compare", "export", "prepare", "cv")
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Unbuilt:
+    """Stands for a command parser whose arguments are not built: every call on it does nothing and returns it."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
+        return lambda *args, **kwargs: self
+
+
+class _OnlyCommand:
+    """The sub-command action of :func:`_parser`, adding every command (its name and help: ``--help`` lists them
+    all) but building the arguments of one only: argparse hands the rest of the line to that command's parser
+    alone, and building the others' (about 120 arguments, each looking up its messages' translations) took
+    longer than validating a Kaggle-sized submission."""
+
+    def __init__(self, action: argparse._SubParsersAction, command: str | None):
+        self._action, self._command = action, command
+
+    def add_parser(self, name: str, **kwargs):
+        parser = self._action.add_parser(name, **kwargs)
+        return parser if self._command is None or name == self._command else _Unbuilt()
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command`` (a name of :data:`COMMANDS`, or ``""`` for none) only that command's
+    arguments are built (:class:`_OnlyCommand`): what :func:`run` needs to parse one command line."""
     parser = ArgumentParser(
         prog="tpugraphs-eval",
         description="Validate and score a TpuGraphs submission (ID,TopConfigs CSV). "
@@ -42,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem, 3 internal error.")
     parser.add_argument("--version", action="version",
                         version=f"tpugraphs-eval {__version__} (kernel: {kernels.active().description})")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = _OnlyCommand(parser.add_subparsers(dest="command", metavar="COMMAND"), command)
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):
         sub = commands.add_parser(name, help=help_text, description=help_text)
@@ -262,8 +285,9 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
-    parser = _parser()
-    args = parser.parse_args(_argv(argv))
+    argv = _argv(argv)
+    parser = _parser(argv[0] if argv and argv[0] in COMMANDS else "")
+    args = parser.parse_args(argv)
     if args.command is None:  # as the other entry points say it: usage, then a coded error (exit 2)
         parser.error("the following arguments are required: COMMAND, or the submission file(s) to score "
                      "(`tpugraphs-eval --help` lists the commands)")

@@ -7,14 +7,16 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..options import Options
-from ..scoring.references import References
-from ..scoring.score import CollectionResult
 from ..submission.problems import Problem
 from ..submission.validation import Validation
+
+if TYPE_CHECKING:  # scoring modules: imported by the scorer, not by `validate`
+    from ..scoring.references import References
+    from ..scoring.score import CollectionResult
 
 REPORT_FORMAT = 1
 """Version of the JSON layout written by :meth:`Report.to_dict`."""

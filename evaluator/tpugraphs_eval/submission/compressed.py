@@ -10,9 +10,7 @@ more than that), a gzip after a first pass that counts without keeping.
 
 from __future__ import annotations
 
-import gzip
 import io
-import zipfile
 import zlib
 
 from ..safeopen import read_stream
@@ -25,8 +23,17 @@ MAX_UNPACKED_BYTES = 256 << 20
 """256 MiB: about 6 times the largest real test submission can be (70 layout rows of at most ~590,000
 characters each, docs/codes.md: about 41 MB; a real Kaggle test submission is about 10 MB), 4 times the
 leaderboard's 64 MiB file cap."""
-_CORRUPT = (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError,
-            NotImplementedError, RuntimeError)
+_CORRUPT = (EOFError, zlib.error, OSError, ValueError, NotImplementedError, RuntimeError)
+"""What reading a damaged archive raises (with ``zipfile.BadZipFile``, :func:`_corrupt`): an error, never a crash."""
+
+
+def _corrupt() -> tuple[type[Exception], ...]:
+    """:data:`_CORRUPT` and zipfile's and gzip's own errors; those modules are imported when an archive is read
+    (most submissions are plain CSV: docs/performance.md, "Imports")."""
+    import gzip
+    import zipfile
+
+    return (zipfile.BadZipFile, gzip.BadGzipFile, *_CORRUPT)
 
 
 def unpack(data: bytes, log: ProblemLog) -> bytes | None:
@@ -46,7 +53,7 @@ def unpack(data: bytes, log: ProblemLog) -> bytes | None:
     except _Refused as refused:
         log.add("ARCHIVE_UNREADABLE", f"the submission is a {kind} file: {refused}.")
         return None
-    except _CORRUPT as err:
+    except _corrupt() as err:
         log.add("ARCHIVE_UNREADABLE", f"the submission is a {kind} file that cannot be unpacked "
                 f"({type(err).__name__}: {err}); is it cut off or corrupt?")
         return None
@@ -77,6 +84,8 @@ def _is_metadata(name: str) -> bool:
 def _unzip(data: bytes) -> tuple[str, bytes | None]:
     """(member name, its bytes, or None when it declares or unpacks to more than MAX_UNPACKED_BYTES) of a
     zip holding one CSV file."""
+    import zipfile
+
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         members = [info for info in archive.infolist() if not _is_metadata(info.filename)]
         if len(members) != 1 or not members[0].filename.lower().endswith(".csv"):
@@ -97,6 +106,8 @@ def _gunzip(data: bytes) -> tuple[str, bytes | None]:
     gzip file (all its members, as ``gunzip`` reads them). A gzip does not say how large it unpacks (its
     trailer holds the size modulo 2**32), so it is unpacked twice: first counting and discarding, so that a
     bomb is refused holding one chunk, then keeping."""
+    import gzip
+
     with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
         if read_stream(stream, MAX_UNPACKED_BYTES, keep=False) is None:
             return "", None

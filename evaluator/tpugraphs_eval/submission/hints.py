@@ -12,7 +12,6 @@ Which mistakes are read with a note and which refused with one hint: docs/codes.
 
 from __future__ import annotations
 
-import difflib
 from functools import cached_property
 
 from ..dataset import BY_NAME, COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS, split_submission_id, submission_id
@@ -98,6 +97,8 @@ class IdHints:
             below = [name for name in BY_NAME if name.startswith(prefix + ":")]
             # a near-miss only among prefixes of a collection name's length (difflib's cost grows with the
             # text's length: a 50 MB ID took 16 s and 2 GB here)
+            import difflib  # here: only a wrong collection prefix needs it
+
             close = below or (difflib.get_close_matches(prefix, list(BY_NAME), n=1)
                               if len(prefix) <= 2 * max(map(len, BY_NAME)) else [])
             hint = f" Did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""

@@ -1,0 +1,36 @@
+"""The console scripts' entry points: set the process up, then run the command (docs/performance.md, "Threads").
+
+numpy's bundled OpenBLAS starts one worker thread per core when numpy is imported, and the workers spin
+while they wait: on the 2-core machine of bench/README.md that costs about 60 ms of CPU per process (numpy's
+import: 235 ms CPU against 127 ms with one thread), more than validating and scoring a Kaggle-sized
+submission. No command of this package multiplies matrices (scoring is sorting, counting and sums), so each
+console script asks OpenBLAS for one thread before numpy is imported, unless the user has set
+``OPENBLAS_NUM_THREADS`` (their value is kept). Importing the package as a library changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
+
+
+def _one_blas_thread() -> None:
+    """``OPENBLAS_NUM_THREADS=1`` unless it is set; only before numpy is imported does it take effect."""
+    os.environ.setdefault(BLAS_THREADS_ENV, "1")
+
+
+def evaluate() -> int:
+    """``tpugraphs-eval`` (:func:`.evaluate.main`)."""
+    _one_blas_thread()
+    from .evaluate import main
+
+    return main()
+
+
+def leaderboard() -> int:
+    """``tpugraphs-leaderboard`` (:func:`.leaderboard.main`)."""
+    _one_blas_thread()
+    from .leaderboard import main
+
+    return main()
