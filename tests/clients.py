@@ -45,3 +45,36 @@ def grade_competition(competition: Path, data_dir: Path, *args: str) -> subproce
     _needs(GRADE_COMPETITION, ("pandas", "yaml", "appdirs", "tqdm"))
     return subprocess.run([sys.executable, str(GRADE_COMPETITION), str(competition), str(data_dir), *args],
                           capture_output=True, text=True, timeout=600)
+
+
+_DOWNLOAD_AND_PREPARE = """
+import importlib.util, json, sys, tempfile, types
+from pathlib import Path
+
+script, competition_dir, data_dir, dataset_zip = sys.argv[1:5]
+# MLE-bench memoises its MD5s in a diskcache.Cache; a dict is that cache without the files (the runner's own
+# stand-in, None, is enough for grading but not for checksums)
+sys.modules.setdefault("diskcache", types.SimpleNamespace(Cache=lambda *args, **kwargs: {}))
+spec = importlib.util.spec_from_file_location("grade_competition", script)
+runner = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(runner)
+with tempfile.TemporaryDirectory() as tmp:
+    grade, registry, data = runner._load_mlebench(Path(competition_dir), Path(tmp))
+    competition = registry.Registry(Path(data_dir)).get_competition(Path(competition_dir).name)
+    data.download_dataset = lambda **kwargs: Path(dataset_zip)  # Kaggle's download, stood in for
+    data.download_and_prepare_dataset(competition)  # MLE-bench's defaults: every checksum verified
+    import yaml
+    print(json.dumps(yaml.safe_load(competition.checksums.read_text())))
+"""
+
+
+def mlebench_download_and_prepare(competition: Path, data_dir: Path, dataset_zip: Path) -> subprocess.CompletedProcess:
+    """Run MLE-bench's own ``download_and_prepare_dataset`` (what ``mlebench prepare`` calls, verification on) on a
+    competition folder, with Kaggle's download stood in for by ``dataset_zip``: it checks the zip's MD5, extracts
+    it into ``raw``, calls the folder's ``prepare`` and checks the prepared files' MD5s; on success stdout is the
+    JSON of the ``checksums.yaml`` then in force (the folder's own, or the one MLE-bench wrote). Skips when
+    ../shared/clients is absent."""
+    _needs(GRADE_COMPETITION, ("pandas", "yaml", "appdirs", "tqdm"))
+    return subprocess.run([sys.executable, "-c", _DOWNLOAD_AND_PREPARE, str(GRADE_COMPETITION), str(competition),
+                           str(data_dir), str(dataset_zip)], capture_output=True, text=True, timeout=600,
+                          cwd=data_dir.parent)

@@ -1,15 +1,19 @@
 """`tpugraphs-eval export mlebench`: one competition folder that MLE-bench's own registry, prepare call and
 grade_csv (../shared/clients/mle-bench/grade_competition.py) accept: the demo is prepared, a valid submission
-gets the CLI's overall rounded to 5 decimals, an invalid one `valid_submission: false`."""
+gets the CLI's overall rounded to 5 decimals, an invalid one `valid_submission: false`; MLE-bench's verified
+download-and-prepare (`mlebench prepare` without skipping verification) passes with and without
+`--dataset-zip`."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import zipfile
 from pathlib import Path
 
 import pytest
-from clients import grade_competition
+from clients import grade_competition, mlebench_download_and_prepare
 
 from tpugraphs_eval import resolve_data_root, score_submission
 from tpugraphs_eval.commands import evaluate as cli
@@ -21,17 +25,42 @@ ID = "tpugraphs-demo"
 
 
 @pytest.fixture(scope="module")
-def competition(tmp_path_factory) -> Path:
+def dataset_zip(tmp_path_factory) -> Path:
+    """The demo data root as a download: a zip holding `npz/...`, as MLE-bench extracts it into `raw/`."""
+    root = resolve_data_root("demo").path
+    path = tmp_path_factory.mktemp("download") / f"{ID}.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for file in sorted((root / "npz").rglob("*.npz")):
+            archive.write(file, file.relative_to(root).as_posix())
+    return path
+
+
+@pytest.fixture(scope="module")
+def organiser_root(tmp_path_factory, dataset_zip) -> Path:
+    """The organiser's own copy of the download (another folder than MLE-bench's raw/)."""
+    root = tmp_path_factory.mktemp("organiser") / "tpugraphs"
+    with zipfile.ZipFile(dataset_zip) as archive:
+        archive.extractall(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def competition(tmp_path_factory, dataset_zip, organiser_root) -> Path:
     out = tmp_path_factory.mktemp("mlebench") / "competitions" / ID
-    assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", "demo", "--seed", "mle-test-seed"]) == 0
+    assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", str(organiser_root), "--seed",
+                     "mle-test-seed", "--dataset-zip", str(dataset_zip)]) == 0
     return out
 
 
 @pytest.fixture(scope="module")
-def prepared(competition, tmp_path_factory) -> tuple[Path, str]:
-    """MLE-bench's data folder after its own prepare call on the demo's raw data root; (data dir, output)."""
+def prepared(competition, tmp_path_factory, dataset_zip) -> tuple[Path, str]:
+    """MLE-bench's data folder after its own prepare call on the download extracted into its raw/ folder (not
+    the organiser's); (data dir, output)."""
     data = tmp_path_factory.mktemp("mle-data")
-    done = grade_competition(competition, data, "--prepare", str(resolve_data_root("demo").path))
+    raw = data / ID / "raw"
+    with zipfile.ZipFile(dataset_zip) as archive:
+        archive.extractall(raw)
+    done = grade_competition(competition, data, "--prepare", str(raw))
     assert done.returncode == 0, done.stdout + done.stderr
     return data, done.stdout
 
@@ -55,6 +84,51 @@ def test_prepare_succeeds_and_gives_the_checksummed_files(competition, prepared)
     for side in ("public", "private"):  # MLE-bench's prepare made the same bytes as the export's own run
         assert checksums(data / ID / "prepared" / side) == sums[side]
     assert "answers.csv" in sums["private"] and "sample_submission.csv" in sums["public"]
+
+
+def test_checksums_hold_the_download_zips_md5(competition, dataset_zip):
+    sums = yaml.safe_load((competition / "checksums.yaml").read_text())
+    assert sorted(sums) == ["private", "public", "zip"]  # the keys MLE-bench's own checksums.yaml files have
+    assert sums["zip"] == hashlib.md5(dataset_zip.read_bytes()).hexdigest()
+
+
+def test_mlebench_verifies_the_download_and_the_preparation(competition, dataset_zip, tmp_path):
+    done = mlebench_download_and_prepare(competition, tmp_path / "data", dataset_zip)
+    assert done.returncode == 0, done.stdout + done.stderr  # a wrong MD5 raises ValueError there
+    assert json.loads(done.stdout) == yaml.safe_load((competition / "checksums.yaml").read_text())
+    assert "matches the expected checksum" in done.stderr and "match the expected checksums" in done.stderr
+
+
+def test_mlebench_refuses_another_download(competition, dataset_zip, tmp_path):
+    """Not vacuous: MLE-bench does compare the zip's MD5 with the folder's checksums.yaml."""
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("npz/README", "not the data")
+    done = mlebench_download_and_prepare(competition, tmp_path / "data", other)
+    assert done.returncode != 0 and "does not match the expected checksum" in done.stderr
+
+
+def test_without_a_dataset_zip_no_checksums_file_and_mlebench_writes_its_own(dataset_zip, tmp_path):
+    out = tmp_path / "competitions" / ID
+    assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", "demo", "--seed", "mle-test-seed"]) == 0
+    assert not (out / "checksums.yaml").exists()  # one without `zip:` would stop MLE-bench with a KeyError
+    done = mlebench_download_and_prepare(out, tmp_path / "data", dataset_zip)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(json.loads(done.stdout)) == ["private", "public", "zip"]
+
+
+@pytest.mark.parametrize("kind", ["missing", "not a zip", "folder"])
+def test_a_dataset_zip_that_is_not_a_zip_is_refused_before_anything_is_written(tmp_path, capsys, kind):
+    given = tmp_path / "given.zip"
+    if kind == "not a zip":
+        given.write_text("ID,TopConfigs\n")
+    elif kind == "folder":
+        given.mkdir()
+    out = tmp_path / "competitions" / ID
+    assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", "demo", "--dataset-zip", str(given)]) == 2
+    err = capsys.readouterr().err
+    assert "[DATASET_ZIP_INVALID]" in err and "Traceback" not in err
+    assert not out.exists()
 
 
 def _expected_random_tile(y: list[float], k: int = 5) -> float:

@@ -179,6 +179,22 @@ def test_the_same_seed_gives_the_same_bytes(demo_prepared, tmp_path):
         p.name for p in (demo_prepared / "public/npz/layout/xla/default/test").iterdir())
 
 
+def test_the_same_data_at_two_places_gives_the_same_bytes(tmp_path):
+    """No written file holds the data root's path (MLE-bench checks a preparation made from its own download
+    folder against the organiser's MD5s): two copies of one data root, prepared with one seed, agree byte for
+    byte, the private files and the solution's manifest included."""
+    source = resolve_data_root("demo").path / "npz"
+    outs = []
+    for place in ("organiser/data", "elsewhere/mle-bench/raw"):
+        shutil.copytree(source, tmp_path / place / "npz")
+        outs.append(tmp_path / place.replace("/", "-"))
+        prepare_dir(str(tmp_path / place), outs[-1], seed=SEED, max_configs=100)
+    first, second = (_files(out) for out in outs)
+    assert first.keys() == second.keys() and "private/prepare.json" in first
+    assert [name for name in first if first[name] != second[name]] == []
+    assert json.loads(first["private/prepare.json"])["source"] == "a data root (its files: source_sha256)"
+
+
 def test_api_in_mle_bench_shape(tmp_path, demo_prepared):
     public, private = tmp_path / "public", tmp_path / "private"
     public.mkdir()  # MLE-bench makes both folders before calling prepare: empty is accepted

@@ -48,7 +48,7 @@ def add_parser(commands) -> None:
         description="Write one competition folder in MLE-bench's layout (its name is the competition id): "
                     "config.yaml, description.md, prepare.py (tpugraphs-eval prepare with the seed), grade.py "
                     "(the standalone metric), leaderboard.csv (reference scores on the prepared split), "
-                    "checksums.yaml.")
+                    "and with --dataset-zip checksums.yaml.")
     mlebench.add_argument("-o", "--output", required=True, type=Path, metavar="DIR/ID",
                           help="the competition folder to write (new or empty; its name is the id, e.g. "
                                "predict-ai-model-runtime)")
@@ -58,6 +58,10 @@ def add_parser(commands) -> None:
     mlebench.add_argument("--seed", metavar="S", help="the organiser's secret seed of prepare (default: a fresh "
                                                       "random one, printed)")
     mlebench.add_argument("--title", default="TpuGraphs: predict AI model runtime", help="the competition's name")
+    mlebench.add_argument("--dataset-zip", type=Path, metavar="FILE",
+                          help="the zip MLE-bench downloads for the id (Kaggle's competition zip): writes "
+                               "checksums.yaml with its MD5 and the prepared files' (without it, MLE-bench writes "
+                               "its own checksums at the first prepare)")
     kaggle = targets.add_parser(
         "kaggle-metric", help="one self-contained Python file with Kaggle's score(solution, submission, row_id)",
         description="Write the metric as one Python file (numpy, pandas, scipy only) for Kaggle's metric "
@@ -118,7 +122,7 @@ def _run_mlebench(args: argparse.Namespace) -> int:
     refuse_output_is_input([("-o", args.output)], [], folders=["-o"], data_root=graphs_root(args))
     seed = args.seed if args.seed is not None else new_seed()
     root = resolve_data_root(args.data_root).path  # a path, as MLE-bench's raw folder is
-    rows = mlebench.write_competition(args.output, root, seed=seed, title=args.title)
+    rows = mlebench.write_competition(args.output, root, seed=seed, title=args.title, dataset_zip=args.dataset_zip)
     print(f"wrote the MLE-bench competition {safe(str(args.output))} (id {safe(args.output.name)}"
           + ("" if args.seed is not None else f", seed {seed}") + "); reference leaderboard:")
     for name, value in rows:

@@ -9,7 +9,9 @@ Folder ``DIR/<id>`` (the folder's name is the competition id; MLE-bench keeps it
     grade.py           grade(submission, answers) -> float; InvalidSubmissionError for an invalid submission
     tpugraphs_metric.py  the standalone metric (:func:`.metric_file.metric_source`, as ``export kaggle-metric`` writes it)
     leaderboard.csv    reference scores on the prepared split, best first (not a Kaggle board)
-    checksums.yaml     MD5 of the prepared files MLE-bench checks (public/, private/)
+    checksums.yaml     with ``--dataset-zip``: MD5 of the dataset zip MLE-bench downloads and of the prepared
+                       files it checks (public/, private/); without it, none (MLE-bench writes its own at
+                       the first ``prepare``: a file without the zip's MD5 would stop its verification)
 
 **Decision** (the grader carries the metric): ``grade.py`` imports ``tpugraphs_metric.py`` beside it, not the
 installed package, so a grade never changes when the package is upgraded: it is the metric the
@@ -109,6 +111,32 @@ def reference_scores(public: Path, private: Path) -> list[tuple[str, float]]:
         rows.append(("learned baseline (tpugraphs-baseline learned, ridge on the train split)",
                      score_submission(learned.read_bytes(), truth).overall))
     return sorted(rows, key=lambda row: -row[1])
+
+
+def _zip_md5(path: Path) -> str:
+    """The MD5 of ``path`` as MLE-bench's ``get_checksum`` computes it (the whole file's bytes).
+
+    Raises:
+        UsageError: ``DATASET_ZIP_INVALID``: not a regular file, not a zip (MLE-bench extracts it with
+            ``zipfile``), or unreadable.
+    """
+    import zipfile
+
+    problem = None
+    try:
+        if not path.is_file():
+            problem = "is not a file"
+        elif not zipfile.is_zipfile(path):
+            problem = "is not a zip file (MLE-bench extracts the download with zipfile)"
+    except OSError as err:
+        problem = f"cannot be read ({err.strerror or err})"
+    if problem is None:
+        try:
+            return file_hexdigest(path, "md5")
+        except OSError as err:
+            problem = f"cannot be read ({err.strerror or err})"
+    raise UsageError(f"--dataset-zip {path} {problem}: give the zip MLE-bench downloads for the competition "
+                     "(Kaggle's, e.g. predict-ai-model-runtime.zip)", code="DATASET_ZIP_INVALID")
 
 
 def checksums(folder: Path) -> dict[str, str]:
@@ -232,8 +260,15 @@ def _yaml(value: Any) -> str:
 
 
 def write_competition(out: Path, data_root: str, *, seed: str, title: str = "TpuGraphs: predict AI model runtime",
-                      options: dict[str, Any] | None = None) -> list[tuple[str, float]]:
+                      options: dict[str, Any] | None = None,
+                      dataset_zip: Path | None = None) -> list[tuple[str, float]]:
     """Write the competition folder ``out`` (new or empty; its name is the id) from ``data_root``.
+
+    ``dataset_zip`` is the file MLE-bench's ``prepare`` downloads for the id (Kaggle's competition zip, or the
+    zip an organiser serves in its place): with it, ``checksums.yaml`` holds its MD5 (``zip:``) beside the
+    prepared files' MD5s, the file MLE-bench verifies a download and a preparation against. Without it no
+    ``checksums.yaml`` is written: MLE-bench reads ``zip:`` from any checksums file it finds (a file without it
+    stops ``mlebench prepare`` with a ``KeyError``), and writes its own at the first preparation.
 
     The split is prepared once here (into a temporary folder, with ``seed`` and ``options``, the arguments
     of :func:`tpugraphs_eval.prepare.prepare`) to compute ``leaderboard.csv`` and ``checksums.yaml``; MLE-bench's
@@ -244,9 +279,11 @@ def write_competition(out: Path, data_root: str, *, seed: str, title: str = "Tpu
 
     Raises:
         UsageError: ``out`` is not a new or empty folder, or its name is not an id (lower-case letters,
-            digits, ``-``); ``OUTPUT_WRITE_FAILED`` on a failed write. What ``prepare`` raises.
+            digits, ``-``); ``dataset_zip`` is not a readable zip file (``DATASET_ZIP_INVALID``);
+            ``OUTPUT_WRITE_FAILED`` on a failed write. What ``prepare`` raises.
     """
     out = Path(out)
+    zip_md5 = None if dataset_zip is None else _zip_md5(Path(dataset_zip))
     competition_id = out.name
     if not _ID.fullmatch(competition_id):
         raise UsageError(f"{competition_id!r} is not a competition id (lower-case letters, digits and -): the "
@@ -260,7 +297,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, title: str = "Tpu
         private.mkdir()
         prepare_competition(data_root, public, private, seed=seed, **options)
         leaderboard = reference_scores(public, private)
-        sums = {"public": checksums(public), "private": checksums(private)}
+        sums = {"zip": zip_md5, "public": checksums(public), "private": checksums(private)}
         counts = solution_frame(private / "solution.parquet").ID.str.rsplit(":", n=1).str[0].value_counts(sort=False)
         files = {
             "config.yaml": _yaml(_config(competition_id, title)),
@@ -272,8 +309,9 @@ def write_competition(out: Path, data_root: str, *, seed: str, title: str = "Tpu
             "leaderboard.csv": "score,teamName,note\n" + "".join(
                 f"{value!r},{name.split(' (')[0]},\"reference, not a Kaggle board: {name}\"\n"
                 for name, value in leaderboard),
-            "checksums.yaml": _yaml(sums),
         }
+        if zip_md5 is not None:
+            files["checksums.yaml"] = _yaml(sums)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))

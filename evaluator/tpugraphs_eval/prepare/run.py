@@ -273,7 +273,7 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
     truth_root = private / ".truth"
     manifest = build_solution(DataRoot(truth_root, synthetic=plan.root.synthetic), "test", private / "solution.parquet",
                               public_fraction=plan.options.public_fraction, seed=usage_seed,
-                              source=f"tpugraphs-eval prepare of {plan.root.label}")
+                              source=f"tpugraphs-eval prepare of {source_name(plan.root)}")
     shutil.rmtree(truth_root)
     counts = {c.name: {s: len(DataRoot(public).graph_names(c, s)) for s in (*LABELLED_SPLITS, "test")}
               for c in plan.collections}
@@ -283,7 +283,7 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
                    "grouping": "a program is on one side only: layout default and random graphs with the same "
                                "file name; tile graphs with the same name before the trailing _<hex> kernel id "
                                "(docs/prepare.md)"}
-    private_json = {**public_json, "source": plan.root.label, "source_sha256": written["hashes"],
+    private_json = {**public_json, "source": source_name(plan.root), "source_sha256": written["hashes"],
                     "seed": plan.seed, "held_out_programs": plan.programs, "names": written["names"],
                     "solution_sha256": file_hexdigest(private / "solution.parquet"),
                     "ground_truth_sha256": manifest["ground_truth_sha256"]}
@@ -387,3 +387,12 @@ def _move_into_place(work: Path, final: Path) -> None:
     except OSError as err:
         raise UsageError(f"cannot move the prepared folder into place at {final}: {err.strerror or err}",
                          code="OUTPUT_WRITE_FAILED") from None
+
+
+def source_name(root: DataRoot) -> str:
+    """How the written files name their source: the demo, or a data root, never by its path (the files
+    themselves are named with their sha256 in the private ``prepare.json``). The same data and seed then give
+    the same bytes wherever the data lie: MLE-bench checks the MD5s of a preparation made from its own download
+    folder against those of the organiser's export (docs/prepare.md, docs/hosting.md)."""
+    return "the demo data (SYNTHETIC)" if root.synthetic else "a data root (its files: source_sha256)"
+
