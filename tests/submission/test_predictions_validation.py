@@ -170,3 +170,14 @@ def test_official_tables_need_only_the_sampled_configs(demo_root, truth, good, t
     assert validate_predictions(tmp_path / "p.parquet", truth.catalog, sampled=indices)[0].valid
     validation, _ = validate_predictions(tmp_path / "p.parquet", truth.catalog)  # all configs: some missing
     assert {p.code for p in validation.problems} == {"PREDICTION_MISSING_CONFIGS"}
+
+
+def test_an_empty_prediction_cell_is_called_empty(truth, good, tmp_path):
+    tile = [i for i in good if i.startswith("tile:")][0]
+    lines = ["ID,config,prediction"] + [f"{tile},{k},{0.5 * k}" for k in range(good[tile].size)]
+    lines[2] = f"{tile},1,"                                  # line 3: an empty cell (read as null)
+    other = {k: v for k, v in good.items() if k != tile}
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n" + _table(other).write_csv(include_header=False))
+    validation, _ = validate_predictions(tmp_path / "p.csv", truth.catalog)
+    (problem,) = [p for p in validation.problems if p.code == "PREDICTION_NOT_NUMBER"]
+    assert problem.line == 3 and "line 3 (empty)" in problem.message and "None" not in problem.message

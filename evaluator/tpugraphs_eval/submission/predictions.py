@@ -236,10 +236,12 @@ class _Table:
         return row + 2 if self.csv else None
 
     def where(self, rows: np.ndarray, text: np.ndarray | None = None) -> str:
-        """``line 5 (`abc`), line 9 (`x`)`` or ``row 4, row 8``: a few of the rows, for messages."""
+        """``line 5 (`abc`), line 9 (empty)`` or ``row 4, row 8``: a few of the rows, for messages (an empty
+        cell, read as null, is called empty)."""
         word = "line" if self.csv else "row"
         offset = 2 if self.csv else 1
-        shown = [f"{word} {r + offset}" + (f" (`{shorten(str(text[r]))}`)" if text is not None else "")
+        shown = [f"{word} {r + offset}" + ("" if text is None else " (empty)" if text[r] is None or text[r] == ""
+                                           else f" (`{shorten(str(text[r]))}`)")
                  for r in rows[:5].tolist()]
         return preview(shown + [None] * (rows.size - len(shown)))
 
