@@ -11,11 +11,10 @@ best of N times, the ratio, and the time of the default 10,000 resamples (draws 
 from __future__ import annotations
 
 import argparse
-import gc
 import math
-import time
 
 import numpy as np
+from timing import best_seconds
 
 from tpugraphs_eval.scoring.bootstrap import draw_positions
 from tpugraphs_eval.scoring.compare import DEFAULT_RESAMPLES, paired_bootstrap
@@ -40,14 +39,6 @@ def naive(a: dict, b: dict, positions: dict, resamples: int) -> list[float]:
     return out
 
 
-def best(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -60,12 +51,12 @@ def main() -> None:
     b = {n: v + rng.normal(0, 0.05, v.size) for n, v in a.items()}
     a["layout:nlp:default"][:2] = np.nan
     positions = draw_positions(SHAPES, args.resamples, 0)
-    ours = best(lambda: paired_bootstrap(a, b, positions), args.repeats)
-    reference = best(lambda: naive(a, b, positions, args.resamples), args.repeats)
+    ours = best_seconds(lambda: paired_bootstrap(a, b, positions), args.repeats)
+    reference = best_seconds(lambda: naive(a, b, positions, args.resamples), args.repeats)
     _, overall = paired_bootstrap(a, b, positions)
     check = np.percentile(naive(a, b, positions, args.resamples), 2.5)
     assert abs(check - overall.low) <= 1e-12, (check, overall.low)
-    full = best(lambda: paired_bootstrap(a, b, draw_positions(SHAPES, DEFAULT_RESAMPLES, 0)), args.repeats)
+    full = best_seconds(lambda: paired_bootstrap(a, b, draw_positions(SHAPES, DEFAULT_RESAMPLES, 0)), args.repeats)
     print(f"{args.resamples} resamples: vectorised {ours * 1e3:.1f} ms, naive loop {reference * 1e3:.1f} ms, "
           f"{reference / ours:.0f}x faster")
     print(f"{DEFAULT_RESAMPLES} resamples with the draws (the command's default): {full * 1e3:.1f} ms")

@@ -15,15 +15,14 @@ numpy pass (`standalone_metric._integer_fields`) against the naive per-token `in
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.util
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from synth_data import write_test_root
+from timing import best_seconds
 
 from tpugraphs_eval import resolve_data_root
 from tpugraphs_eval.hosting import standalone_metric
@@ -39,14 +38,6 @@ def _load(path: Path, name: str):
     return module
 
 
-def _best(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def _random_submission(solution: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -88,13 +79,13 @@ def main() -> None:
                 tokens = int(sum(r.count(";") + 1 for r in part.runtimes))
                 values = {n: m.score(part, sub, "ID") for n, m in metrics.items()}
                 assert len(set(values.values())) == 1, values  # same numbers
-                times = {n: _best(lambda m=m: m.score(part, sub, "ID"), args.repeats) for n, m in metrics.items()}
+                times = {n: best_seconds(lambda m=m: m.score(part, sub, "ID"), args.repeats) for n, m in metrics.items()}
                 ratio = f"  {times['before'] / times['now']:9.2f}x" if args.before else ""
                 print(f"{name:14} {usage:8} {len(part):6d} {tokens:8d}  "
                       + "  ".join(f"{t * 1000:7.1f}ms" for t in times.values()) + ratio)
             column = solution.runtimes.tolist()
-            naive = _best(lambda: _naive_parse(column), args.repeats)
-            ours = _best(lambda: standalone_metric._integer_fields(column, "runtimes", solution.ID.tolist()),
+            naive = best_seconds(lambda: _naive_parse(column), args.repeats)
+            ours = best_seconds(lambda: standalone_metric._integer_fields(column, "runtimes", solution.ID.tolist()),
                          args.repeats)
             print(f"{name:14} parse of every runtime: naive int() {naive * 1000:.1f} ms, numpy {ours * 1000:.1f} ms, "
                   f"{naive / ours:.1f}x")

@@ -11,25 +11,14 @@ of the tau-b + OPA pair of one graph from a ranking (``scoring.layout.pair_metri
 from __future__ import annotations
 
 import argparse
-import gc
-import time
 
 import numpy as np
 import scipy.stats
+from timing import best_seconds
 
 from tpugraphs_eval import kernels
 from tpugraphs_eval.scoring.layout import pair_metrics
 from tpugraphs_eval.scoring.metrics import ordered_pair_accuracy
-
-
-def best_of(repeats: int, call) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def brute_force_opa(predictions: np.ndarray, runtimes: np.ndarray) -> float:
@@ -54,9 +43,9 @@ def main() -> None:
     predictions = np.round(runtimes * rng.lognormal(0, 0.3, args.n), -2)  # a noisy model whose outputs tie
     ranking_runtimes = runtimes[rng.permutation(args.n)]
 
-    scipy_time = best_of(args.repeats, lambda: scipy.stats.kendalltau(predictions, runtimes))
+    scipy_time = best_seconds(lambda: scipy.stats.kendalltau(predictions, runtimes), args.repeats)
     small = slice(0, args.brute_n)
-    brute_small = best_of(1, lambda: brute_force_opa(predictions[small], runtimes[small]))
+    brute_small = best_seconds(lambda: brute_force_opa(predictions[small], runtimes[small]), 1)
     brute_scaled = brute_small * (args.n / args.brute_n) ** 2
     check = abs(brute_force_opa(predictions[small], runtimes[small])
                 - ordered_pair_accuracy(predictions[small], runtimes[small]))
@@ -70,8 +59,8 @@ def main() -> None:
         except Exception as err:  # the C extension was not built
             print(f"kernel {choice}: skipped ({err})")
             continue
-        opa = best_of(args.repeats, lambda: ordered_pair_accuracy(predictions, runtimes))
-        both = best_of(args.repeats, lambda: pair_metrics(np.arange(args.n), ranking_runtimes))
+        opa = best_seconds(lambda: ordered_pair_accuracy(predictions, runtimes), args.repeats)
+        both = best_seconds(lambda: pair_metrics(np.arange(args.n), ranking_runtimes), args.repeats)
         print(f"kernel {choice:5s}: ordered_pair_accuracy {opa * 1e3:7.1f} ms "
               f"({scipy_time / opa:4.1f}x scipy's tau-b, {brute_scaled / opa:,.0f}x brute force); "
               f"tau-b + OPA of a ranking {both * 1e3:6.1f} ms")
