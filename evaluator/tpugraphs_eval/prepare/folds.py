@@ -61,6 +61,15 @@ def _selection(ids: dict[str, int], path: Path) -> GraphSelection:
     return selection
 
 
+def _first_time(seen: dict[str, int], graph_id: str, line: int, faults: list[str]) -> bool:
+    """Record ``graph_id`` as first listed on ``line``; if it was listed before, add the fault instead."""
+    if graph_id in seen:
+        faults.append(f"line {line}: {graph_id} again (first on line {seen[graph_id]})")
+        return False
+    seen[graph_id] = line
+    return True
+
+
 def read_folds(path: Path) -> dict[int, GraphSelection]:
     """Fold → {ID: line} of a fold file (every problem of the file in one error).
 
@@ -83,11 +92,8 @@ def _folds(rows: list[list[str]], path: Path) -> dict[int, GraphSelection]:
             faults.append(f"line {line}: expected `ID,fold` with a fold of 0 or more, found {','.join(row)[:80]!r}")
             continue
         graph_id = row[0].strip()
-        if graph_id in seen:
-            faults.append(f"line {line}: {graph_id} again (first on line {seen[graph_id]})")
-            continue
-        seen[graph_id] = line
-        folds.setdefault(int(row[1]), {})[graph_id] = line
+        if _first_time(seen, graph_id, line, faults):
+            folds.setdefault(int(row[1]), {})[graph_id] = line
     _raise(path, faults)
     return {fold: _selection(ids, path) for fold, ids in sorted(folds.items())}
 
@@ -121,11 +127,7 @@ def read_graphs(path: Path, fold: int | None) -> GraphSelection:
         if len(row) != 1:
             faults.append(f"line {line}: one submission ID per line, found {len(row)} fields")
             continue
-        graph_id = row[0].strip()
-        if graph_id in ids:
-            faults.append(f"line {line}: {graph_id} again (first on line {ids[graph_id]})")
-            continue
-        ids[graph_id] = line
+        _first_time(ids, row[0].strip(), line, faults)
     if not ids and not faults:
         faults.append("no graph ID in the file")
     _raise(path, faults)
