@@ -199,6 +199,12 @@ def _prepare_into_a_full_folder(tmp_path, tiny, solution):
     return ["prepare", "--data-root", "demo", "-o", tmp_path / "out", "--seed", "s"], tmp_path / "out"
 
 
+def _mlebench_with_a_dataset_zip_that_is_not_a_zip(tmp_path, tiny, solution):
+    (tmp_path / "download.zip").write_text("ID,TopConfigs\n")
+    return ["export", "mlebench", "-o", tmp_path / "comp" / "tpugraphs", "--data-root", "demo",
+            "--dataset-zip", tmp_path / "download.zip"], tmp_path / "download.zip"
+
+
 def _leaky_public_test_files(monkeypatch):
     """The public test files written as copies of the labelled ones (a writer that forgets the runtimes)."""
     import shutil
@@ -263,6 +269,7 @@ CASES = {
     "SOLUTION_ROWS_INVALID": _solution_case(lambda f, m: (f.with_columns(usage=pl.lit("Maybe")), m, True)),
     "SOLUTION_CHECKSUM_MISMATCH": _solution_case(lambda f, m: (f.with_columns(pl.col("runtime") * 2), m, True)),
     "PREPARE_OUTPUT_NOT_EMPTY": _prepare_into_a_full_folder,
+    "DATASET_ZIP_INVALID": _mlebench_with_a_dataset_zip_that_is_not_a_zip,
     "PREPARE_NO_RUNTIMES": lambda t, tiny, s: _prepare_case(t, {"train/a": [0, 0, 0], "train/b": [0, 0]}),
     "PREPARE_TOO_FEW_GRAPHS": lambda t, tiny, s: _prepare_case(t, {"train/a": [5, 6, 7], "train/b": [3, 4]}),
     "PREPARE_PUBLIC_RUNTIME": lambda t, tiny, s: _prepare_case(t, {f"train/p{i}": [5, 6, 7] for i in range(4)}),
