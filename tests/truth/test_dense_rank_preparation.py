@@ -21,7 +21,8 @@ from tpugraphs_eval.truth import groundtruth
     np.array([30, 10, 20, 10, 30, 30]),
     np.array([2.5, 1.0, 2.5, 0.5]),
     np.random.default_rng(1).integers(0, 50, 1000),
-    np.random.default_rng(2).integers(0, 10**12, 200_000),  # over 3 chunks of the binary search
+    np.random.default_rng(2).integers(0, 10**12, 200_000),  # over 3 chunks
+    np.random.default_rng(3).permutation(np.repeat(np.arange(7), 30_001)),  # runs of ties across chunk ends
 ])
 def test_dense_ranks_equal_scipy_s(values):
     out = np.full(values.size, -1, dtype=np.int32)
