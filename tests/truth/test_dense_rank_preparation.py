@@ -12,7 +12,7 @@ import pytest
 import scipy.stats
 
 from tpugraphs_eval import load_ground_truth, resolve_data_root
-from tpugraphs_eval.truth import groundtruth
+from tpugraphs_eval.truth import ranks
 
 
 @pytest.mark.parametrize("values", [
@@ -26,7 +26,7 @@ from tpugraphs_eval.truth import groundtruth
 ])
 def test_dense_ranks_equal_scipy_s(values):
     out = np.full(values.size, -1, dtype=np.int32)
-    n_distinct, tied = groundtruth._dense_ranks_into(values, out)
+    n_distinct, tied = ranks.dense_ranks_into(values, out)
     assert out.tolist() == (scipy.stats.rankdata(values, method="dense") - 1).astype(int).tolist()
     _, counts = np.unique(values, return_counts=True)
     assert (n_distinct, tied) == (counts.size, int(sum(int(m) * (int(m) - 1) // 2 for m in counts)))

@@ -17,11 +17,10 @@ import numpy as np
 
 from ..dataset import COLLECTIONS, TILE_TOP_K, Collection, Kind, submission_id
 from ..defaults import TILE_RUNTIMES, TileRuntime  # noqa: E402,F401 (re-exported)
-from ..errors import DataError, NoGroundTruthError, UsageError
+from ..errors import NoGroundTruthError, UsageError
 from .dataroot import DataRoot
-from .ranks import tied_pairs
-
-_MAX_LISTED = 10
+from .faults import raise_faults
+from .ranks import dense_ranks_into
 
 
 def expected_length(kind: Kind, n_configs: int) -> int:
@@ -192,53 +191,13 @@ class CollectionTruth:
             truth.n_distinct = np.empty(offsets.size - 1, dtype=np.int64)
             truth.tied_pairs = np.empty(offsets.size - 1, dtype=np.int64)
             for g, (a, b) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist())):
-                truth.n_distinct[g], truth.tied_pairs[g] = _dense_ranks_into(values[a:b], truth.ranks[a:b])
+                truth.n_distinct[g], truth.tied_pairs[g] = dense_ranks_into(values[a:b], truth.ranks[a:b])
         return truth
 
     @property
     def runtimes(self) -> list[np.ndarray]:
         """Per graph, a (c,) view of its runtimes in :attr:`values`."""
         return [self.values[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]
-
-
-_RANK_CHUNK = 1 << 16
-"""Configurations handled per step in :func:`_dense_ranks_into` (temporaries of 64 Ki values)."""
-
-
-def _dense_ranks_into(y: np.ndarray, out: np.ndarray) -> tuple[int, int]:
-    """Write the dense ranks of ``y`` into ``out`` and return (distinct values, tied pairs): the ranks, m and tie
-    count of :func:`metrics.dense_ranks` (``numpy.unique``'s inverse), with fewer temporaries.
-
-    Args:
-        y: (c,) one graph's runtimes (finite), c >= 1.
-        out: (c,) int32, written in place: 0 for the fastest runtime, equal runtimes share a rank.
-
-    ``numpy.unique`` with its inverse and counts holds about 45 bytes per value at once (a sorted copy, the
-    sorting permutation, an int64 inverse, ...). Here the sorting permutation (8 bytes per value) and a mask
-    of the sorted order's run starts (1 byte) are all that is held per value: the mask is found, the ranks
-    (its running count) are scattered into ``out``, in chunks of :data:`_RANK_CHUNK` values, and the
-    permutation is dropped before the runs' lengths (8 bytes per distinct value) give the tied pairs. A graph of
-    1M configs does not peak far above ten of 100k (bench/README.md, measurement 8), and it costs one
-    ``argsort``: a binary search of every value among the distinct ones, as an earlier version did, took 2.7
-    times as long.
-    """
-    c = y.size
-    order = np.argsort(y)  # any order of equal runtimes: they get one rank
-    starts = np.empty(c, dtype=bool)
-    starts[0] = True
-    for a in range(1, c, _RANK_CHUNK):
-        ordered = y[order[a - 1:a + _RANK_CHUNK]]
-        np.not_equal(ordered[1:], ordered[:-1], out=starts[a:a + _RANK_CHUNK])
-    rank = -1  # the rank of the value before the chunk
-    for a in range(0, c, _RANK_CHUNK):
-        ranks = np.cumsum(starts[a:a + _RANK_CHUNK], dtype=np.int32)
-        ranks += rank
-        out[order[a:a + _RANK_CHUNK]] = ranks
-        rank = int(ranks[-1])
-    del order
-    first = np.flatnonzero(starts)
-    del starts
-    return int(first.size), tied_pairs(np.diff(first, append=c))
 
 
 @dataclass
@@ -319,21 +278,6 @@ def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if values.dtype.kind == "f":
         bad |= ~np.isfinite(values)
     return np.add.reduceat(bad.astype(np.int64), offsets[:-1]) if bad.any() else np.zeros(offsets.size - 1, np.int64)
-
-
-Fault = tuple[str, str]
-"""One unusable file or graph: (a code of :data:`errors.ERROR_CODES`, a message naming the file or ID)."""
-
-
-def raise_faults(what: str, faults: list[Fault]) -> None:
-    """Raise one :class:`DataError` listing up to 10 faults (and counting the rest), if there are any.
-
-    Each listed line starts with its own ``[CODE]``; the error's code is the first fault's.
-    """
-    if faults:
-        listed = "\n  ".join(f"[{code}] {text}" for code, text in faults[:_MAX_LISTED])
-        more = f"\n  … and {len(faults) - _MAX_LISTED} more" if len(faults) > _MAX_LISTED else ""
-        raise DataError(f"{what}:\n  {listed}{more}", code=faults[0][0])
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:

@@ -23,8 +23,8 @@ from ..dataset import MAX_CONFIGS_PER_GRAPH, Collection
 from ..progress import track
 from ..safeopen import InputRefused, open_regular_file
 from .dataroot import DataRoot, check_split, present_collections
+from .faults import Fault, raise_faults
 from .groundtruth import (
-    Fault,
     GraphRuntimes,
     GraphsRead,
     GroundTruth,
@@ -32,7 +32,6 @@ from .groundtruth import (
     TileRuntime,
     build_ground_truth,
     catalog_of,
-    raise_faults,
 )
 from .npzmembers import (
     MAX_NPY_HEADER_BYTES,

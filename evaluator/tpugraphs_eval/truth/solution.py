@@ -44,15 +44,14 @@ from ..display import shorten
 from ..errors import DataError, UsageError
 from ..safeopen import open_input, read_input
 from .dataroot import DataRoot
+from .faults import Fault, raise_faults
 from .groundtruth import (
-    Fault,
     GraphRuntimes,
     GraphsRead,
     GroundTruth,
     TileRuntime,
     as_int64_exact,
     build_ground_truth,
-    raise_faults,
 )
 from .npzread import read_split
 from .solution_checks import (
