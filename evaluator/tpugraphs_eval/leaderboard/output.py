@@ -24,8 +24,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import io
-import json
 import os
 import shutil
 import tempfile
@@ -35,6 +33,7 @@ from typing import Any
 
 from ..atomicfile import fsync_folder, symlink_atomically, write_atomically
 from ..errors import UsageError
+from .json_writer import json_text
 from .render_html import render_html
 from .render_text import render_csv, render_markdown
 
@@ -101,17 +100,6 @@ def build_lock(out: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
-
-
-def json_text(document: dict[str, Any]) -> str:
-    """``json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\\n"``, the
-    same text, built without ``json.dumps``'s list of every chunk (with ``indent`` it holds millions of small
-    strings, several times the text's size, at the build's peak of memory)."""
-    text = io.StringIO()
-    for chunk in json.JSONEncoder(indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False).iterencode(document):
-        text.write(chunk)
-    text.write("\n")
-    return text.getvalue()
 
 
 def render_all(document: dict[str, Any]) -> dict[str, str]:
