@@ -256,6 +256,8 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             if in_worker:  # the worker wrote the entry, or noted why it could not
                 cache.used.add(key)
                 cache.notes.extend([unwritable] if unwritable else [])
+                if not unwritable:
+                    cache.adopt(key, record)
             else:
                 cache.put(key, record, entries[i].id)
             counts["scored"] += 1
