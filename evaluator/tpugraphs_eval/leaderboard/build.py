@@ -18,6 +18,7 @@ from ..errors import DataError, UsageError
 from ..options import Options
 from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble, tally
+from .bootstrap_cache import BootstrapCache
 from .cache import ScoreCache
 from .folder import Folder, read_folder
 from .output import build_lock, check_output_folder, render_all, write_outputs
@@ -158,8 +159,13 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                                         workers=default_workers() if workers is None else workers,
                                         max_bytes=max_bytes, rehash=rehash, advance=advance)
         lap("score")
+        bootstrap = BootstrapCache(cache.folder)
         document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest,
-                            options, view=view, resamples=resamples, seed=seed, max_daily=max_daily)
+                            options, view=view, resamples=resamples, seed=seed, max_daily=max_daily,
+                            bootstrap=bootstrap)
+        if view != "public":  # (a public document has no bootstrap: the file it would write would hold no row)
+            bootstrap.save()
+        cache.notes.extend(bootstrap.notes)
         lap("assemble")
         files = render_all(document)
         write_outputs(out, files, keep_previous=view != "public")

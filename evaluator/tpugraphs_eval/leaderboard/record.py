@@ -86,6 +86,9 @@ class Record:
             only the teams' final submissions), when ``load_per_graph`` fills it.
         load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory (the score
             cache's :meth:`cache.ScoreCache.get` with ``lazy``); not compared, not stored.
+        key: the score cache key (:func:`cache.cache_key`) of a scored or invalid record once
+            :func:`scorer.score_entries` made or found it (the bootstrap cache's rows are named after it); not
+            compared, not stored.
     """
 
     status: str
@@ -97,6 +100,7 @@ class Record:
     boards: dict[str, BoardScores] = field(default_factory=dict)
     per_graph: dict[str, dict[str, str]] = field(default_factory=dict)
     load_per_graph: Callable[[], dict[str, dict[str, str]]] | None = field(default=None, compare=False, repr=False)
+    key: str | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def unread(cls, problem: dict[str, Any]) -> Record:

@@ -221,10 +221,12 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             info = None if empty or rehash else stat_readable(entry.path, max_bytes)
             sha = None if info is None else cache.known_digest(entry.path, info)
             if sha is not None:  # unchanged since read: its bytes are not read again
-                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
+                key = cache_key(sha, digest, options_key)
+                hit = cache.get(key, sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, info.st_size
                     continue
+                hit.key = key
                 records[i], counts["cached"] = hit, counts["cached"] + 1
                 advance(1)
                 continue
@@ -237,10 +239,12 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             else:
                 sha = hashlib.sha256(data[0]).hexdigest()
                 cache.remember(entry.path, data[1], sha)
-                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
+                key = cache_key(sha, digest, options_key)
+                hit = cache.get(key, sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, len(data[0])
                     continue
+                hit.key = key
                 records[i], counts["cached"] = hit, counts["cached"] + 1
             advance(1)
 
@@ -252,7 +256,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         else:  # keyed by the hash of the bytes actually scored (the report's)
             if info is not None:
                 cache.remember(entries[i].path, info, record.sha256)
-            key = cache_key(record.sha256, digest, options_key)
+            key = record.key = cache_key(record.sha256, digest, options_key)
             if in_worker:  # the worker wrote the entry, or noted why it could not
                 cache.used.add(key)
                 cache.notes.extend([unwritable] if unwritable else [])
