@@ -166,13 +166,13 @@ def _metadata_fields(entry: Entry, notes: int) -> dict[str, Any]:
             "notes": entry.notes[notes:]}
 
 
-def _recalled(path: Path, entry: Entry, memory: MetadataMemory) -> bool:
-    """Fill ``entry`` from what ``memory`` holds for ``path`` when its ``lstat`` (a regular file with one name,
-    not larger than :data:`MAX_METADATA_BYTES`, as :func:`reading.read_file` requires) shows the stat it had when
-    read; True when it did."""
-    try:
-        info = os.lstat(path)
-    except OSError:
+def _recalled(path: Path, entry: Entry, memory: MetadataMemory, info: os.stat_result | None) -> bool:
+    """Fill ``entry`` from what ``memory`` holds for ``path`` when its ``lstat`` (``info``, else taken now: a regular
+    file with one name, not larger than :data:`MAX_METADATA_BYTES`, as :func:`reading.read_file` requires) shows the
+    stat it had when read; True when it did."""
+    if info is None:
+        info = _lstat(str(path))
+    if info is None:
         return False
     if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > MAX_METADATA_BYTES:
         return False
@@ -190,13 +190,15 @@ def _recalled(path: Path, entry: Entry, memory: MetadataMemory) -> bool:
     return True
 
 
-def read_metadata(path: Path, entry: Entry, memory: MetadataMemory | None = None) -> None:
+def read_metadata(path: Path, entry: Entry, memory: MetadataMemory | None = None,
+                  info: os.stat_result | None = None) -> None:
     """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default.
 
     With ``memory``, a file whose ``lstat`` shows the size, mtime (ns) and inode it had when last read is not
     read again: what it gave then is used (docs/leaderboard.md, "Warm rebuilds"); a file read is remembered.
+    ``info``: its ``lstat`` taken by the caller, if any (else taken here).
     """
-    if memory is not None and _recalled(path, entry, memory):
+    if memory is not None and _recalled(path, entry, memory, info):
         return
     notes = len(entry.notes)
 
@@ -273,18 +275,27 @@ def _kind(path: Path) -> tuple[str, str]:
         mode = path.lstat().st_mode
     except OSError as err:
         return "other", f"gone or unreadable ({err.strerror or err})"
-    kind = ("link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode)
-            else "other")
-    return kind, file_type_in_words(mode) or "a regular file"
+    return _kind_of(mode), file_type_in_words(mode) or "a regular file"
 
 
-def _modified(path: Path) -> str | None:
-    """``path``'s modification time (not following a link), UTC, as :func:`parse_time` writes times; None when
-    it cannot be looked at (the scorer then records the file as unreadable)."""
+def _kind_of(mode: int) -> str:
+    return "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
+def _lstat(path: str) -> os.stat_result | None:
     try:
-        ns = os.lstat(path).st_mtime_ns
+        return os.lstat(path)
+    except OSError:  # gone since the listing, or unreadable: ``other``, and no modification time
+        return None
+
+
+def _modified(info: os.stat_result | None) -> str | None:
+    """The modification time of a file of that ``lstat`` (None: it could not be looked at), UTC, as
+    :func:`parse_time` writes times; None when unknown (the scorer then records the file as unreadable)."""
+    try:
+        ns = info.st_mtime_ns
         return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=ns // 1000)).isoformat() + "Z"
-    except (OSError, OverflowError):  # gone, or a time outside years 1 to 9999
+    except (AttributeError, OverflowError):  # not looked at, or a time outside years 1 to 9999
         return None
 
 
@@ -342,7 +353,9 @@ def _read_team(team: str, team_path: Path, names: list[str],
     Every entry named as a submission (:func:`submission_stem`) that is not a folder is a submission, a
     link or FIFO too: the scorer refuses to read it with a coded problem on that submission
     (:mod:`reading`), where the team looks for it."""
-    kinds = {raw: _kind(team_path / raw)[0] for raw in names}
+    folder = str(team_path)
+    stats = {raw: _lstat(os.path.join(folder, raw)) for raw in names}  # one lstat per name
+    kinds = {raw: "other" if info is None else _kind_of(info.st_mode) for raw, info in stats.items()}
     visible = [raw for raw in names if not raw.startswith(".") and kinds[raw] != "dir"]
     owners: dict[str, list[str]] = {}  # stem → the submissions of that stem
     for raw in visible:
@@ -355,15 +368,16 @@ def _read_team(team: str, team_path: Path, names: list[str],
             metadata.setdefault(raw[:-5], []).append(raw)
     entries, ignored = [], []
     for raw in names:
-        shown = f"{team}/{display_name(raw)}"
+        file = display_name(raw)
+        shown = f"{team}/{file}"
         stem = submission_stem(raw)
         if raw.startswith("."):
             ignored.append(_ignored(shown, "hidden entry"))
         elif kinds[raw] == "dir":
             ignored.append(_ignored(shown, "a folder inside a team folder (not read)"))
         elif stem is not None:
-            entry = Entry(team, display_name(raw), team_path / raw, modified=_modified(team_path / raw))
-            _attach_metadata(entry, team_path, owners[stem], metadata.get(stem, []), memory)
+            entry = Entry(team, file, team_path / raw, modified=_modified(stats[raw]))
+            _attach_metadata(entry, team_path, owners[stem], metadata.get(stem, []), memory, stats)
             entries.append(entry)
         elif raw.lower().endswith(".json") and raw[:-5] in owners:
             continue  # read with its submission
@@ -374,7 +388,8 @@ def _read_team(team: str, team_path: Path, names: list[str],
 
 
 def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: list[str],
-                     memory: MetadataMemory | None = None) -> None:
+                     memory: MetadataMemory | None = None,
+                     stats: dict[str, os.stat_result | None] | None = None) -> None:
     """Read the one metadata file of ``entry``; a metadata file shared by several submissions of one stem
     (``a.csv`` and ``a.csv.gz``), or several metadata files of one stem (``a.json``, ``a.JSON``), are
     ``METADATA_INVALID`` notes instead: which submission or file was meant is unknown."""
@@ -388,7 +403,7 @@ def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: li
         entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{entry.file}: {len(files)} metadata files "
                                 f"({shown}); ignored (keep one)"))
     else:
-        read_metadata(team_path / files[0], entry, memory)
+        read_metadata(team_path / files[0], entry, memory, (stats or {}).get(files[0]))
 
 
 def team_key(name: str) -> str:

@@ -29,7 +29,7 @@ from ..rules.metric_table import beside_primary
 from ..scoring.score import CollectionResult
 from ..truth.groundtruth import GroundTruth
 from ..truth.solution import load_solution, read_manifest
-from .cache import ScoreCache, board_shape, cache_key, solution_digest
+from .cache import ScoreCache, board_shape, cache_key, cache_keyer, solution_digest
 from .codes import note
 from .folder import Entry
 from .reading import DEFAULT_MAX_BYTES, RefusedFile, read_file_stat, stat_readable
@@ -213,6 +213,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
     counts = {"cached": 0, "scored": 0, "unread": 0}
     first: list[tuple[int, int]] = []
     options_key = options.to_dict()
+    key_of = cache_keyer(digest, options_key)
     advance = advance or (lambda n: None)
 
     def misses() -> Iterator[tuple[int, int]]:  # the first pass, lazily: (index, size) of each miss
@@ -221,7 +222,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             info = None if empty or rehash else stat_readable(entry.path, max_bytes)
             sha = None if info is None else cache.known_digest(entry.path, info)
             if sha is not None:  # unchanged since read: its bytes are not read again
-                key = cache_key(sha, digest, options_key)
+                key = key_of(sha)
                 hit = cache.get(key, sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, info.st_size
@@ -239,7 +240,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             else:
                 sha = hashlib.sha256(data[0]).hexdigest()
                 cache.remember(entry.path, data[1], sha)
-                key = cache_key(sha, digest, options_key)
+                key = key_of(sha)
                 hit = cache.get(key, sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, len(data[0])
@@ -256,7 +257,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         else:  # keyed by the hash of the bytes actually scored (the report's)
             if info is not None:
                 cache.remember(entries[i].path, info, record.sha256)
-            key = record.key = cache_key(record.sha256, digest, options_key)
+            key = record.key = key_of(record.sha256)
             if in_worker:  # the worker wrote the entry, or noted why it could not
                 cache.used.add(key)
                 cache.notes.extend([unwritable] if unwritable else [])
