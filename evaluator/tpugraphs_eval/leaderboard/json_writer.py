@@ -11,6 +11,7 @@ writes scalars exactly as the Python one does (``float.__repr__``, ``int.__repr_
 
 from __future__ import annotations
 
+import io
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
@@ -29,8 +30,14 @@ def _is_flat(values: Any) -> bool:
 class _Writer:
     """One indented encoding (1 space per level): the C encoders of each depth, made once."""
 
-    def __init__(self) -> None:
+    def __init__(self, text: io.StringIO) -> None:
         self._flat: dict[int, Any] = {}
+        self.text, self.out = text, []
+
+    def flush(self) -> None:
+        """Move the chunks gathered into the text buffer."""
+        self.text.write("".join(self.out))
+        self.out.clear()
 
     def _encoder(self, depth: int) -> Any:
         encoder = self._flat.get(depth)
@@ -76,6 +83,8 @@ class _Writer:
                 out.append(separator)
                 separator = inner
                 self.item(item, depth + 1, out)
+                if len(out) > _FLUSH_EVERY:
+                    self.flush()
             out.append("\n" + " " * depth + "]")
 
 
@@ -90,7 +99,13 @@ def json_text(document: Any) -> str:
     Raises:
         ValueError: a float is NaN or infinite; TypeError: a value JSON cannot hold, or a key that is not a string.
     """
-    out: list[str] = []
-    _Writer().item(document, 0, out)
-    out.append("\n")
-    return "".join(out)
+    text = io.StringIO()  # one growing buffer, not a list of every chunk (the build's peak of memory)
+    writer = _Writer(text)
+    writer.item(document, 0, writer.out)
+    writer.out.append("\n")
+    writer.flush()
+    return text.getvalue()
+
+
+_FLUSH_EVERY = 4096
+"""Chunks gathered before they are moved into the text buffer."""

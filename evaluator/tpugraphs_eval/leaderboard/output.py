@@ -108,23 +108,57 @@ def render_all(document: dict[str, Any]) -> dict[str, str]:
             "leaderboard.json": json_text(document), "leaderboard.html": render_html(document)}
 
 
-def generation_id(files: dict[str, bytes]) -> str:
-    """The first 16 hex digits of the sha256 over every (name, bytes) of ``files``, in name order."""
+_BLOCK = 1 << 18
+"""Characters of a text encoded at once when it is hashed or written (never a whole file's bytes at once)."""
+
+
+def _blocks(content: str | bytes) -> Iterator[bytes]:
+    """A file's bytes in blocks: text encoded as UTF-8 :data:`_BLOCK` characters at a time (the same bytes as the
+    whole text's encoding), so that no copy of a whole output is made."""
+    if isinstance(content, bytes):
+        yield content
+        return
+    for start in range(0, len(content), _BLOCK):
+        yield content[start:start + _BLOCK].encode("utf-8")
+
+
+def _sha256(content: str | bytes) -> hashlib._Hash:
+    digest = hashlib.sha256()
+    for block in _blocks(content):
+        digest.update(block)
+    return digest
+
+
+def generation_id(files: dict[str, str | bytes]) -> str:
+    """The first 16 hex digits of the sha256 over every (name, bytes) of ``files`` (text: its UTF-8 bytes), in
+    name order."""
     digest = hashlib.sha256()
     for name in sorted(files):
-        digest.update(hashlib.sha256(name.encode()).digest() + hashlib.sha256(files[name]).digest())
+        digest.update(hashlib.sha256(name.encode()).digest() + _sha256(files[name]).digest())
     return digest.hexdigest()[:16]
 
 
-def _same(folder: Path, files: dict[str, bytes]) -> bool:
+def _same(folder: Path, files: dict[str, str | bytes]) -> bool:
+    """True when ``folder`` holds exactly ``files``, byte for byte (compared by sha256, read in blocks)."""
     try:
-        return sorted(os.listdir(folder)) == sorted(files) and all(
-            (folder / n).read_bytes() == data for n, data in files.items())
+        if sorted(os.listdir(folder)) != sorted(files):
+            return False
+        for name, content in files.items():
+            with open(folder / name, "rb") as handle:
+                if hashlib.file_digest(handle, "sha256").digest() != _sha256(content).digest():
+                    return False
+        return True
     except OSError:
         return False
 
 
-def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
+def _write(path: str, content: str | bytes) -> None:
+    with open(path, "wb") as handle:
+        for block in _blocks(content):
+            handle.write(block)
+
+
+def _write_generation(generations: Path, files: dict[str, str | bytes]) -> str:
     """Write ``files`` as a complete generation folder; returns its id (an existing identical one is reused)."""
     for stale in generations.glob(f"{STAGING_PREFIX}*"):
         if stale.is_dir() and not stale.is_symlink():
@@ -136,7 +170,7 @@ def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=generations))
     try:
         for name, data in files.items():  # each flushed to disk, mode 0o644 whatever the umask (a published folder)
-            write_atomically(staging / name, lambda tmp, data=data: Path(tmp).write_bytes(data), mode=0o644)
+            write_atomically(staging / name, lambda tmp, data=data: _write(tmp, data), mode=0o644)
         os.chmod(staging, 0o755)
         fsync_folder(staging)
         if target.exists() or target.is_symlink():  # an altered copy: move it aside, removed below
@@ -165,7 +199,6 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
             then unchanged.
     """
     out = Path(out)
-    data = {name: text.encode("utf-8") for name, text in files.items()}
     generations, current = out / GENERATIONS, out / CURRENT
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -174,7 +207,7 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
                              f"{GENERATIONS}, a real {CURRENT}); remove it or write elsewhere", code="OUTPUT_WRITE_FAILED")
         generations.mkdir(exist_ok=True)
         previous = os.readlink(current) if current.is_symlink() else None
-        gid = _write_generation(generations, data)
+        gid = _write_generation(generations, files)
         try:
             symlink_atomically(f"{GENERATIONS}/{gid}", current)  # the switch
         except BaseException:  # not switched: the new generation goes, the previous set stays as it was
