@@ -1,12 +1,14 @@
-"""``leaderboard.json``'s text: the bytes of ``json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False,
-allow_nan=False) + "\\n"``, written mostly by the ``json`` module's C encoder.
+"""``leaderboard.json``'s text: its top two levels indented, everything deeper on one line (docs/leaderboard.md,
+"Outputs").
 
-``json.dumps`` with ``indent`` runs the pure-Python encoder (the C one knows no indentation), one generator step per
-value: at 10,000 submissions it was the largest single cost of a warm build (bench/README.md). Here the containers
-that hold containers are walked in Python, and every container holding only scalars (and empty containers) is
-encoded in one call of the C encoder, its item separator carrying the newline and that depth's indentation: the
-same text, since with ``indent`` a container's items are joined by ``",\\n" + indentation`` and the C encoder
-writes scalars exactly as the Python one does (``float.__repr__``, ``int.__repr__``, the same string escaping).
+Layout (since issue 17 item 4; before, ``json.dumps(document, indent=1, ...)`` indented every level): keys sorted,
+UTF-8 (no ``\\u`` escapes but for control characters), no NaN or infinity. The document's own fields, and the items of
+each of its lists and objects (a team, a submission, an ignored entry, a field of ``solution``), are one per line,
+indented one space per level as ``json.dumps(..., indent=1)`` indents them; each value two levels down (a team, a
+submission, a collection's graph counts) is written on its line as ``json.dumps(value, sort_keys=True,
+ensure_ascii=False, allow_nan=False)`` writes it (separators ``", "`` and ``": "``). So a changed submission is one
+changed line, and the text is made by the ``json`` module's C encoder (``indent=`` runs the pure-Python one: at
+10,000 submissions it was the largest single cost of a warm build, bench/README.md).
 """
 
 from __future__ import annotations
@@ -15,97 +17,64 @@ import io
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
-_SCALARS = frozenset((str, int, float, bool, type(None)))
-_CONTAINERS = (dict, list, tuple)
-
-
-def _is_flat(values: Any) -> bool:
-    """True when no value of ``values`` is a non-empty container (the C encoder can write them in one call)."""
-    for value in values:
-        if type(value) not in _SCALARS and (not isinstance(value, _CONTAINERS) or value):
-            return False
-    return True
-
-
-class _Writer:
-    """One indented encoding (1 space per level): the C encoders of each depth, made once."""
-
-    def __init__(self, text: io.StringIO) -> None:
-        self._flat: dict[int, Any] = {}
-        self.text, self.out = text, []
-
-    def flush(self) -> None:
-        """Move the chunks gathered into the text buffer."""
-        self.text.write("".join(self.out))
-        self.out.clear()
-
-    def _encoder(self, depth: int) -> Any:
-        encoder = self._flat.get(depth)
-        if encoder is None:
-            if c_make_encoder is None:  # pragma: no cover - CPython always has the C accelerator
-                raise RuntimeError("the json module's C encoder is not available")
-            encoder = c_make_encoder(None, _no_default, encode_basestring, None, ": ", ",\n" + " " * depth, True,
-                                     False, False)
-            self._flat[depth] = encoder
-        return encoder
-
-    def item(self, value: Any, depth: int, out: list[str]) -> None:
-        """Append the text of ``value`` at ``depth`` (its closing bracket indented by ``depth`` spaces) to ``out``."""
-        kind = type(value)
-        if kind is str:
-            out.append(encode_basestring(value))
-        elif kind in _SCALARS or not value or not isinstance(value, _CONTAINERS):
-            out.append("".join(self._encoder(0)([value], 0))[1:-1])  # NaN refused, as allow_nan=False does
-        elif isinstance(value, dict):
-            if _is_flat(value.values()):
-                out.append("{\n" + " " * (depth + 1) + "".join(self._encoder(depth + 1)(value, 0))[1:-1] + "\n"
-                           + " " * depth + "}")
-                return
-            inner = ",\n" + " " * (depth + 1)
-            separator = inner[1:]
-            out.append("{")
-            for key, item in sorted(value.items()):
-                if type(key) is not str:
-                    raise TypeError(f"keys must be str, not {type(key).__name__}")
-                out.append(separator + encode_basestring(key) + ": ")
-                separator = inner
-                self.item(item, depth + 1, out)
-            out.append("\n" + " " * depth + "}")
-        else:
-            if _is_flat(value):
-                out.append("[\n" + " " * (depth + 1) + "".join(self._encoder(depth + 1)(list(value), 0))[1:-1]
-                           + "\n" + " " * depth + "]")
-                return
-            inner = ",\n" + " " * (depth + 1)
-            separator = inner[1:]
-            out.append("[")
-            for item in value:
-                out.append(separator)
-                separator = inner
-                self.item(item, depth + 1, out)
-                if len(out) > _FLUSH_EVERY:
-                    self.flush()
-            out.append("\n" + " " * depth + "]")
+INDENTED_LEVELS = 2
+"""Levels of containers written one item per line (the document, and its lists and objects); deeper ones are
+written on one line."""
+_FLUSH_EVERY = 4096
+"""Chunks gathered before they are moved into the text buffer."""
 
 
 def _no_default(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+def _compact_encoder() -> Any:
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)`` as a C function of the value
+    (returning the text's chunks)."""
+    if c_make_encoder is None:  # pragma: no cover - CPython always has the C accelerator
+        raise RuntimeError("the json module's C encoder is not available")
+    return c_make_encoder(None, _no_default, encode_basestring, None, ": ", ", ", True, False, False)
+
+
 def json_text(document: Any) -> str:
-    """``json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\\n"``: the same
-    text (module docstring).
+    """The text of ``leaderboard.json`` holding ``document`` (layout: module docstring), ending in a newline.
 
     Raises:
         ValueError: a float is NaN or infinite; TypeError: a value JSON cannot hold, or a key that is not a string.
     """
+    encode = _compact_encoder()
     text = io.StringIO()  # one growing buffer, not a list of every chunk (the build's peak of memory)
-    writer = _Writer(text)
-    writer.item(document, 0, writer.out)
-    writer.out.append("\n")
-    writer.flush()
+    out: list[str] = []
+
+    def write(value: Any, depth: int) -> None:
+        if depth >= INDENTED_LEVELS or not value or not isinstance(value, (dict, list, tuple)):
+            out.append("".join(encode(value, 0)) if isinstance(value, (dict, list, tuple)) else
+                       "".join(encode([value], 0))[1:-1])
+            return
+        inner = ",\n" + " " * (depth + 1)
+        separator = inner[1:]
+        if isinstance(value, dict):
+            pairs = sorted(value.items())
+            if not all(type(key) is str for key, _ in pairs):
+                raise TypeError("keys must be str")
+            out.append("{")
+            for key, item in pairs:
+                out.append(separator + encode_basestring(key) + ": ")
+                write(item, depth + 1)
+                separator = inner
+            out.append("\n" + " " * depth + "}")
+        else:
+            out.append("[")
+            for item in value:
+                out.append(separator)
+                write(item, depth + 1)
+                separator = inner
+                if len(out) > _FLUSH_EVERY:
+                    text.write("".join(out))
+                    out.clear()
+            out.append("\n" + " " * depth + "]")
+
+    write(document, 0)
+    out.append("\n")
+    text.write("".join(out))
     return text.getvalue()
-
-
-_FLUSH_EVERY = 4096
-"""Chunks gathered before they are moved into the text buffer."""
