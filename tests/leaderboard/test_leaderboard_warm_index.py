@@ -223,3 +223,18 @@ def test_an_entry_file_changed_since_indexed_is_read_and_checked(demo_solution, 
     printed, err = capsys.readouterr()
     assert "[CACHE_ENTRY_CORRUPT]" in err and "Scored now 1, from the cache 2, 1 corrupt cache entries rescored" in printed
     assert {n: (out / n).read_bytes() for n in clean} == clean
+
+
+def test_an_older_versions_stat_index_is_read_past_without_a_warning(demo_solution, tmp_path, monkeypatch):
+    """A format-1 index (one line of JSON, submission files only, as the previous version wrote it) is no fault:
+    every file is read once, and the index rewritten in this format."""
+    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
+    out = tmp_path / "out"
+    first = _build(subs, demo_solution, out)
+    files = read_stat_index((out / ".cache" / STAT_INDEX).read_bytes())["files"]
+    (out / ".cache" / STAT_INDEX).write_text(json.dumps({"files": files, "format": 1}, sort_keys=True))
+    metadata = _count_metadata_reads(monkeypatch)
+    second = _build(subs, demo_solution, out)
+    assert second.notes == [] and sorted(metadata) == ["n1.json", "n2.json", "s1.json"]
+    assert (second.counts["scored"], second.counts["cached"]) == (0, 3) and second.files == first.files
+    assert read_stat_index((out / ".cache" / STAT_INDEX).read_bytes())["files"] == files

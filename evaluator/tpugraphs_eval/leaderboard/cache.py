@@ -101,18 +101,24 @@ def cache_keyer(solution: str, options: dict[str, Any]) -> Callable[[str], str]:
         (before + json.dumps(submission_sha256) + after).encode()).hexdigest()
 
 
+class OlderStatIndex(ValueError):
+    """A stat index written by an older version (format 1: one line of JSON, the submission files only)."""
+
+
 def read_stat_index(data: bytes) -> dict[str, dict[str, list]]:
     """The sections (:data:`STAT_INDEX`) of a stat index file's bytes.
 
     Raises:
         ValueError: not a stat index of format :data:`STAT_INDEX_FORMAT`, or its contents do not match its sha256
-            (truncated, altered), saying which.
+            (truncated, altered), saying which; :class:`OlderStatIndex` for a format 1 index.
     """
     head, newline, body = data.partition(b"\n")
     try:
         header = json.loads(head.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ValueError("not a stat index (its first line is not a JSON header)") from None
+    if isinstance(header, dict) and header.get("format") == 1 and isinstance(header.get("files"), dict):
+        raise OlderStatIndex("a stat index of format 1 (an older version's)")
     if not isinstance(header, dict) or header.get("format") != STAT_INDEX_FORMAT or not newline:
         raise ValueError(f"not a stat index of format {STAT_INDEX_FORMAT}")
     if header.get("sha256") != hashlib.sha256(body).hexdigest():
@@ -186,6 +192,8 @@ class ScoreCache:
                 if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                     raise ValueError("not a regular file")
                 self._index = read_stat_index(handle.read())
+        except OlderStatIndex:  # an upgrade, not a fault: every file is read once, without a warning
+            pass
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
             self._corrupt("", path, f"{err}; every submission is read")
         return self._index
