@@ -17,7 +17,7 @@ import pytest
 from leaderboard_helpers import build_folder
 
 from tpugraphs_eval.commands import leaderboard as cli
-from tpugraphs_eval.leaderboard import build_leaderboard, cache, folder
+from tpugraphs_eval.leaderboard import build_leaderboard, cache, folder, scorer
 from tpugraphs_eval.leaderboard.cache import STAT_INDEX, ScoreCache, read_stat_index
 
 SPEC = {"north": [("n1", 0.2, True), ("n2", 0.6, False)], "south": [("s1", 0.4, True)]}
@@ -58,10 +58,12 @@ def _count_metadata_reads(monkeypatch) -> list[str]:
     return opened
 
 
-def test_a_warm_rebuild_opens_no_cache_entry_until_the_bootstrap_asks(demo_solution, tmp_path, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2], ids=["in-process", "workers"])
+def test_a_warm_rebuild_opens_no_cache_entry_until_the_bootstrap_asks(demo_solution, tmp_path, monkeypatch, workers):
     subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
     out = tmp_path / "out"
-    first = _build(subs, demo_solution, out)
+    monkeypatch.setattr(scorer, "PARALLEL_MIN_BYTES", 0)  # with 2 workers: the entries are written by the workers
+    first = build_leaderboard(subs, demo_solution, out, workers=workers, resamples=20)
     assert first.files == _cold(subs, demo_solution, tmp_path / "cold" / "out")
     per_graph: list[str] = []
     opened = _count_entry_reads(monkeypatch, per_graph)
