@@ -369,11 +369,12 @@ class ScoreCache:
                                                       f"({why}); scored again"))
         return None
 
-    def put(self, key: str, record: Record, label: str = "") -> dict[str, Any] | None:
+    def put(self, key: str, record: Record, label: str = "", index: bool = True) -> dict[str, Any] | None:
         """Store ``record`` under ``key`` (:func:`tpugraphs_eval.atomicfile.write_atomically`, not flushed to
-        disk: a lost entry is only scored again). A failure to write is not raised (the cache is an
-        optimisation): it adds a ``CACHE_ENTRY_UNWRITABLE`` note naming ``label`` (the submission), which is
-        also returned (None when written or the cache is disabled)."""
+        disk: a lost entry is only scored again) and, with ``index``, in this build's stat index (:meth:`adopt`;
+        a worker process's cache does not: the build's adopts what the worker wrote). A failure to write is not
+        raised (the cache is an optimisation): it adds a ``CACHE_ENTRY_UNWRITABLE`` note naming ``label`` (the
+        submission), which is also returned (None when written or the cache is disabled)."""
         if self.folder is None:
             return None
         self.used.add(key)
@@ -387,7 +388,8 @@ class ScoreCache:
             self.notes.append(note("CACHE_ENTRY_UNWRITABLE", f"{label or path.name}: cache entry {path.name} cannot "
                                    f"be written ({err.strerror or err}); it will be scored again next time"))
             return self.notes[-1]
-        self.adopt(key, record)
+        if index:
+            self.adopt(key, record)
         return None
 
     def adopt(self, key: str, record: Record) -> None:

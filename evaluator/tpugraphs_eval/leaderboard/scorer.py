@@ -131,7 +131,7 @@ def _score_in_worker(entry: Entry) -> tuple[Record, dict[str, Any] | None, os.st
         return read, None, None
     record = record_of(read[0], _WORKER["truth"], _WORKER["options"])
     key = cache_key(record.sha256, _WORKER["digest"], _WORKER["options"].to_dict())
-    return record, _WORKER["cache"].put(key, record, entry.id), read[1]
+    return record, _WORKER["cache"].put(key, record, entry.id, index=False), read[1]
 
 
 def _read(entry: Entry, max_bytes: int) -> tuple[bytes, os.stat_result] | Record:
