@@ -4,7 +4,8 @@ Folders of N Kaggle-shaped test submissions (10,000 and 20,000 by default) over 
 cheaply: a pool of a few distinct submission CSVs (written by ``bench_leaderboard.write_submissions``) is
 copied under distinct team and file names (copies, not hard links: the leaderboard refuses a file with
 more than one name, ``SUBMISSION_HARDLINK``), and every submission gets its own metadata (time, selection). Each folder is built cold (empty cache: every file is scored, duplicates too) and warm
-(nothing changed: every record from the cache, where the pool's few records are read over and over);
+(nothing changed: every record from the cache's stat index, the finals' resampled overalls from its
+bootstrap cache);
 the standings and the bootstrap are also timed alone against the plain reference
 (tests/naive_leaderboard.py) on the same records, and checked to give the same result.
 """

@@ -47,8 +47,8 @@ def folder(demo_solution, tmp_path):
 
 def build_with_swap(monkeypatch, swap, subs, solution, out, **kwargs):
     """Build, calling ``swap()`` right after the folder is listed (before any file is read)."""
-    def listed_then_swapped(root):
-        found = read_folder(root)
+    def listed_then_swapped(root, *memory):
+        found = read_folder(root, *memory)
         swap()
         return found
     monkeypatch.setattr(build_module, "read_folder", listed_then_swapped)

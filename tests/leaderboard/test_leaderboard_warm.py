@@ -10,7 +10,6 @@ recorded ``st_mtime_ns``, so only the stat fields the index compares differ (or 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +20,7 @@ from leaderboard_helpers import build_folder
 from tpugraphs_eval import DataError
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard, scorer
-from tpugraphs_eval.leaderboard.cache import STAT_INDEX, ScoreCache
+from tpugraphs_eval.leaderboard.cache import STAT_INDEX, ScoreCache, read_stat_index
 from tpugraphs_eval.leaderboard.folder import read_folder
 from tpugraphs_eval.leaderboard.scorer import score_entries
 from tpugraphs_eval.options import Options
@@ -154,7 +153,7 @@ def test_a_changed_size_mtime_or_inode_is_read_again(demo_solution, tmp_path, ch
     assert (second.counts["scored"], second.counts["cached"]) == (1, 2)
     assert _submission(second.document, "south/s1.csv")["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert second.files == _cold(subs, demo_solution, tmp_path / "cold" / "out")
-    index = json.loads((out / ".cache" / STAT_INDEX).read_text())["files"]
+    index = read_stat_index((out / ".cache" / STAT_INDEX).read_bytes())["files"]
     assert index[str(path)] == [after.st_size, after.st_mtime_ns, after.st_ino, hashlib.sha256(
         path.read_bytes()).hexdigest()]  # the new stat, for the next build
 

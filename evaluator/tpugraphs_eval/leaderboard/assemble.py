@@ -29,13 +29,14 @@ from ..rules.metric_table import beside_primary
 from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..scoring.bootstrap import draw_positions
 from ..truth.groundtruth import GroundTruth
+from .bootstrap_cache import BootstrapCache, row_key
 from .cache import board_shape
 from .folder import Folder
 from .public_team import PublicTeam
 from .record import SCORE_BOARDS, STATUSES, Record
 from .scorer import listed_problems
 from .standings import DEFAULT_MAX_DAILY, TeamStanding, over_daily_limit, standings, time_key
-from .uncertainty import LEVEL, shakeup, team_samples, uncertainty
+from .uncertainty import LEVEL, best_of_teams, resampled_overalls, shakeup, team_samples, uncertainty
 
 LEADERBOARD_FORMAT = 1
 VIEWS = ("organiser", "public")
@@ -117,14 +118,33 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
 
 
 def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: str,
-                        draws: dict[str, np.ndarray]) -> np.ndarray:
+                        draws: dict[str, np.ndarray], known: BootstrapCache | None = None,
+                        seed: int | None = None) -> np.ndarray:
     """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
     in each of the B resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values
-    on ``board``."""
+    on ``board``.
+
+    With ``known`` (and the ``seed`` of ``draws``), a final submission's resampled overalls kept there under
+    :func:`bootstrap_cache.row_key` are used, its per-graph values not read; the others are computed (the same bytes
+    either way: :func:`uncertainty.resampled_overalls`) and kept there."""
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
-    per_graph = {name: np.array([records[i].per_graph_values(board, name) for _, i in counted])
-                 for name in draws}
-    return team_samples(per_graph, np.array([t for t, _ in counted], dtype=np.intp), len(rows), draws)
+    owner = np.array([t for t, _ in counted], dtype=np.intp)
+    resamples = next(iter(draws.values())).shape[0] if draws else 0
+    if known is None or seed is None or not draws or not counted:
+        per_graph = {name: np.array([records[i].per_graph_values(board, name) for _, i in counted])
+                     for name in draws}
+        return team_samples(per_graph, owner, len(rows), draws)
+    keys = [None if records[i].key is None else row_key(records[i].key, board, resamples, seed) for _, i in counted]
+    found = [None if k is None else known.get(k, resamples) for k in keys]
+    missing = [s for s, row in enumerate(found) if row is None]
+    if missing:
+        per_graph = {name: np.array([records[counted[s][1]].per_graph_values(board, name) for s in missing])
+                     for name in draws}
+        for s, row in zip(missing, resampled_overalls(per_graph, draws)):
+            found[s] = row
+            if keys[s] is not None:
+                known.put(keys[s], row)
+    return best_of_teams(np.array(found, dtype=np.float64).reshape(len(counted), resamples), owner, len(rows))
 
 
 def _submission(entry, record: Record, final: bool, over: dict[str, Any] | None) -> dict[str, Any]:
@@ -148,7 +168,7 @@ def tally(folder: Folder, records: list[Record], ranked_teams: int) -> dict[str,
 
 def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTruth, manifest: dict[str, Any],
              options: Options, *, view: str = "organiser", resamples: int = 1000, seed: int = 0,
-             max_daily: int = DEFAULT_MAX_DAILY) -> dict[str, Any]:
+             max_daily: int = DEFAULT_MAX_DAILY, bootstrap: BootstrapCache | None = None) -> dict[str, Any]:
     """The leaderboard document.
 
     Args:
@@ -162,6 +182,8 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
         resamples, seed: the bootstrap's (:mod:`uncertainty`; organiser view).
         max_daily: valid submissions of a team per UTC day scored on the public leaderboard
             (:func:`standings.over_daily_limit`; 0: no limit); the others get an ``OVER_DAILY_LIMIT`` note.
+        bootstrap: where the final submissions' resampled overalls are kept between builds
+            (:func:`ranked_team_samples`; the same document with or without it).
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {VIEWS}")
@@ -172,7 +194,7 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
     rows = standings(folder.teams, entries, records, board, max_daily)
     ranked = [r for r in rows if r.rank is not None]
     draws = draw_positions(board_graphs(truth, board), resamples, seed)
-    bounds = uncertainty(ranked_team_samples(ranked, records, board, draws), [r.rank for r in ranked])
+    bounds = uncertainty(ranked_team_samples(ranked, records, board, draws, bootstrap, seed), [r.rank for r in ranked])
     public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public", max_daily)}
     names = [c.name for c in COLLECTIONS]
     teams = []

@@ -18,6 +18,7 @@ from ..errors import DataError, UsageError
 from ..options import Options
 from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble, tally
+from .bootstrap_cache import BootstrapCache
 from .cache import ScoreCache
 from .folder import Folder, read_folder
 from .output import build_lock, check_output_folder, render_all, write_outputs
@@ -107,8 +108,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
             no limit; :func:`standings.over_daily_limit`).
         progress: given the number of submissions, returns the function to call with 1 per submission done.
         allow_empty: write a leaderboard even when ``submissions`` holds no team folder.
-        rehash: read and hash every submission, even one whose size, mtime and inode the cache's stat index
-            holds unchanged (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
+        rehash: read and hash every submission, and read every metadata file, even one whose size, mtime and
+            inode the cache's stat index holds unchanged (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
 
     Raises:
         UsageError: bad folders or options; output.OutputNotAFolder (code ``OUTPUT_NOT_A_FOLDER``: ``out`` is a
@@ -136,21 +137,21 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         clock.append(time.perf_counter())
         seconds[step] = clock[-1] - clock[-2]
 
-    folder = read_folder(submissions)
+    if view == "public" and cache_dir == "default":
+        cache_dir = None  # the cache holds private scores: never inside a folder made to be published
+    cache = ScoreCache(None if cache_dir is None else out / CACHE_FOLDER if cache_dir == "default" else Path(cache_dir))
+    folder = read_folder(submissions, None if rehash else cache)  # metadata unchanged since read: not read again
     if not folder.teams and not allow_empty:
         raise DataError(_no_teams_message(submissions, folder), code="NO_TEAM_FOLDERS")
     manifest = read_manifest(solution)
     truth = load_solution(solution, tile_runtime=options.tile_runtime)
     if not truth.has_usage:
         raise DataError(f"{solution} has no Public/Private usage: rebuild it with `tpugraphs-eval solution build`")
-    if view == "public" and cache_dir == "default":
-        cache_dir = None  # the cache holds private scores: never inside a folder made to be published
     if view == "public" and cache_dir is not None and Path(cache_dir).resolve().is_relative_to(out.resolve()):
         raise UsageError("a public leaderboard's cache holds private scores: put --cache-dir outside the output folder")
     if view == "public" and os.path.lexists(out / CACHE_FOLDER):
         raise UsageError(f"{out} holds an organiser build's score cache {CACHE_FOLDER} (private scores): build the public "
                          f"leaderboard into a folder of its own")
-    cache = ScoreCache(None if cache_dir is None else out / CACHE_FOLDER if cache_dir == "default" else Path(cache_dir))
     advance = progress(len(folder.entries)) if progress else None
     lap("read")
     with build_lock(out):
@@ -158,8 +159,13 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                                         workers=default_workers() if workers is None else workers,
                                         max_bytes=max_bytes, rehash=rehash, advance=advance)
         lap("score")
+        bootstrap = BootstrapCache(cache.folder)
         document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest,
-                            options, view=view, resamples=resamples, seed=seed, max_daily=max_daily)
+                            options, view=view, resamples=resamples, seed=seed, max_daily=max_daily,
+                            bootstrap=bootstrap)
+        if view != "public":  # (a public document has no bootstrap: the file it would write would hold no row)
+            bootstrap.save()
+        cache.notes.extend(bootstrap.notes)
         lap("assemble")
         files = render_all(document)
         write_outputs(out, files, keep_previous=view != "public")

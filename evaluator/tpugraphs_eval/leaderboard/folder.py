@@ -34,13 +34,13 @@ import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Protocol
 
 from ..display import safe
 from ..errors import UsageError
 from ..safeopen import file_type_in_words
 from .codes import note
-from .reading import RefusedFile, read_file
+from .reading import RefusedFile, read_file_stat
 
 SUBMISSION_SUFFIXES = (".csv", ".gz", ".zip")
 """A file of a team folder whose name ends in one of these (any case) is a submission: a CSV, or a gzip or
@@ -152,17 +152,74 @@ def _nesting_depth(text: str) -> int:
     return deepest
 
 
-def read_metadata(path: Path, entry: Entry) -> None:
-    """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default."""
+class MetadataMemory(Protocol):
+    """Where metadata files already read are remembered under their stat (:class:`cache.ScoreCache`)."""
+
+    def known_metadata(self, path: Path, info: os.stat_result) -> dict[str, Any] | None: ...
+
+    def remember_metadata(self, path: Path, info: os.stat_result, fields: dict[str, Any]) -> None: ...
+
+
+def _metadata_fields(entry: Entry, notes: int) -> dict[str, Any]:
+    """What :func:`read_metadata` gave ``entry``: its fields, and its notes from the ``notes``-th on."""
+    return {"submitted": entry.submitted, "description": entry.description, "selected": entry.selected,
+            "notes": entry.notes[notes:]}
+
+
+def _recalled(path: Path, entry: Entry, memory: MetadataMemory, info: os.stat_result | None) -> bool:
+    """Fill ``entry`` from what ``memory`` holds for ``path`` when its ``lstat`` (``info``, else taken now: a regular
+    file with one name, not larger than :data:`MAX_METADATA_BYTES`, as :func:`reading.read_file` requires) shows the
+    stat it had when read; True when it did."""
+    if info is None:
+        info = _lstat(str(path))
+    if info is None:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > MAX_METADATA_BYTES:
+        return False
+    fields = memory.known_metadata(path, info)
+    try:
+        submitted, description, selected, notes = (fields["submitted"], fields["description"], fields["selected"],
+                                                   fields["notes"])
+    except (KeyError, TypeError):
+        return False
+    if not (isinstance(submitted, (str, type(None))) and isinstance(description, str) and isinstance(selected, bool)
+            and isinstance(notes, list)):
+        return False
+    entry.submitted, entry.description, entry.selected = submitted, description, selected
+    entry.notes.extend(notes)
+    return True
+
+
+def read_metadata(path: Path, entry: Entry, memory: MetadataMemory | None = None,
+                  info: os.stat_result | None = None) -> None:
+    """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default.
+
+    With ``memory``, a file whose ``lstat`` shows the size, mtime (ns) and inode it had when last read is not
+    read again: what it gave then is used (docs/leaderboard.md, "Warm rebuilds"); a file read is remembered.
+    ``info``: its ``lstat`` taken by the caller, if any (else taken here).
+    """
+    if memory is not None and _recalled(path, entry, memory, info):
+        return
+    notes = len(entry.notes)
+
     def bad(message: str) -> None:
         entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{display_name(path.name)}: {message}"))
 
     try:
-        text = read_file(path, MAX_METADATA_BYTES).decode("utf-8-sig")
+        data, info = read_file_stat(path, MAX_METADATA_BYTES)
+        text = data.decode("utf-8-sig")
     except RefusedFile as refused:
         return bad(f"{refused.reason}; ignored")
     except UnicodeDecodeError as err:
-        return bad(f"not UTF-8 (byte {err.start}); ignored")
+        bad(f"not UTF-8 (byte {err.start}); ignored")
+    else:
+        _parse_metadata(text, entry, bad)
+    if memory is not None:
+        memory.remember_metadata(path, info, _metadata_fields(entry, notes))
+
+
+def _parse_metadata(text: str, entry: Entry, bad: Callable[[str], None]) -> None:
+    """Fill ``entry`` from a metadata file's ``text``, calling ``bad`` with the message of each fault."""
     if _nesting_depth(text) > MAX_METADATA_DEPTH:  # the same note on every Python (3.13 parses deeper than 3.11)
         return bad(f"JSON nested more than {MAX_METADATA_DEPTH} levels deep (nested too deeply); ignored")
     try:
@@ -218,18 +275,27 @@ def _kind(path: Path) -> tuple[str, str]:
         mode = path.lstat().st_mode
     except OSError as err:
         return "other", f"gone or unreadable ({err.strerror or err})"
-    kind = ("link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode)
-            else "other")
-    return kind, file_type_in_words(mode) or "a regular file"
+    return _kind_of(mode), file_type_in_words(mode) or "a regular file"
 
 
-def _modified(path: Path) -> str | None:
-    """``path``'s modification time (not following a link), UTC, as :func:`parse_time` writes times; None when
-    it cannot be looked at (the scorer then records the file as unreadable)."""
+def _kind_of(mode: int) -> str:
+    return "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
+def _lstat(path: str) -> os.stat_result | None:
     try:
-        ns = os.lstat(path).st_mtime_ns
+        return os.lstat(path)
+    except OSError:  # gone since the listing, or unreadable: ``other``, and no modification time
+        return None
+
+
+def _modified(info: os.stat_result | None) -> str | None:
+    """The modification time of a file of that ``lstat`` (None: it could not be looked at), UTC, as
+    :func:`parse_time` writes times; None when unknown (the scorer then records the file as unreadable)."""
+    try:
+        ns = info.st_mtime_ns
         return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=ns // 1000)).isoformat() + "Z"
-    except (OSError, OverflowError):  # gone, or a time outside years 1 to 9999
+    except (AttributeError, OverflowError):  # not looked at, or a time outside years 1 to 9999
         return None
 
 
@@ -237,8 +303,9 @@ def _listing(folder: Path) -> list[str]:
     return sorted(os.listdir(folder), key=lambda n: os.fsencode(n))
 
 
-def read_folder(root: Path) -> Folder:
-    """Find every team and submission under ``root`` (layout in the module docstring).
+def read_folder(root: Path, memory: MetadataMemory | None = None) -> Folder:
+    """Find every team and submission under ``root`` (layout in the module docstring); metadata files already
+    read are taken from ``memory`` when their stat is unchanged (:func:`read_metadata`).
 
     Raises:
         UsageError: ``root`` is not a readable folder.
@@ -273,19 +340,22 @@ def read_folder(root: Path) -> Folder:
             team_notes[team] = [note("TEAM_FOLDER_NOT_READ", f"the team folder {team} cannot be listed "
                                      f"({err.strerror or err}): no submission of it is read")]
             continue
-        found, skipped = _read_team(team, team_path, names)
+        found, skipped = _read_team(team, team_path, names, memory)
         entries += found
         ignored += skipped
     return _merge_teams(Folder(teams, entries, ignored, team_notes))
 
 
-def _read_team(team: str, team_path: Path, names: list[str]) -> tuple[list[Entry], list[dict[str, Any]]]:
+def _read_team(team: str, team_path: Path, names: list[str],
+               memory: MetadataMemory | None = None) -> tuple[list[Entry], list[dict[str, Any]]]:
     """The submissions (with their metadata read) and the ignored entries of one team folder's ``names``.
 
     Every entry named as a submission (:func:`submission_stem`) that is not a folder is a submission, a
     link or FIFO too: the scorer refuses to read it with a coded problem on that submission
     (:mod:`reading`), where the team looks for it."""
-    kinds = {raw: _kind(team_path / raw)[0] for raw in names}
+    folder = str(team_path)
+    stats = {raw: _lstat(os.path.join(folder, raw)) for raw in names}  # one lstat per name
+    kinds = {raw: "other" if info is None else _kind_of(info.st_mode) for raw, info in stats.items()}
     visible = [raw for raw in names if not raw.startswith(".") and kinds[raw] != "dir"]
     owners: dict[str, list[str]] = {}  # stem → the submissions of that stem
     for raw in visible:
@@ -298,15 +368,16 @@ def _read_team(team: str, team_path: Path, names: list[str]) -> tuple[list[Entry
             metadata.setdefault(raw[:-5], []).append(raw)
     entries, ignored = [], []
     for raw in names:
-        shown = f"{team}/{display_name(raw)}"
+        file = display_name(raw)
+        shown = f"{team}/{file}"
         stem = submission_stem(raw)
         if raw.startswith("."):
             ignored.append(_ignored(shown, "hidden entry"))
         elif kinds[raw] == "dir":
             ignored.append(_ignored(shown, "a folder inside a team folder (not read)"))
         elif stem is not None:
-            entry = Entry(team, display_name(raw), team_path / raw, modified=_modified(team_path / raw))
-            _attach_metadata(entry, team_path, owners[stem], metadata.get(stem, []))
+            entry = Entry(team, file, team_path / raw, modified=_modified(stats[raw]))
+            _attach_metadata(entry, team_path, owners[stem], metadata.get(stem, []), memory, stats)
             entries.append(entry)
         elif raw.lower().endswith(".json") and raw[:-5] in owners:
             continue  # read with its submission
@@ -316,7 +387,9 @@ def _read_team(team: str, team_path: Path, names: list[str]) -> tuple[list[Entry
     return entries, ignored
 
 
-def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: list[str]) -> None:
+def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: list[str],
+                     memory: MetadataMemory | None = None,
+                     stats: dict[str, os.stat_result | None] | None = None) -> None:
     """Read the one metadata file of ``entry``; a metadata file shared by several submissions of one stem
     (``a.csv`` and ``a.csv.gz``), or several metadata files of one stem (``a.json``, ``a.JSON``), are
     ``METADATA_INVALID`` notes instead: which submission or file was meant is unknown."""
@@ -330,7 +403,7 @@ def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: li
         entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{entry.file}: {len(files)} metadata files "
                                 f"({shown}); ignored (keep one)"))
     else:
-        read_metadata(team_path / files[0], entry)
+        read_metadata(team_path / files[0], entry, memory, (stats or {}).get(files[0]))
 
 
 def team_key(name: str) -> str:

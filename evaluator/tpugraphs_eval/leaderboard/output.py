@@ -24,8 +24,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import io
-import json
 import os
 import shutil
 import tempfile
@@ -35,6 +33,7 @@ from typing import Any
 
 from ..atomicfile import fsync_folder, symlink_atomically, write_atomically
 from ..errors import UsageError
+from .json_writer import json_text
 from .render_html import render_html
 from .render_text import render_csv, render_markdown
 
@@ -103,40 +102,63 @@ def build_lock(out: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def json_text(document: dict[str, Any]) -> str:
-    """``json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\\n"``, the
-    same text, built without ``json.dumps``'s list of every chunk (with ``indent`` it holds millions of small
-    strings, several times the text's size, at the build's peak of memory)."""
-    text = io.StringIO()
-    for chunk in json.JSONEncoder(indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False).iterencode(document):
-        text.write(chunk)
-    text.write("\n")
-    return text.getvalue()
-
-
 def render_all(document: dict[str, Any]) -> dict[str, str]:
     """File name → text of every output (JSON: sorted keys, 1-space indent, UTF-8, no NaN: :func:`json_text`)."""
     return {"leaderboard.csv": render_csv(document), "leaderboard.md": render_markdown(document),
             "leaderboard.json": json_text(document), "leaderboard.html": render_html(document)}
 
 
-def generation_id(files: dict[str, bytes]) -> str:
-    """The first 16 hex digits of the sha256 over every (name, bytes) of ``files``, in name order."""
+_BLOCK = 1 << 18
+"""Characters of a text encoded at once when it is hashed or written (never a whole file's bytes at once)."""
+
+
+def _blocks(content: str | bytes) -> Iterator[bytes]:
+    """A file's bytes in blocks: text encoded as UTF-8 :data:`_BLOCK` characters at a time (the same bytes as the
+    whole text's encoding), so that no copy of a whole output is made."""
+    if isinstance(content, bytes):
+        yield content
+        return
+    for start in range(0, len(content), _BLOCK):
+        yield content[start:start + _BLOCK].encode("utf-8")
+
+
+def _sha256(content: str | bytes) -> hashlib._Hash:
+    digest = hashlib.sha256()
+    for block in _blocks(content):
+        digest.update(block)
+    return digest
+
+
+def generation_id(files: dict[str, str | bytes]) -> str:
+    """The first 16 hex digits of the sha256 over every (name, bytes) of ``files`` (text: its UTF-8 bytes), in
+    name order."""
     digest = hashlib.sha256()
     for name in sorted(files):
-        digest.update(hashlib.sha256(name.encode()).digest() + hashlib.sha256(files[name]).digest())
+        digest.update(hashlib.sha256(name.encode()).digest() + _sha256(files[name]).digest())
     return digest.hexdigest()[:16]
 
 
-def _same(folder: Path, files: dict[str, bytes]) -> bool:
+def _same(folder: Path, files: dict[str, str | bytes]) -> bool:
+    """True when ``folder`` holds exactly ``files``, byte for byte (compared by sha256, read in blocks)."""
     try:
-        return sorted(os.listdir(folder)) == sorted(files) and all(
-            (folder / n).read_bytes() == data for n, data in files.items())
+        if sorted(os.listdir(folder)) != sorted(files):
+            return False
+        for name, content in files.items():
+            with open(folder / name, "rb") as handle:
+                if hashlib.file_digest(handle, "sha256").digest() != _sha256(content).digest():
+                    return False
+        return True
     except OSError:
         return False
 
 
-def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
+def _write(path: str, content: str | bytes) -> None:
+    with open(path, "wb") as handle:
+        for block in _blocks(content):
+            handle.write(block)
+
+
+def _write_generation(generations: Path, files: dict[str, str | bytes]) -> str:
     """Write ``files`` as a complete generation folder; returns its id (an existing identical one is reused)."""
     for stale in generations.glob(f"{STAGING_PREFIX}*"):
         if stale.is_dir() and not stale.is_symlink():
@@ -148,7 +170,7 @@ def _write_generation(generations: Path, files: dict[str, bytes]) -> str:
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=generations))
     try:
         for name, data in files.items():  # each flushed to disk, mode 0o644 whatever the umask (a published folder)
-            write_atomically(staging / name, lambda tmp, data=data: Path(tmp).write_bytes(data), mode=0o644)
+            write_atomically(staging / name, lambda tmp, data=data: _write(tmp, data), mode=0o644)
         os.chmod(staging, 0o755)
         fsync_folder(staging)
         if target.exists() or target.is_symlink():  # an altered copy: move it aside, removed below
@@ -177,7 +199,6 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
             then unchanged.
     """
     out = Path(out)
-    data = {name: text.encode("utf-8") for name, text in files.items()}
     generations, current = out / GENERATIONS, out / CURRENT
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -186,7 +207,7 @@ def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = Tru
                              f"{GENERATIONS}, a real {CURRENT}); remove it or write elsewhere", code="OUTPUT_WRITE_FAILED")
         generations.mkdir(exist_ok=True)
         previous = os.readlink(current) if current.is_symlink() else None
-        gid = _write_generation(generations, data)
+        gid = _write_generation(generations, files)
         try:
             symlink_atomically(f"{GENERATIONS}/{gid}", current)  # the switch
         except BaseException:  # not switched: the new generation goes, the previous set stays as it was

@@ -86,6 +86,9 @@ class Record:
             only the teams' final submissions), when ``load_per_graph`` fills it.
         load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory (the score
             cache's :meth:`cache.ScoreCache.get` with ``lazy``); not compared, not stored.
+        key: the score cache key (:func:`cache.cache_key`) of a scored or invalid record once
+            :func:`scorer.score_entries` made or found it (the bootstrap cache's rows are named after it); not
+            compared, not stored.
     """
 
     status: str
@@ -97,6 +100,7 @@ class Record:
     boards: dict[str, BoardScores] = field(default_factory=dict)
     per_graph: dict[str, dict[str, str]] = field(default_factory=dict)
     load_per_graph: Callable[[], dict[str, dict[str, str]]] | None = field(default=None, compare=False, repr=False)
+    key: str | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def unread(cls, problem: dict[str, Any]) -> Record:
@@ -134,6 +138,44 @@ class Record:
             out["boards"] = {b: scores.to_json() for b, scores in self.boards.items()}
             out["per_graph"] = {b: dict(arrays) for b, arrays in self._loaded_per_graph().items()}
         return out
+
+    def summary(self) -> dict[str, Any]:
+        """:meth:`to_json` without ``per_graph``: what the score cache's stat index keeps of an entry
+        (:mod:`cache`)."""
+        out: dict[str, Any] = {"status": self.status, "sha256": self.sha256, "n_rows": self.n_rows,
+                               "n_errors": self.n_errors, "problem_counts": dict(self.problem_counts),
+                               "problems": list(self.problems)}
+        if self.scored:
+            out["boards"] = {b: scores.to_json() for b, scores in self.boards.items()}
+        return out
+
+    @classmethod
+    def from_summary(cls, data: object, submission_sha256: str) -> Record | None:
+        """The record of a :meth:`summary` (its ``per_graph`` empty), or None when ``data`` is not the summary of
+        the submission with that sha256 as :meth:`summary` writes one. The stat index holding it is checked
+        against its sha256 before (:func:`cache.read_stat_index`), so only the shape is looked at here, not every
+        value as :meth:`from_json` does; the dicts of ``data`` become the record's (not copied)."""
+        if not isinstance(data, dict) or data.get("sha256") != submission_sha256:
+            return None
+        status = data.get("status")
+        try:
+            if status == "scored":
+                boards = {b: BoardScores(s["overall"], s["collections"], s["secondary"])
+                          for b, s in data["boards"].items()}
+                if set(boards) != set(SCORE_BOARDS):
+                    return None
+            elif status == "invalid":
+                boards = {}
+            else:
+                return None
+            record = cls(status, data["problems"], submission_sha256, data["n_rows"], data["n_errors"],
+                         data["problem_counts"], boards)
+        except (KeyError, TypeError, AttributeError):
+            return None
+        if not (isinstance(record.problems, list) and isinstance(record.problem_counts, dict)
+                and all(isinstance(b.collections, dict) and isinstance(b.secondary, dict) for b in boards.values())):
+            return None
+        return record
 
     @classmethod
     def from_json(cls, data: object, submission_sha256: str, shape: dict[str, dict[str, int]]) -> Record:

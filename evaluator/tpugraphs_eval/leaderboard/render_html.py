@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 from typing import Any
@@ -125,10 +126,15 @@ def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowr
     """A cell; ``wide``: hidden below :data:`NARROW_PX` (its value is then in the row's details row);
     ``wrap``: long words may break anywhere; ``breaks``: a number cell whose text may break at its spaces
     (an interval)."""
+    return f'<td{_class_attribute(numeric, nowrap, wide, wrap, breaks)} data-sort="{e(sort)}"{extra}>{shown}</td>'
+
+
+@functools.lru_cache(maxsize=None)
+def _class_attribute(numeric: bool, nowrap: bool, wide: bool, wrap: bool, breaks: bool) -> str:
+    """`` class="..."`` of a cell with those flags (:func:`_cell`), or "" when none is on."""
     classes = " ".join(c for c, on in (("num", numeric), ("nw", nowrap and not numeric), ("wide", wide),
                                        ("wrap", wrap), ("brk", breaks)) if on)
-    cls = f' class="{classes}"' if classes else ""
-    return f'<td{cls} data-sort="{e(sort)}"{extra}>{shown}</td>'
+    return f' class="{classes}"' if classes else ""
 
 
 def _row(index: int, cells: list[str], cls: str = "", narrow: list[str] = (), always: str = "") -> str:

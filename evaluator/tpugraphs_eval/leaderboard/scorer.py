@@ -29,7 +29,7 @@ from ..rules.metric_table import beside_primary
 from ..scoring.score import CollectionResult
 from ..truth.groundtruth import GroundTruth
 from ..truth.solution import load_solution, read_manifest
-from .cache import ScoreCache, board_shape, cache_key, solution_digest
+from .cache import ScoreCache, board_shape, cache_key, cache_keyer, solution_digest
 from .codes import note
 from .folder import Entry
 from .reading import DEFAULT_MAX_BYTES, RefusedFile, read_file_stat, stat_readable
@@ -131,7 +131,7 @@ def _score_in_worker(entry: Entry) -> tuple[Record, dict[str, Any] | None, os.st
         return read, None, None
     record = record_of(read[0], _WORKER["truth"], _WORKER["options"])
     key = cache_key(record.sha256, _WORKER["digest"], _WORKER["options"].to_dict())
-    return record, _WORKER["cache"].put(key, record, entry.id), read[1]
+    return record, _WORKER["cache"].put(key, record, entry.id, index=False), read[1]
 
 
 def _read(entry: Entry, max_bytes: int) -> tuple[bytes, os.stat_result] | Record:
@@ -213,6 +213,7 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
     counts = {"cached": 0, "scored": 0, "unread": 0}
     first: list[tuple[int, int]] = []
     options_key = options.to_dict()
+    key_of = cache_keyer(digest, options_key)
     advance = advance or (lambda n: None)
 
     def misses() -> Iterator[tuple[int, int]]:  # the first pass, lazily: (index, size) of each miss
@@ -221,10 +222,12 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             info = None if empty or rehash else stat_readable(entry.path, max_bytes)
             sha = None if info is None else cache.known_digest(entry.path, info)
             if sha is not None:  # unchanged since read: its bytes are not read again
-                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
+                key = key_of(sha)
+                hit = cache.get(key, sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, info.st_size
                     continue
+                hit.key = key
                 records[i], counts["cached"] = hit, counts["cached"] + 1
                 advance(1)
                 continue
@@ -237,10 +240,12 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
             else:
                 sha = hashlib.sha256(data[0]).hexdigest()
                 cache.remember(entry.path, data[1], sha)
-                hit = cache.get(cache_key(sha, digest, options_key), sha, shape, entry.id, lazy=True)
+                key = key_of(sha)
+                hit = cache.get(key, sha, shape, entry.id, lazy=True)
                 if hit is None:
                     yield i, len(data[0])
                     continue
+                hit.key = key
                 records[i], counts["cached"] = hit, counts["cached"] + 1
             advance(1)
 
@@ -252,10 +257,12 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
         else:  # keyed by the hash of the bytes actually scored (the report's)
             if info is not None:
                 cache.remember(entries[i].path, info, record.sha256)
-            key = cache_key(record.sha256, digest, options_key)
+            key = record.key = key_of(record.sha256)
             if in_worker:  # the worker wrote the entry, or noted why it could not
                 cache.used.add(key)
                 cache.notes.extend([unwritable] if unwritable else [])
+                if not unwritable:
+                    cache.adopt(key, record)
             else:
                 cache.put(key, record, entries[i].id)
             counts["scored"] += 1

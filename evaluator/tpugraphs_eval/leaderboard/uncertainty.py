@@ -84,9 +84,16 @@ def team_samples(per_graph: dict[str, np.ndarray], owner: np.ndarray, n_teams: i
         draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
     """
     resamples = next(iter(draws.values())).shape[0] if draws else 0
-    out = np.full((n_teams, resamples), np.nan)
-    if owner.size and draws:
-        np.fmax.at(out, owner, resampled_overalls(per_graph, draws))
+    return best_of_teams(resampled_overalls(per_graph, draws) if owner.size and draws else np.empty((0, resamples)),
+                         owner, n_teams)
+
+
+def best_of_teams(overalls: np.ndarray, owner: np.ndarray, n_teams: int) -> np.ndarray:
+    """(T, B) best (``fmax``: NaN only when all are NaN) of the (S, B) resampled ``overalls`` of each team's
+    submissions (``owner``: (S,) int team of each row, in 0..T-1); a team owning none gets NaN."""
+    out = np.full((n_teams, overalls.shape[1]), np.nan)
+    if owner.size and overalls.shape[0]:
+        np.fmax.at(out, owner, overalls)
     return out
 
 
