@@ -387,8 +387,8 @@ UNDEFINED = {  # public function → calls where the old code returned NaN
     "pair_counts": [([0, np.nan], [1, 2]), ([0.0, 1.0], [np.nan, 2.0])],
     "first_k_minima": [(np.array([1.0, np.nan, 3.0]), np.array([2, 1]), 1)],
 }
-NO_NAN_BY_TYPE = {"tied_pairs", "dense_ranks", "discordant_pairs", "tau_b_from_counts", "opa_from_counts",
-                  "defined_mean"}
+NO_NAN_BY_TYPE = {"tied_pairs", "dense_ranks", "dense_ranks_into", "discordant_pairs", "tau_b_from_counts",
+                  "opa_from_counts", "defined_mean"}
 """Functions that return integers, or (for tau_b_from_counts, opa_from_counts) a ``defined`` mask beside the values, or (for
 defined_mean) None when nothing is defined (test_defined_mean_skips_undefined_values_and_never_gives_nan)."""
 

@@ -14,7 +14,7 @@ changed line, and the text is made by the ``json`` module's C encoder (``indent=
 from __future__ import annotations
 
 import io
-from json.encoder import c_make_encoder, encode_basestring
+import json
 from typing import Any
 
 INDENTED_LEVELS = 2
@@ -24,16 +24,10 @@ _FLUSH_EVERY = 4096
 """Chunks gathered before they are moved into the text buffer."""
 
 
-def _no_default(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def _compact_encoder() -> Any:
-    """``json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)`` as a C function of the value
-    (returning the text's chunks)."""
-    if c_make_encoder is None:  # pragma: no cover - CPython always has the C accelerator
-        raise RuntimeError("the json module's C encoder is not available")
-    return c_make_encoder(None, _no_default, encode_basestring, None, ": ", ", ", True, False, False)
+def _compact_encoder() -> json.JSONEncoder:
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)`` as one reusable encoder (its
+    ``encode`` runs the C encoder; no circular check: the document is a tree of plain values)."""
+    return json.JSONEncoder(sort_keys=True, ensure_ascii=False, allow_nan=False, check_circular=False)
 
 
 def json_text(document: Any) -> str:
@@ -42,14 +36,13 @@ def json_text(document: Any) -> str:
     Raises:
         ValueError: a float is NaN or infinite; TypeError: a value JSON cannot hold, or a key that is not a string.
     """
-    encode = _compact_encoder()
+    encode = _compact_encoder().encode
     text = io.StringIO()  # one growing buffer, not a list of every chunk (the build's peak of memory)
     out: list[str] = []
 
     def write(value: Any, depth: int) -> None:
         if depth >= INDENTED_LEVELS or not value or not isinstance(value, (dict, list, tuple)):
-            out.append("".join(encode(value, 0)) if isinstance(value, (dict, list, tuple)) else
-                       "".join(encode([value], 0))[1:-1])
+            out.append(encode(value))
             return
         inner = ",\n" + " " * (depth + 1)
         separator = inner[1:]
@@ -59,7 +52,7 @@ def json_text(document: Any) -> str:
                 raise TypeError("keys must be str")
             out.append("{")
             for key, item in pairs:
-                out.append(separator + encode_basestring(key) + ": ")
+                out.append(separator + encode(key) + ": ")
                 write(item, depth + 1)
                 separator = inner
             out.append("\n" + " " * depth + "}")

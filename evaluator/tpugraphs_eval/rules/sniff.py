@@ -19,8 +19,9 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
 def looks_binary(head: bytes) -> str | None:
     """Why the first bytes of a file are not CSV text (words that follow "this is not a CSV text file: "), or
     None if they could be: UTF-32 (a byte-order mark, or three bytes of every four NUL), UTF-16 (a byte-order
-    mark, or every other byte NUL), NUL bytes, or more than 5% of the characters undecodable as UTF-8 or
-    control characters other than tab, CR and LF."""
+    mark, or every other byte NUL), NUL bytes, or more than 5% of the characters (CR not counted, so that a
+    file's verdict does not depend on its line ends) undecodable as UTF-8 or control characters other than tab,
+    CR and LF."""
     if head.startswith(UTF32_BOMS):
         return "it is UTF-32 text (save it as UTF-8)"
     if head.startswith(UTF16_BOMS):
@@ -36,7 +37,8 @@ def looks_binary(head: bytes) -> str | None:
         return "it contains NUL bytes (binary data)"
     text = head.decode("utf-8", errors="replace")
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
-    if text and text.count("\ufffd") + controls > 0.05 * len(text):
+    counted = len(text) - text.count("\r")  # CR of CRLF or CR CR LF line ends: judged as the same file with LF
+    if counted and text.count("\ufffd") + controls > 0.05 * counted:
         return "most of it is not UTF-8 text (binary data)"
     return None
 
