@@ -101,7 +101,8 @@ ERROR_CODES: dict[str, str] = {
                          "`--json r.html --html r.html`), or one lies inside the other's folder: refused before "
                          "any work, so that neither overwrites the other.",
     "DATASET_ZIP_INVALID": "`export mlebench --dataset-zip FILE`: the file is not a readable zip (MLE-bench "
-                           "extracts its download with zipfile): nothing is written.",
+                           "extracts its download with zipfile), or holds no `.npz` file under `npz/` or "
+                           "`npz_all/npz/` (not the TpuGraphs download): nothing is written.",
     # `tpugraphs-eval prepare` (UsageError, DataError): nothing is left in the output folder
     "PREPARE_OUTPUT_NOT_EMPTY": "`prepare`: the output folder (`-o DIR`, or the API's public or private folder) "
                                 "exists and is not an empty folder: prepare writes into a new or empty folder only.",

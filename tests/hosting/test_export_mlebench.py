@@ -117,13 +117,17 @@ def test_without_a_dataset_zip_no_checksums_file_and_mlebench_writes_its_own(dat
     assert sorted(json.loads(done.stdout)) == ["private", "public", "zip"]
 
 
-@pytest.mark.parametrize("kind", ["missing", "not a zip", "folder"])
+@pytest.mark.parametrize("kind", ["missing", "not a zip", "folder", "empty zip", "other files"])
 def test_a_dataset_zip_that_is_not_a_zip_is_refused_before_anything_is_written(tmp_path, capsys, kind):
     given = tmp_path / "given.zip"
     if kind == "not a zip":
         given.write_text("ID,TopConfigs\n")
     elif kind == "folder":
         given.mkdir()
+    elif kind in ("empty zip", "other files"):
+        with zipfile.ZipFile(given, "w") as archive:  # a zip, but not the TpuGraphs download
+            for name in (["a.csv", "b.csv", "data/npz/x.npz"] if kind == "other files" else []):
+                archive.writestr(name, "x")
     out = tmp_path / "competitions" / ID
     assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", "demo", "--dataset-zip", str(given)]) == 2
     err = capsys.readouterr().err

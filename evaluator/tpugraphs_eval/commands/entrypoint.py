@@ -75,6 +75,20 @@ def os_error_message(err: OSError) -> str:
     return f"[DATA_ERROR] cannot read or write {safe(str(err.filename))}: {reason}"
 
 
+def _usable_streams() -> None:
+    """A console script's standard streams made safe to write to. A closed one (``>&-``: Python then has None)
+    goes to ``os.devnull``, as the output of a reader that went away does (the exit code stands); one whose
+    encoding cannot hold every character (``PYTHONIOENCODING=ascii``, a C locale) writes ``?`` for those it
+    cannot, instead of the run ending in an encoding error."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # open as long as the process
+        elif (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "") != "utf8" \
+                and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+
+
 def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] | None, *,
                  interrupted: str = "interrupted", bugs: tuple[type[BaseException], ...] = ()) -> int:
     """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code.
@@ -83,8 +97,11 @@ def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] 
     broken pipe not caught by the command's :func:`stop_at_closed_pipe` → 0 (the reader went away); other
     ``OSError`` (the terminal or disk refused the output) → 2 with a code (:func:`os_error_message`); ``bugs``
     and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
-    re-raises it). With ``argv`` None (the console script) the process exits with the code.
+    re-raises it). With ``argv`` None (the console script) the standard streams are made safe to write first
+    (:func:`_usable_streams`) and the process exits with the code.
     """
+    if argv is None:
+        _usable_streams()
     try:
         code = run(sys.argv[1:] if argv is None else argv)
         sys.stdout.flush()  # a full or closed stdout fails here, not in the interpreter's exit (exit code 120)

@@ -113,12 +113,17 @@ def reference_scores(public: Path, private: Path) -> list[tuple[str, float]]:
     return sorted(rows, key=lambda row: -row[1])
 
 
+DATA_FOLDERS = ("npz/", "npz_all/npz/")
+"""Where a TpuGraphs download holds its ``.npz`` files: a data root's ``npz/``, or the Kaggle zip's ``npz_all/npz/``
+(what ``prepare.py`` reads from MLE-bench's ``raw/``)."""
+
+
 def _zip_md5(path: Path) -> str:
     """The MD5 of ``path`` as MLE-bench's ``get_checksum`` computes it (the whole file's bytes).
 
     Raises:
         UsageError: ``DATASET_ZIP_INVALID``: not a regular file, not a zip (MLE-bench extracts it with
-            ``zipfile``), or unreadable.
+            ``zipfile``), no ``.npz`` member under :data:`DATA_FOLDERS`, or unreadable.
     """
     import zipfile
 
@@ -128,8 +133,14 @@ def _zip_md5(path: Path) -> str:
             problem = "is not a file"
         elif not zipfile.is_zipfile(path):
             problem = "is not a zip file (MLE-bench extracts the download with zipfile)"
-    except OSError as err:
-        problem = f"cannot be read ({err.strerror or err})"
+        else:
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+            if not any(name.endswith(".npz") and name.startswith(DATA_FOLDERS) for name in names):
+                problem = (f"holds no graph file under {' or '.join(DATA_FOLDERS)} ({len(names)} member(s)): it is "
+                           "not the TpuGraphs download, whose MD5 MLE-bench would then refuse")
+    except (OSError, zipfile.BadZipFile) as err:
+        problem = f"cannot be read ({getattr(err, 'strerror', None) or err})"
     if problem is None:
         try:
             return file_hexdigest(path, "md5")

@@ -11,6 +11,7 @@ from __future__ import annotations
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
 """Checked before :data:`UTF16_BOMS`: UTF-32's little-endian mark starts with UTF-16's."""
+_UTF8_BOM = b"\xef\xbb\xbf"
 SNIFF_BYTES = 8192
 """Bytes of the file's start that are looked at."""
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\r\n")
@@ -56,9 +57,12 @@ def not_text(data: bytes) -> tuple[str, int | None] | None:
 
 def refusal(data):
     """``(code, message, line)`` when a whole file (``data``, its bytes) holds nothing to read line by line: empty
-    or only blank (EMPTY_FILE), or not CSV text by :func:`not_text` (NOT_TEXT); None for a file to read."""
-    if not data or data.isspace():
-        what = "is empty" if not data else "holds only blank lines and spaces"
+    or only blank, a byte-order mark aside (EMPTY_FILE), or not CSV text by :func:`not_text` (NOT_TEXT); None
+    for a file to read."""
+    body = data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data
+    if not body or body.isspace():
+        what = ("is empty" if not data else "holds only a UTF-8 byte-order mark" if data == _UTF8_BOM
+                else "holds only blank lines and spaces")
         return "EMPTY_FILE", f"the file {what}; it must start with the header `ID,TopConfigs`.", 1 if data else None
     binary = not_text(data)
     if binary:
