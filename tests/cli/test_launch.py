@@ -45,6 +45,11 @@ def test_console_scripts_ask_openblas_for_one_thread(tmp_path, entry):
 
 
 @pytest.mark.parametrize("entry", ["evaluate", "leaderboard"])
+def test_an_empty_thread_count_counts_as_unset(tmp_path, entry):
+    assert probe(tmp_path, entry, OPENBLAS_NUM_THREADS="")["threads"] == "1"
+
+
+@pytest.mark.parametrize("entry", ["evaluate", "leaderboard"])
 def test_a_thread_count_the_user_set_is_kept(tmp_path, entry):
     assert probe(tmp_path, entry, OPENBLAS_NUM_THREADS="3")["threads"] == "3"
 

@@ -224,7 +224,10 @@ def test_refusals_leave_nothing(tmp_path, capsys, realdata):
              "PREPARE_NO_RUNTIMES")
     err = _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--seed", "s"], capsys,
                    "PREPARE_TOO_FEW_GRAPHS")
-    assert "tile:xla: 1 graph(s)" in err
+    assert "tile:xla: 1 graph(s)" in err and "Add source splits (--from train,valid)" in err
+    err = _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--seed", "s", "--from",
+                    "train,valid"], capsys, "PREPARE_TOO_FEW_GRAPHS")
+    assert "Leave the collection out (--collections)" in err and "--from train,valid" not in err  # already given
     _refused(["--data-root", "demo", "-o", str(empty), "--seed", "s", "--collections", "tile:xla",
               "--test-fraction", "0.95"], capsys, "PREPARE_TOO_FEW_GRAPHS")
     assert cli.main(["prepare", "--data-root", "demo", "-o", str(empty), "--test-fraction", "1.5"]) == 2
@@ -329,3 +332,16 @@ def test_a_killed_runs_work_folder_is_removed_by_the_next_run(tmp_path, capsys):
     assert not stale.exists() and other.is_dir()
     assert f"removed {stale}" in " ".join(capsys.readouterr().err.split())
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.prepare-keep", "comp"]
+
+
+def test_the_order_options_are_typed_in_changes_nothing(tmp_path):
+    """`--from valid,train` and `--collections` in another order prepare the same bytes (before, the order fed
+    the held-out draw and prepare.json, which MLE-bench's checksums cover)."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    prepare_dir("demo", one, seed=SEED, max_configs=100, from_splits=("train", "valid"),
+                collections=("tile:xla", "layout:xla:default"))
+    prepare_dir("demo", two, seed=SEED, max_configs=100, from_splits=("valid", "train"),
+                collections=("layout:xla:default", "tile:xla"))
+    assert _files(one) == _files(two)
+    assert json.loads((one / "public/prepare.json").read_text())["options"]["collections"] == [
+        "tile:xla", "layout:xla:default"]

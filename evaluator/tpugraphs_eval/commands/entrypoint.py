@@ -25,13 +25,16 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE_OR_DATA, f"{self.prog}: error: [USAGE_ERROR] {safe(message)}\n")
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: an integer of at least ``minimum`` (else argparse's usage error, exit 2)."""
+def int_at_least(minimum: int, at_most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``minimum`` and, when given, at most ``at_most`` (else argparse's
+    usage error, exit 2)."""
 
     def parse(text: str) -> int:
         value = int(text)
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be {minimum} or more")
+        if at_most is not None and value > at_most:
+            raise argparse.ArgumentTypeError(f"must be {at_most:,} or less")
         return value
 
     parse.__name__ = "integer"  # argparse names the type in its messages

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -127,8 +128,22 @@ def _argv(argv: list[str]) -> list[str]:
     submission path, or an option (``tpugraphs-eval --split test x.csv``; with no path at all,
     :func:`_refuse_missing_submissions` says that the submission is missing, not that ``test`` is no command)."""
     if argv and argv[0] not in COMMANDS and argv[0] not in TOP_LEVEL_OPTIONS:
+        _refuse_a_misspelt_command(argv[0])
         return ["score", *argv]
     return argv
+
+
+def _refuse_a_misspelt_command(word: str) -> None:
+    """Raise :class:`UsageError` when the first word, read as the default command's submission, is no file but
+    looks like a command (``valdate``): the user meant the command, not a file of that name."""
+    if word.startswith("-") or os.path.lexists(word):
+        return
+    import difflib
+
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
+    if close:
+        raise UsageError(f"`{safe(word)}` is neither a command nor a file: did you mean the command `{close[0]}`? "
+                         f"(commands: {', '.join(COMMANDS)})")
 
 
 def _refuse_missing_submissions(args: argparse.Namespace) -> None:

@@ -23,8 +23,10 @@ BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
 
 
 def _one_blas_thread() -> None:
-    """``OPENBLAS_NUM_THREADS=1`` unless it is set; only before numpy is imported does it take effect."""
-    os.environ.setdefault(BLAS_THREADS_ENV, "1")
+    """``OPENBLAS_NUM_THREADS=1`` unless it is set to something (empty counts as unset, as OpenBLAS reads it);
+    only before numpy is imported does it take effect."""
+    if not os.environ.get(BLAS_THREADS_ENV, "").strip():
+        os.environ[BLAS_THREADS_ENV] = "1"
 
 
 def _imported(load: Callable[[], Callable[[], int]]) -> Callable[[], int]:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .._version import __version__
+from ..defaults import MAX_RESAMPLES
 from ..display import safe
 from ..errors import EXIT_INVALID, EXIT_OK
 from ..leaderboard.build import BuildResult, build_leaderboard
@@ -51,8 +52,8 @@ def _parser() -> argparse.ArgumentParser:
                             "overall, collections, entries, last submission); nothing private, no graph")
     build.add_argument("--lenient", action="store_true", help="Kaggle-compatible validation (as tpugraphs-eval)")
     build.add_argument("--workers", type=int_at_least(1), metavar="N", help="scoring processes (default: the CPUs available)")
-    build.add_argument("--resamples", type=int_at_least(1), default=DEFAULT_RESAMPLES, metavar="N",
-                       help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
+    build.add_argument("--resamples", type=int_at_least(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES, metavar="N",
+                       help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}, at most {MAX_RESAMPLES:,})")
     build.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
     cache = build.add_mutually_exclusive_group()
     cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="score cache folder (default: OUTPUT/.cache)")

@@ -76,6 +76,13 @@ class PrepareOptions:
             raise UsageError(f"unknown collection(s) {', '.join(unknown)}; the collections are "
                              f"{', '.join(c.name for c in COLLECTIONS)}")
 
+    @classmethod
+    def given(cls, from_splits: Sequence[str], test_fraction: float, public_fraction: float, max_configs: int,
+              collections: Sequence[str] | None) -> PrepareOptions:
+        """The options as given, the splits and collections put in the package's order (:func:`_in_order`)."""
+        return cls(_in_order(from_splits, ("train", "valid", "test")), test_fraction, public_fraction, max_configs,
+                   None if collections is None else _in_order(collections, tuple(c.name for c in COLLECTIONS)))
+
     def to_dict(self) -> dict[str, Any]:
         return {"from": list(self.from_splits), "test_fraction": self.test_fraction,
                 "public_fraction": self.public_fraction, "max_configs": self.max_configs,
@@ -322,8 +329,7 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
             ``PREPARE_TOO_FEW_GRAPHS``, ``PREPARE_PUBLIC_RUNTIME``, ``PREPARE_PROGRAM_LEAK``, an unreadable data
             root. On any error nothing is left in ``public`` or ``private``.
     """
-    options = PrepareOptions(tuple(from_splits), test_fraction, public_fraction, max_configs,
-                             tuple(collections) if collections is not None else None)
+    options = PrepareOptions.given(from_splits, test_fraction, public_fraction, max_configs, collections)
     public, private = Path(public), Path(private)
     for path, option in ((public, "public"), (private, "private")):
         _refuse_nonempty(path, option)
@@ -349,11 +355,10 @@ def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[s
     out = Path(out)
     _refuse_nonempty(out, "-o")
     progress = kwargs.pop("progress", False)
-    options = PrepareOptions(tuple(kwargs.pop("from_splits", ("train",))),
-                             kwargs.pop("test_fraction", DEFAULT_TEST_FRACTION),
-                             kwargs.pop("public_fraction", DEFAULT_PUBLIC_FRACTION),
-                             kwargs.pop("max_configs", DEFAULT_MAX_CONFIGS),
-                             tuple(c) if (c := kwargs.pop("collections", None)) is not None else None)
+    options = PrepareOptions.given(kwargs.pop("from_splits", ("train",)),
+                                   kwargs.pop("test_fraction", DEFAULT_TEST_FRACTION),
+                                   kwargs.pop("public_fraction", DEFAULT_PUBLIC_FRACTION),
+                                   kwargs.pop("max_configs", DEFAULT_MAX_CONFIGS), kwargs.pop("collections", None))
     if kwargs:
         raise TypeError(f"unexpected options {', '.join(kwargs)}")
     plan = _plan(raw, options, str(seed), progress)
@@ -387,6 +392,13 @@ def _move_into_place(work: Path, final: Path) -> None:
     except OSError as err:
         raise UsageError(f"cannot move the prepared folder into place at {final}: {err.strerror or err}",
                          code="OUTPUT_WRITE_FAILED") from None
+
+
+def _in_order(given: Sequence[str], order: tuple[str, ...]) -> tuple[str, ...]:
+    """``given`` in the package's order (splits train, valid, test; collections as :data:`..dataset.COLLECTIONS`),
+    unknown or repeated names kept for the options' own checks: ``--from valid,train`` and ``--collections`` in any
+    order prepare the same bytes (the order fed the held-out draw and ``prepare.json``)."""
+    return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
 
 
 def source_name(root: DataRoot) -> str:

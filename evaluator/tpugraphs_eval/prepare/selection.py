@@ -79,10 +79,12 @@ def select_held_out(graphs: list[Graph], test_fraction: float, seed: str, *, whe
     short = [f"{c.name}: {counts[c]} graph(s), {taken[c]} held out, {counts[c] - taken[c]} left"
              for c in counts if taken[c] < MIN_HELD_OUT or counts[c] - taken[c] < MIN_LEFT]
     if short:
+        both = {"train", "valid"} <= {split for _, split, _ in graphs}  # --from train,valid already
+        advice = "leave the collection out (--collections)" if both else \
+            "add source splits (--from train,valid) or leave the collection out (--collections)"
         raise DataError(f"{where}: too few graphs or programs to hold out {MIN_HELD_OUT} graphs per collection and keep "
-                        f"{MIN_LEFT} (a program's graphs stay together): " + "; ".join(short)
-                        + ". Add source splits (--from train,valid) or leave the collection out (--collections)",
-                        code="PREPARE_TOO_FEW_GRAPHS")
+                        f"{MIN_LEFT} (a program's graphs stay together): " + "; ".join(short) + f". {advice[0].upper()}"
+                        f"{advice[1:]}", code="PREPARE_TOO_FEW_GRAPHS")
     return HeldOut(held, sorted(chosen), {c.name: t for c, t in targets.items()})
 
 
