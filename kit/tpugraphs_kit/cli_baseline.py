@@ -26,6 +26,7 @@ from tpugraphs_eval import (
     load_ground_truth,
     scan_catalog,
 )
+from tpugraphs_eval._version import __version__
 from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
 from tpugraphs_eval.commands.outputs import refuse_output_is_input
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="tpugraphs-baseline", description="Write baseline submissions (random, "
                                      "learned) and combine per-collection files; every file is validated first.",
                                      epilog="Exit codes: 0 ok, 1 invalid submission, 2 usage or data problem.")
+    parser.add_argument("--version", action="version", version=f"tpugraphs-baseline {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(sub: argparse.ArgumentParser, split_required: bool = True) -> None:

@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from tpugraphs_eval._version import __version__
 from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main, int_at_least
 from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
 from tpugraphs_eval.display import safe
@@ -53,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="tpugraphs-data", description="Look at a TpuGraphs data root and "
                                      "download the official dataset archives.",
                                      epilog="Exit codes: 0 ok, 2 usage or data problem.")
+    parser.add_argument("--version", action="version", version=f"tpugraphs-data {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub = commands.add_parser("info", help="graphs per collection and split of a data root")
     sub.add_argument("--data-root", metavar="DIR", help=_ROOT_HELP)

@@ -42,10 +42,14 @@ CASES = {  # name → (file, the CLI's errors (code, line) in both modes)
     "commas-in-quoted-field": (written([(i, c.replace(";", ",")) for i, c in ZERO_BASED], index=False),
                                [("INDICES_COMMA_SEPARATED", 2)]),
     "one-based": (written(ONE_BASED, index=False), [("INDICES_ONE_BASED", 2)]),
+    # the header alone written with `;` (rows with commas): before, one UNKNOWN_ID per row (`A,0` is no graph)
+    "semicolon-header-comma-rows": (b"ID;TopConfigs\n" + written(ZERO_BASED, index=False).split(b"\n", 1)[1],
+                                    [("WRONG_DELIMITER", 1)]),
 }
 METRIC_CODES = {"semicolon-quote-all": ["WRONG_DELIMITER"], "semicolon-index-column": ["WRONG_DELIMITER"],
                 "semicolon-index-column-quote-all": ["WRONG_DELIMITER"], "tab-quote-all": ["WRONG_DELIMITER"],
-                "commas-in-quoted-field": ["INDICES_COMMA_SEPARATED"], "one-based": ["INDICES_ONE_BASED"]}
+                "commas-in-quoted-field": ["INDICES_COMMA_SEPARATED"], "one-based": ["INDICES_ONE_BASED"],
+                "semicolon-header-comma-rows": ["WRONG_DELIMITER"]}
 """The metric gets the table pandas reads (one column ``ID;TopConfigs`` for a ``;`` file): one problem as well."""
 MODES = ("strict", "lenient")
 

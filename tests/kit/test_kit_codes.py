@@ -247,3 +247,13 @@ def test_each_api_only_kit_code_is_raised(code, tmp_path, demo_root, monkeypatch
     with pytest.raises(KitError) as err:
         API_CASES[code](monkeypatch, tmp_path, demo_root)
     assert err.value.code == code and str(err.value).count(f"[{code}]") == 1
+
+
+def test_the_kit_commands_say_their_version(capsys):
+    """Before, `tpugraphs-baseline --version` answered `the following arguments are required: COMMAND`."""
+    from tpugraphs_eval._version import __version__
+    from tpugraphs_kit import cli_baseline, cli_data
+
+    for program, main in (("tpugraphs-baseline", cli_baseline.main), ("tpugraphs-data", cli_data.main)):
+        assert main(["--version"]) == 0
+        assert capsys.readouterr().out == f"{program} {__version__}\n"

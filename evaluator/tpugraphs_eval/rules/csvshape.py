@@ -107,6 +107,16 @@ def other_delimiter(header):
     return None
 
 
+def _comma_first(body, delimiter):
+    """Whether a data line has a comma before its first ``delimiter`` (or a comma and no ``delimiter``): it was
+    written with commas, whatever delimiter the header used (an ID holds no comma)."""
+    comma = body.find(b",")
+    if comma < 0:
+        return False
+    other = body.find(delimiter)
+    return other < 0 or comma < other
+
+
 def wrong_delimiter(name):
     """The WRONG_DELIMITER message's first sentence for a delimiter called ``name`` (``a tab``, ```;```)."""
     return f"columns are separated by {name}; use a comma: `ID,TopConfigs`."
@@ -222,7 +232,7 @@ class ShapeReader:
             if b'"' in body:
                 self._fields(number, body)  # counted for the QUOTED_FIELD note
             add("WRONG_DELIMITER", f"{wrong_delimiter(name)} Rows are read splitting at their first "
-                f"{name.split()[-1]} instead.", line=number)
+                f"{name.split()[-1]} instead (a row with a comma before it, at the comma).", line=number)
             if self.index_column:
                 self._index_column_problem(number, shown)
             return False
@@ -254,6 +264,8 @@ class ShapeReader:
         """The row ``(line, ID, TopConfigs)`` of a data line, or None when it has none (its problem is added)."""
         add = self.add
         delimiter = self.delimiter
+        if delimiter != b"," and _comma_first(body, delimiter):
+            delimiter = b","  # a row written with commas under a header written with `;` or a tab: read as written
         if delimiter != b",":
             wanted = 3 if self.index_column else 2  # `id;"0;1";2`: split at the first delimiter(s) only
             if b'"' not in body:
@@ -265,7 +277,7 @@ class ShapeReader:
                 if len(fields) > wanted:
                     fields = fields[:wanted - 1] + [delimiter.join(fields[wanted - 1:])]
         else:
-            fields = self._fields(number, body)
+            fields = self._fields(number, body, delimiter)
             if fields is None:
                 return None
         if self.index_column and len(fields) > 2:
