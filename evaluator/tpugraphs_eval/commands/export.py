@@ -17,7 +17,7 @@ from ..errors import EXIT_OK, UsageError
 
 
 def add_parser(commands) -> None:
-    """Add ``export codabench`` and ``export kaggle-metric`` to the subparsers ``commands``."""
+    """Add ``export codabench``, ``export mlebench`` and ``export kaggle-metric`` to the subparsers ``commands``."""
     export = commands.add_parser("export", help="organiser tools: host the competition on Codabench, Kaggle or MLE-bench",
                                  description="organiser tools: host the competition on Codabench, Kaggle or MLE-bench")
     targets = export.add_subparsers(dest="export_target", metavar="TARGET", required=True)

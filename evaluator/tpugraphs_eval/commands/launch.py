@@ -1,8 +1,9 @@
-"""The console scripts' entry points: set the process up, then run the command (docs/performance.md, "Threads").
+"""The console scripts' entry points: set the process up, then run the command (docs/performance.md, "Threads"
+and "Start-up").
 
 numpy's bundled OpenBLAS starts one worker thread per core when numpy is imported, and the workers spin
-while they wait: on the 2-core machine of bench/README.md that costs about 60 ms of CPU per process (numpy's
-import: 235 ms CPU against 127 ms with one thread), more than validating and scoring a Kaggle-sized
+while they wait: on the 2-core machine of bench/README.md that costs about 60-110 ms of CPU per process (numpy's
+import: 184-235 ms CPU against 120-127 ms with one thread), more than validating and scoring a Kaggle-sized
 submission. No command of this package multiplies matrices (scoring is sorting, counting and sums), so each
 console script asks OpenBLAS for one thread before numpy is imported, unless the user has set
 ``OPENBLAS_NUM_THREADS`` (their value is kept).
