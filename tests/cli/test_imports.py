@@ -56,6 +56,8 @@ def test_help_and_version_import_no_rich_and_no_scoring(tmp_path, argv):
     assert "tpugraphs_eval.commands.evaluate" in modules  # the probe ran the command
     assert heavy(modules, HEAVY_LIBRARIES + HEAVY_OWN + ("rich",)) == []
     assert heavy(modules, ("tpugraphs_eval.api", "tpugraphs_eval.submission", "tpugraphs_eval.scoring")) == []
+    # only --version names the kernel in use, whose module imports numpy
+    assert ("numpy" in modules) == (argv == ("--version",))
 
 
 def test_quiet_score_imports_no_rich_nor_heavy_module(tmp_path, demo_root):

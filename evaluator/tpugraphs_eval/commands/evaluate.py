@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import display, kernels
+from .. import display
 from .._version import __version__
 from ..dataset import SPLITS
 from ..defaults import DEFAULT_PUBLIC_FRACTION
@@ -33,6 +33,20 @@ if TYPE_CHECKING:
 # and a scoring run load no hosting, compare, solution-file, polars, pandas or scipy module.
 
 COMMANDS = ("score", "validate", "codes", "solution", "compare", "export", "prepare", "cv")
+
+
+class _Version(argparse.Action):
+    """``--version``: the version and the kernel in use (C extension or numpy), looked up only when asked: the
+    kernels' module imports numpy, which ``--help`` and a misspelt option need not wait for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .. import kernels
+
+        print(f"tpugraphs-eval {__version__} (kernel: {kernels.active().description})")
+        parser.exit()
 
 
 class _Unbuilt:
@@ -64,8 +78,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Validate and score a TpuGraphs submission (ID,TopConfigs CSV). "
                     "`tpugraphs-eval SUBMISSION ...` is short for `tpugraphs-eval score SUBMISSION ...`.",
         epilog="Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem, 3 internal error.")
-    parser.add_argument("--version", action="version",
-                        version=f"tpugraphs-eval {__version__} (kernel: {kernels.active().description})")
+    parser.add_argument("--version", action=_Version, help="show the version and the kernel in use, and exit")
     commands = _OnlyCommand(parser.add_subparsers(dest="command", metavar="COMMAND"), command)
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):
