@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..atomicfile import write_atomically
+from .cache import read_cache_file
 from .codes import note
 
 BOOTSTRAP_FILE = "bootstrap-overalls"
@@ -85,19 +84,11 @@ class BootstrapCache:
         self._known = {}
         if self.folder is None:
             return self._known
-        path = self.folder / BOOTSTRAP_FILE
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except FileNotFoundError:
-            return self._known
-        except OSError as err:
-            self._corrupt(f"cannot be opened ({err.strerror or err})")
-            return self._known
-        try:
-            with os.fdopen(fd, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    raise ValueError("not a regular file")
-                _, keys, rows = read_rows(handle.read())
+            data = read_cache_file(self.folder / BOOTSTRAP_FILE)
+            if data is None:
+                return self._known
+            _, keys, rows = read_rows(data)
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
             self._corrupt(str(err))
             return self._known

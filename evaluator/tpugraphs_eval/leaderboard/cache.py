@@ -101,6 +101,26 @@ def cache_keyer(solution: str, options: dict[str, Any]) -> Callable[[str], str]:
         (before + json.dumps(submission_sha256) + after).encode()).hexdigest()
 
 
+def read_cache_file(path: Path) -> bytes | None:
+    """The bytes of a file this module or :mod:`.bootstrap_cache` wrote into the cache folder, or None when there is
+    none; never blocks on a FIFO nor follows a link.
+
+    Raises:
+        ValueError: it cannot be opened (``cannot be opened (reason)``) or is not a regular file.
+        OSError: reading it failed.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise ValueError(f"cannot be opened ({err.strerror or err})") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        return handle.read()
+
+
 class OlderStatIndex(ValueError):
     """A stat index written by an older version (format 1: one line of JSON, the submission files only)."""
 
@@ -181,17 +201,9 @@ class ScoreCache:
             return self._index
         path = self.folder / STAT_INDEX
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except FileNotFoundError:
-            return self._index
-        except OSError as err:
-            self._corrupt("", path, f"cannot be opened ({err.strerror or err}); every submission is read")
-            return self._index
-        try:
-            with os.fdopen(fd, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    raise ValueError("not a regular file")
-                self._index = read_stat_index(handle.read())
+            data = read_cache_file(path)
+            if data is not None:
+                self._index = read_stat_index(data)
         except OlderStatIndex:  # an upgrade, not a fault: every file is read once, without a warning
             pass
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
