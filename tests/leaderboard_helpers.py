@@ -55,3 +55,11 @@ def plain_standings(rows, entries) -> list[dict]:
     return [{"team": r.team, "rank": r.rank, "score": r.score,
              "scored_by": None if r.chosen is None else entries[r.chosen].id, "submissions": ids(r.submissions),
              "valid": ids(r.valid), "finals": ids(r.finals), "notes": [n["code"] for n in r.notes]} for r in rows]
+
+
+def cold_files(subs: Path, solution: Path, out: Path) -> dict[str, str]:
+    """The files of a build that reads and scores every file (no cache, 1 worker, 20 resamples), to compare a
+    warm build's with."""
+    from tpugraphs_eval.leaderboard import build_leaderboard
+
+    return build_leaderboard(subs, solution, out, workers=1, resamples=20, cache_dir=None).files

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from leaderboard_helpers import build_folder
+from leaderboard_helpers import build_folder, cold_files
 
 from tpugraphs_eval import DataError
 from tpugraphs_eval.commands import leaderboard as cli
@@ -27,11 +27,6 @@ from tpugraphs_eval.options import Options
 from tpugraphs_eval.truth.solution import load_solution
 
 SPEC = {"north": [("n1", 0.2, True), ("n2", 0.6, False)], "south": [("s1", 0.4, True)]}
-
-
-def _cold(subs: Path, solution: Path, out: Path) -> dict[str, str]:
-    """The files of a build that reads and scores every file (no cache); ``out`` named as the others, the title."""
-    return build_leaderboard(subs, solution, out, workers=1, resamples=20, cache_dir=None).files
 
 
 def _forbid_reads(monkeypatch) -> list[str]:
@@ -69,7 +64,7 @@ def test_a_warm_rebuild_reads_no_submission_bytes(demo_solution, tmp_path, monke
     monkeypatch.setattr(scorer, "PARALLEL_MIN_BYTES", 0)  # with 2 workers: the files are read in the workers
     first = build_leaderboard(subs, demo_solution, out, workers=workers, resamples=20)
     assert (first.counts["scored"], first.counts["cached"]) == (3, 0)
-    assert first.files == _cold(subs, demo_solution, tmp_path / "cold" / "out")
+    assert first.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")
     asked = _forbid_reads(monkeypatch)
     second = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
     assert asked == []
@@ -98,7 +93,7 @@ def test_a_file_rewritten_in_place_with_size_and_mtime_kept_reuses_the_cached_sc
     rehashed = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20, rehash=True)
     assert (rehashed.counts["scored"], rehashed.counts["cached"]) == (1, 2)
     assert _submission(rehashed.document, "north/n1.csv")["sha256"] == hashlib.sha256(changed).hexdigest()
-    assert rehashed.files == _cold(subs, demo_solution, tmp_path / "cold" / "out") != first.files
+    assert rehashed.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out") != first.files
 
 
 def test_the_rehash_option_reads_every_file(demo_solution, tmp_path, monkeypatch, capsys):
@@ -152,7 +147,7 @@ def test_a_changed_size_mtime_or_inode_is_read_again(demo_solution, tmp_path, ch
     second = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
     assert (second.counts["scored"], second.counts["cached"]) == (1, 2)
     assert _submission(second.document, "south/s1.csv")["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert second.files == _cold(subs, demo_solution, tmp_path / "cold" / "out")
+    assert second.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")
     index = read_stat_index((out / ".cache" / STAT_INDEX).read_bytes())["files"]
     assert index[str(path)] == [after.st_size, after.st_mtime_ns, after.st_ino, hashlib.sha256(
         path.read_bytes()).hexdigest()]  # the new stat, for the next build

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from leaderboard_helpers import build_folder
+from leaderboard_helpers import build_folder, cold_files
 
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard, cache, folder, scorer
@@ -25,10 +25,6 @@ SPEC = {"north": [("n1", 0.2, True), ("n2", 0.6, False)], "south": [("s1", 0.4, 
 
 def _build(subs: Path, solution: Path, out: Path, **options):
     return build_leaderboard(subs, solution, out, workers=1, resamples=20, **options)
-
-
-def _cold(subs: Path, solution: Path, out: Path) -> dict[str, str]:
-    return _build(subs, solution, out, cache_dir=None).files
 
 
 def _count_entry_reads(monkeypatch, per_graph: list[str] | None = None) -> list[str]:
@@ -64,7 +60,7 @@ def test_a_warm_rebuild_opens_no_cache_entry_until_the_bootstrap_asks(demo_solut
     out = tmp_path / "out"
     monkeypatch.setattr(scorer, "PARALLEL_MIN_BYTES", 0)  # with 2 workers: the entries are written by the workers
     first = build_leaderboard(subs, demo_solution, out, workers=workers, resamples=20)
-    assert first.files == _cold(subs, demo_solution, tmp_path / "cold" / "out")
+    assert first.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")
     per_graph: list[str] = []
     opened = _count_entry_reads(monkeypatch, per_graph)
     records, counts = cache_records(subs, demo_solution, out)
@@ -93,7 +89,7 @@ def test_a_warm_rebuild_opens_no_metadata_file(demo_solution, tmp_path, monkeypa
     opened = _count_metadata_reads(monkeypatch)
     second = _build(subs, demo_solution, out)
     assert opened == [] and second.files == first.files
-    assert second.files == _cold(subs, demo_solution, tmp_path / "cold" / "out")  # (a build without cache reads)
+    assert second.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")  # (a build without cache reads)
     opened.clear()
     third = _build(subs, demo_solution, out, rehash=True)  # --rehash trusts no stat: every metadata file is read
     assert sorted(opened) == ["n1.json", "n2.json", "s1.json"] and third.files == first.files
@@ -132,7 +128,7 @@ def test_metadata_changed_with_its_stat_kept_is_the_documented_limitation_and_a_
     meta.write_text('{"selected": true}')  # another size
     third = _build(subs, demo_solution, out)
     assert _selected(third.document, "north/n2.csv") is True
-    assert third.files == _cold(subs, demo_solution, tmp_path / "cold" / "out")
+    assert third.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")
 
 
 def _index_parts(path: Path) -> tuple[bytes, bytes]:
