@@ -34,9 +34,12 @@ class DenseRanks(NamedTuple):
 
 
 def dense_ranks(values: np.ndarray) -> DenseRanks:
-    """Dense ranks of ``values`` (any shape, flattened): see :class:`DenseRanks`."""
-    distinct, ranks, counts = np.unique(np.asarray(values).reshape(-1), return_inverse=True, return_counts=True)
-    return DenseRanks(ranks.astype(np.int32).reshape(-1), int(distinct.size), tied_pairs(counts))
+    """Dense ranks of ``values`` (any shape, flattened; no NaN): see :class:`DenseRanks` (by :func:`dense_ranks_into`)."""
+    flat = np.asarray(values).reshape(-1)
+    ranks = np.empty(flat.size, dtype=np.int32)
+    if flat.size == 0:
+        return DenseRanks(ranks, 0, 0)
+    return DenseRanks(ranks, *dense_ranks_into(flat, ranks))
 
 
 _RANK_CHUNK = 1 << 16
@@ -45,7 +48,7 @@ _RANK_CHUNK = 1 << 16
 
 def dense_ranks_into(y: np.ndarray, out: np.ndarray) -> tuple[int, int]:
     """Write the dense ranks of ``y`` into ``out`` and return (distinct values, tied pairs): the ranks, m and tie
-    count of :func:`dense_ranks` (``numpy.unique``'s inverse), with fewer temporaries.
+    count ``numpy.unique`` gives (its inverse and counts), with fewer temporaries.
 
     Args:
         y: (c,) one graph's runtimes (finite), c >= 1.
