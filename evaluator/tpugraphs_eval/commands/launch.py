@@ -17,6 +17,7 @@ longer walks them again and again while the command runs and once more at exit (
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 from collections.abc import Callable
 
@@ -30,35 +31,23 @@ def _one_blas_thread() -> None:
         os.environ[BLAS_THREADS_ENV] = "1"
 
 
-def _imported(load: Callable[[], Callable[[], int]]) -> Callable[[], int]:
-    """``load()`` (it imports a command and returns its ``main``) with the collector paused, then every object
+def _main_of(command: str) -> Callable[[], int]:
+    """The ``main`` of the module ``commands/<command>.py``, imported with the collector paused, then every object
     made so far frozen out of later collections."""
     _one_blas_thread()
     gc.disable()
     try:
-        return load()
+        return importlib.import_module(f"{__package__}.{command}").main
     finally:
         gc.freeze()
         gc.enable()
 
 
-def _evaluate_main() -> Callable[[], int]:
-    from .evaluate import main
-
-    return main
-
-
-def _leaderboard_main() -> Callable[[], int]:
-    from .leaderboard import main
-
-    return main
-
-
 def evaluate() -> int:
     """``tpugraphs-eval`` (:func:`.evaluate.main`)."""
-    return _imported(_evaluate_main)()
+    return _main_of("evaluate")()
 
 
 def leaderboard() -> int:
     """``tpugraphs-leaderboard`` (:func:`.leaderboard.main`)."""
-    return _imported(_leaderboard_main)()
+    return _main_of("leaderboard")()
