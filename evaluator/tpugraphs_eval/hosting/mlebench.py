@@ -131,16 +131,16 @@ def _zip_md5(path: Path) -> str:
     try:
         if not path.is_file():
             problem = "is not a file"
-        elif not zipfile.is_zipfile(path):
-            problem = "is not a zip file (MLE-bench extracts the download with zipfile)"
         else:
-            with zipfile.ZipFile(path) as archive:
+            with zipfile.ZipFile(path) as archive:  # one read of its central directory
                 names = archive.namelist()
             if not any(name.endswith(".npz") and name.startswith(DATA_FOLDERS) for name in names):
                 problem = (f"holds no graph file under {' or '.join(DATA_FOLDERS)} ({len(names)} member(s)): it is "
                            "not the TpuGraphs download, whose MD5 MLE-bench would then refuse")
-    except (OSError, zipfile.BadZipFile) as err:
-        problem = f"cannot be read ({getattr(err, 'strerror', None) or err})"
+    except zipfile.BadZipFile:
+        problem = "is not a zip file (MLE-bench extracts the download with zipfile)"
+    except OSError as err:
+        problem = f"cannot be read ({err.strerror or err})"
     if problem is None:
         try:
             return file_hexdigest(path, "md5")
