@@ -15,7 +15,7 @@ REALDATA = Path(os.environ.get("TPUGRAPHS_REALDATA", REPO.parent / "shared" / "r
 
 _TEST_CACHE = Path(tempfile.mkdtemp(prefix="tpugraphs-eval-tests-cache-"))
 os.environ["XDG_CACHE_HOME"] = str(_TEST_CACHE)
-"""The tests' own user cache folder (the prepared-truth cache, the demo data when ``$TPUGRAPHS_DEMO_CACHE`` is
+"""The tests' own user cache folder (the demo data when ``$TPUGRAPHS_DEMO_CACHE`` is
 not set), for this session and its subprocesses: the tests never read or fill the real ``~/.cache``."""
 
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from .dataset import BY_NAME, COLLECTIONS
 from .errors import UsageError
 from .options import Options
-from .prepared_cache import load_ground_truth, scan_catalog
 from .report.report import LEADERBOARDS, Report, Scores, provenance
 from .roots import resolve_data_root
 from .submission.csvfile import SubmissionSource
@@ -25,6 +24,7 @@ from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
 from .truth.eval_indices import EvalIndices, LoadedEvalIndices, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
+from .truth.npzread import load_ground_truth, scan_catalog
 
 # The scoring modules are imported where a submission is scored, so that `validate` does not load them
 # (docs/performance.md, "Imports").
@@ -195,8 +195,7 @@ class Evaluator:
              solution: str | os.PathLike[str] | None = None, options: Options = Options(),
              eval_indices_dir: str | os.PathLike[str] | None = None, validate_only: bool = False,
              public_only: bool = False, collections: Sequence[str] | None = None,
-             progress: bool = False, graphs: Mapping[str, int | None] | Iterable[str] | None = None,
-             cache: bool = True) -> Evaluator:
+             progress: bool = False, graphs: Mapping[str, int | None] | Iterable[str] | None = None) -> Evaluator:
         """Read what evaluating a split needs: its catalog (``validate_only``) or its runtimes.
 
         Args:
@@ -213,8 +212,6 @@ class Evaluator:
             progress: draw a progress bar on stderr while reading many graph files.
             graphs: score only these graphs (submission IDs, or ID → line of the file that lists them,
                 ``--graphs``): rows of the others are counted, not scored, and not missing. None: all.
-            cache: read and write the prepared-truth cache of a data root (:mod:`.prepared_cache`;
-                False: ``--no-cache``); the ground truth and every report are the same either way.
 
         Raises:
             UsageError: inconsistent options (no split, ``public_only`` without ``solution``,
@@ -240,10 +237,9 @@ class Evaluator:
         else:
             root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
             if validate_only:
-                return cls.over(scan_catalog(root, split, progress=progress, use_cache=cache), None, options,
+                return cls.over(scan_catalog(root, split, progress=progress), None, options,
                                 collections=collections, graphs=graphs)
-            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress,
-                                      use_cache=cache)
+            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
         if validate_only:
             return cls.over(truth.catalog, None, options, collections=collections, graphs=graphs)
         return cls.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir, public_only=public_only,

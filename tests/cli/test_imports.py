@@ -30,7 +30,7 @@ finally:
 """
 
 HEAVY_LIBRARIES = ("polars", "pandas", "scipy", "pyarrow", "matplotlib")
-HEAVY_OWN = ("tpugraphs_eval.hosting", "tpugraphs_eval.commands.compare", "tpugraphs_eval.scoring.compare",
+HEAVY_OWN = ("tpugraphs_eval.hosting", "tpugraphs_eval.scoring.compare",
              "tpugraphs_eval.scoring.bootstrap", "tpugraphs_eval.report.public_comparison",
              "tpugraphs_eval.report.html", "tpugraphs_eval.report.charts", "tpugraphs_eval.truth.solution",
              "tpugraphs_eval.prepare", "tpugraphs_eval.leaderboard", "tpugraphs_eval.commands.no_truth_hint")
@@ -40,7 +40,7 @@ HEAVY_OWN = ("tpugraphs_eval.hosting", "tpugraphs_eval.commands.compare", "tpugr
 def imported(tmp_path: Path, *argv: str) -> list[str]:
     """The modules loaded when ``tpugraphs-eval argv`` exits (stdout and stderr to pipes, not a terminal)."""
     listing = tmp_path / "modules.json"
-    env = {**os.environ, "TPUGRAPHS_NO_CACHE": "1"}
+    env = dict(os.environ)
     subprocess.run([sys.executable, "-c", _PROBE, str(listing), *argv], capture_output=True, text=True, env=env,
                    cwd=REPO, timeout=120)
     return json.loads(listing.read_text())

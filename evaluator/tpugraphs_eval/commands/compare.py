@@ -15,33 +15,42 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
-
-import numpy as np
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import display
+from ..defaults import COMPARE_RESAMPLES as DEFAULT_RESAMPLES
+from ..defaults import COMPARE_SEED as DEFAULT_SEED
+from ..defaults import MAX_RESAMPLES
 from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
-from ..report.public_comparison import FEW_GRAPHS, public_comparison
-from ..report.report import Report
-from ..rules.metric_table import BESIDE_PRIMARY, BY_NAME
-from ..rules.public_rule import MIN_PUBLIC_GRAPHS
-from ..scoring.bootstrap import draw_positions
-from ..scoring.compare import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    LEVEL,
-    paired_bootstrap,
-)
-from .compare_parser import add_parser  # noqa: F401 (the parser is defined there, imported without this module)
-from .entrypoint import stop_at_closed_pipe
-from .scoring_options import load_evaluator
+from .entrypoint import int_at_least, stop_at_closed_pipe
+from .scoring_options import add_scoring_options, load_evaluator
+
+if TYPE_CHECKING:  # the bootstrap, numpy and the report modules are imported when the command runs, not by --help
+    from ..report.report import Report
 
 COMPARE_FORMAT = 1
 """Version of the JSON layout of ``compare --json``."""
 
 SIGN = "difference = B - A in the collection's metric; positive means B is better"
 
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the ``compare`` command to the ``tpugraphs-eval`` sub-commands."""
+    text = "paired bootstrap over graphs: is submission B better than A? (difference B - A, 95% interval)"
+    # argparse %-formats help texts (a bare % crashed `tpugraphs-eval --help`), not descriptions
+    sub = commands.add_parser("compare", help=text.replace("%", "%%"),
+                              description=text + ". Positive differences mean B is better.")
+    sub.add_argument("a", type=Path, metavar="A", help="the reference submission CSV")
+    sub.add_argument("b", type=Path, metavar="B", help="the submission compared with A")
+    add_scoring_options(sub)
+    sub.add_argument("--resamples", type=int_at_least(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES, metavar="N",
+                     help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}, at most {MAX_RESAMPLES:,})")
+    sub.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED,
+                     help=f"seed of the resampling (default {DEFAULT_SEED})")
+    sub.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH (`-`: stdout, the "
+                                                    "table then goes to stderr)")
 
 
 def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Report]:
@@ -79,6 +88,11 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     Raises:
         UsageError: the reports are not over the same graphs; ``public_only`` without a public leaderboard.
     """
+    from ..report.public_comparison import public_comparison
+    from ..rules.metric_table import BY_NAME
+    from ..scoring.bootstrap import draw_positions
+    from ..scoring.compare import LEVEL, paired_bootstrap
+
     if public_only and not all("public" in r.leaderboards for r in (a, b)):
         raise UsageError("--public-only compares the public leaderboard: score against a solution file")
     scores_a, scores_b = (r.leaderboards["public"] if public_only else r.scores for r in (a, b))
@@ -110,9 +124,12 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
     return public_comparison(document, collections, overall).to_dict() if public_only else document
 
 
-def _secondary(scores_a, scores_b, positions: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+def _secondary(scores_a, scores_b, positions: dict) -> dict[str, dict[str, Any]]:
     """The paired bootstrap of the secondary metric shown beside the value (OPA) over the collections that have
     it (layout), with the primary comparison's resamples: ``{opa: {name: Difference.to_dict() + n_graphs}}``."""
+    from ..rules.metric_table import BESIDE_PRIMARY, BY_NAME
+    from ..scoring.compare import paired_bootstrap
+
     names = [n for n, r in scores_a.collections.items() if BESIDE_PRIMARY in r.per_graph]
     if not names:
         return {}
@@ -124,13 +141,17 @@ def _secondary(scores_a, scores_b, positions: dict[str, np.ndarray]) -> dict[str
 
 
 def _fmt(value: float | None, digits: int = 4, sign: bool = False) -> str:
-    return "—" if value is None or np.isnan(value) else f"{value:{'+' if sign else ''}.{digits}f}"
+    return "—" if value is None or value != value else f"{value:{'+' if sign else ''}.{digits}f}"
 
 
 def _show(console, document: dict[str, Any]) -> None:
     from rich import box
     from rich.table import Table
     from rich.text import Text
+
+    from ..report.public_comparison import FEW_GRAPHS
+    from ..rules.metric_table import BY_NAME
+    from ..rules.public_rule import MIN_PUBLIC_GRAPHS
 
     console.print(Text(f"A: {safe(str(document['a']))}\nB: {safe(str(document['b']))}", style="bold"))
     if document["selected_collections"] is not None:

@@ -22,7 +22,7 @@ from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, NoGroundTruthErr
 from . import cv as cv_command
 from . import export
 from . import prepare as prepare_command
-from .compare_parser import add_parser as add_compare_parser
+from . import compare as compare_command
 from .entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
 from .scoring_options import add_scoring_options, load_evaluator
 
@@ -49,37 +49,15 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-class _Unbuilt:
-    """Stands for a command parser whose arguments are not built: every call on it does nothing and returns it."""
-
-    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
-        return lambda *args, **kwargs: self
-
-
-class _OnlyCommand:
-    """The sub-command action of :func:`_parser`, adding every command (its name and help: ``--help`` lists them
-    all) but building the arguments of one only: argparse hands the rest of the line to that command's parser
-    alone, and building the others' (about 120 arguments, each looking up its messages' translations) took
-    longer than validating a Kaggle-sized submission."""
-
-    def __init__(self, action: argparse._SubParsersAction, command: str | None):
-        self._action, self._command = action, command
-
-    def add_parser(self, name: str, **kwargs):
-        parser = self._action.add_parser(name, **kwargs)
-        return parser if self._command is None or name == self._command else _Unbuilt()
-
-
-def _parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with ``command`` (a name of :data:`COMMANDS`, or ``""`` for none) only that command's
-    arguments are built (:class:`_OnlyCommand`): what :func:`run` needs to parse one command line."""
+def _parser() -> argparse.ArgumentParser:
+    """The parser of ``tpugraphs-eval`` and its commands."""
     parser = ArgumentParser(
         prog="tpugraphs-eval",
         description="Validate and score a TpuGraphs submission (ID,TopConfigs CSV). "
                     "`tpugraphs-eval SUBMISSION ...` is short for `tpugraphs-eval score SUBMISSION ...`.",
         epilog="Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem, 3 internal error.")
     parser.add_argument("--version", action=_Version, help="show the version and the kernel in use, and exit")
-    commands = _OnlyCommand(parser.add_subparsers(dest="command", metavar="COMMAND"), command)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):
         sub = commands.add_parser(name, help=help_text, description=help_text)
@@ -105,7 +83,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             sub.add_argument("--validate-only", action="store_true", help="same as the `validate` command")
             sub.add_argument("--per-graph", action="store_true",
                              help="also print every graph's metrics (and tile means per program)")
-    add_compare_parser(commands)
+    compare_command.add_parser(commands)
     codes = commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
     codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
     codes.add_argument("--errors", action="store_true", help="the codes of data and usage errors (exit 2) instead")
@@ -297,15 +275,9 @@ def _codes(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _compare(args: argparse.Namespace) -> int:
-    from .compare import run_compare
-
-    return run_compare(args)
-
-
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution,
-    "compare": _compare, "export": export.run,
+    "compare": compare_command.run_compare, "export": export.run,
     "prepare": prepare_command.run, "cv": cv_command.run}
 """Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
 :data:`COMMANDS` and its handler here)."""
@@ -314,7 +286,7 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
     argv = _argv(argv)
-    parser = _parser(argv[0] if argv and argv[0] in COMMANDS else "")
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:  # as the other entry points say it: usage, then a coded error (exit 2)
         parser.error("the following arguments are required: COMMAND, or the submission file(s) to score "

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..api import Evaluator
 
 SCORING_OPTIONS = ("--split", "--data-root", "--solution", "--public-only", "--collections", "--graphs", "--fold",
-                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--no-progress", "--no-cache")
+                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--no-progress")
 """The options :func:`add_scoring_options` adds (``validate``: all but ``--tile-runtime``, ``--configs``,
 ``--eval-indices``, which only change scores)."""
 
@@ -64,9 +64,6 @@ def add_scoring_options(parser: argparse.ArgumentParser, *, scored: bool = True)
                             help="folder of the official {xla,nlp}_{default,random}.json index lists "
                                  "(for --configs official; the demo brings its own)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="read the data root's .npz files, not the prepared-truth cache, and leave the cache as "
-                             "it is (same results; docs/performance.md)")
 
 
 def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: bool = False) -> Evaluator:
@@ -90,4 +87,4 @@ def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: b
     return Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
                           eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
                           public_only=args.public_only, collections=args.collections, progress=progress,
-                          graphs=graphs, cache=not getattr(args, "no_cache", False))
+                          graphs=graphs)
