@@ -1,0 +1,229 @@
+"""The one reader of ``.npz`` files, on the standard library: :mod:`zipfile` for the archive and
+:mod:`numpy.lib.format` for each member's ``.npy`` header; nothing is unpickled. The ground truth (:mod:`.npzread`),
+``prepare`` (:mod:`..prepare.npzwrite`), the demo data and the kit all read through it.
+
+Checked from the central directory, before a byte is inflated (:func:`open_npz`, :func:`check_member`): a member
+stored twice (``x`` and ``x.npy`` count as one name: ``NPZ_DUPLICATE_MEMBER``), the encryption flag
+(``NPZ_ENCRYPTED``), flag bits 5 and 6 (patched data, strong encryption: ``NPZ_UNREADABLE``), a method other
+than stored or deflate (``NPZ_COMPRESSION_UNSUPPORTED``) and a declared uncompressed size over the caller's cap
+(``NPZ_MEMBER_TOO_LARGE``). Then numpy reads the ``.npy`` header: format 1.0 or 2.0, at most
+:data:`MAX_NPY_HEADER_BYTES`, a dict of exactly ``descr``, ``fortran_order``, ``shape`` read by
+``ast.literal_eval``; a structured dtype or a negative dimension is refused too (``NPZ_UNREADABLE``). The bytes
+the shape declares must fit in the member (``NPZ_MEMBER_TOO_LARGE``); they are read into one buffer of that
+size, 1 MiB at a time, and zipfile checks the CRC-32 at the member's end (``NPZ_CORRUPT``, as for a corrupt
+deflate stream or a member cut short).
+
+Every refusal is :class:`Unusable` (code of :data:`tpugraphs_eval.errors.ERROR_CODES`, reason without the path):
+the caller names the file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import zipfile
+import zlib
+from collections.abc import Iterator
+from typing import BinaryIO
+
+import numpy as np
+
+from ..safeopen import InputRefused, open_regular_file
+
+MAX_NPY_HEADER_BYTES = 10_000
+"""Largest ``.npy`` header read: numpy's own default (``max_header_size``); numpy writes about 120 bytes."""
+MAX_NPZ_BYTES = 16 << 30
+"""Largest ``.npz`` file opened: 16 GiB (the largest real layout graph with its features is well under 1 GB)."""
+CHUNK = 1 << 20
+"""Uncompressed bytes asked of a member at a time."""
+READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError,
+               NotImplementedError, RuntimeError, OverflowError, IndexError, KeyError)
+"""What :mod:`zipfile`, :mod:`zlib` and numpy raise on a damaged archive; :func:`coded` turns each into
+:class:`Unusable`."""
+
+
+class Unusable(Exception):
+    """A member (or file) that cannot be used: ``args = (code, reason without the path)``."""
+
+
+def coded(err: Exception) -> Unusable:
+    """:class:`Unusable` for what reading an archive raised: ``NPZ_CORRUPT`` for a bad CRC-32, a corrupt deflate
+    stream or a member cut short, ``NPZ_UNREADABLE`` for anything else."""
+    if isinstance(err, Unusable):
+        return err
+    text = f"{type(err).__name__}: {err}"
+    if isinstance(err, (EOFError, zlib.error)) or "CRC-32" in str(err):
+        return Unusable("NPZ_CORRUPT", f"a member does not decompress ({text})")
+    return Unusable("NPZ_UNREADABLE", f"not a readable .npz file ({text})")
+
+
+def open_npz(handle: BinaryIO) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
+    """The archive open on ``handle`` and its members by key (the name without ``.npy``).
+
+    Raises:
+        Unusable: ``NPZ_UNREADABLE`` (not a zip archive, a malformed directory), ``NPZ_DUPLICATE_MEMBER``.
+    """
+    try:
+        archive = zipfile.ZipFile(handle)
+    except zipfile.BadZipFile as err:
+        if str(err) == "File is not a zip file":
+            raise Unusable("NPZ_UNREADABLE", "not a readable .npz file (not a zip archive: a corrupt or partial "
+                           "download?)") from None
+        raise coded(err) from None
+    except READ_ERRORS as err:
+        raise coded(err) from None
+    members: dict[str, zipfile.ZipInfo] = {}
+    twice = []
+    for info in archive.infolist():
+        key = info.filename.removesuffix(".npy")
+        if key in members:
+            twice.append(key)
+        members.setdefault(key, info)
+    if twice:
+        archive.close()
+        raise Unusable("NPZ_DUPLICATE_MEMBER", f"{', '.join(sorted(set(twice)))} stored more than once (a zip "
+                       "archive numpy does not write: which copy is meant is unknown)")
+    return archive, members
+
+
+def check_member(info: zipfile.ZipInfo, key: str, max_bytes: int | None = None) -> None:
+    """Refuse ``key``'s member from its directory entry alone (module docstring).
+
+    Raises:
+        Unusable: ``NPZ_ENCRYPTED``, ``NPZ_UNREADABLE`` (flag bit 5 or 6), ``NPZ_COMPRESSION_UNSUPPORTED``,
+            ``NPZ_MEMBER_TOO_LARGE`` (a declared size over ``max_bytes``).
+    """
+    if info.flag_bits & 0x1:
+        raise Unusable("NPZ_ENCRYPTED", f"{key} is encrypted (zip flag bit 0)")
+    if info.flag_bits & 0x60:
+        raise Unusable("NPZ_UNREADABLE", f"not a readable .npz file ({key} uses zip flag bit "
+                       f"{5 if info.flag_bits & 0x20 else 6} (patched data or strong encryption), which is not supported)")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise Unusable("NPZ_COMPRESSION_UNSUPPORTED", f"{key} uses zip compression method {info.compress_type}, "
+                       "not stored (0) or deflate (8)")
+    if max_bytes is not None and info.file_size > max_bytes:
+        raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key} declares {info.file_size:,} bytes uncompressed, more than "
+                       f"the limit of {max_bytes:,}")
+
+
+def read_header(member: BinaryIO, key: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """``(shape, fortran_order, dtype)`` of the ``.npy`` stream ``member``, left at its first data byte.
+
+    Raises:
+        Unusable: ``NPZ_UNREADABLE`` (module docstring). What the stream itself raises (zipfile's CRC) passes.
+    """
+    try:
+        version = np.lib.format.read_magic(member)
+        reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}[version]
+        shape, fortran, dtype = reader(member, max_header_size=MAX_NPY_HEADER_BYTES)
+        if dtype.names is not None or dtype.subdtype is not None or min(shape, default=0) < 0:
+            raise ValueError("a structured dtype or a negative dimension")
+    except (ValueError, KeyError, TypeError, SyntaxError, RecursionError):
+        raise Unusable("NPZ_UNREADABLE", f"{key} is not a numpy array (.npy format 1.0 or 2.0) member") from None
+    return shape, fortran, dtype
+
+
+def read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str, *, vector: bool = False) -> np.ndarray:
+    """The array of member ``info`` (read-only), checked by :func:`check_member` first.
+
+    Args:
+        vector: refuse anything but a non-empty 1-D integer or float array (``NPZ_ARRAY_INVALID``), before its
+            data are read.
+
+    Raises:
+        Unusable: ``NPZ_ARRAY_INVALID`` (an object array; with ``vector``: another shape or dtype),
+            ``NPZ_MEMBER_TOO_LARGE`` (the header declares more bytes than the member holds), ``NPZ_CORRUPT``,
+            ``NPZ_UNREADABLE``.
+    """
+    try:
+        with archive.open(info) as member:
+            shape, fortran, dtype = read_header(member, key)
+            if dtype.hasobject or (vector and (dtype.kind not in "iuf" or len(shape) != 1 or shape[0] == 0)):
+                what = "a non-empty 1-D numeric array" if vector else "an array of numbers (no Python objects)"
+                raise Unusable("NPZ_ARRAY_INVALID", f"{key} must be {what}, found {dtype} {shape}")
+            need = math.prod(shape) * dtype.itemsize
+            if member.tell() + need > info.file_size:
+                raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape} ({need:,} "
+                               f"bytes), more than the {info.file_size:,} bytes the member holds")
+            buffer = bytearray(need)
+            _fill(member, memoryview(buffer), key)
+            while member.read(CHUNK):  # to the member's end, where zipfile checks its CRC-32
+                pass
+    except READ_ERRORS as err:
+        raise coded(err) from None
+    array = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    array.flags.writeable = False
+    return array
+
+
+def _fill(member: BinaryIO, target: memoryview, key: str) -> None:
+    """Fill ``target`` from ``member``, :data:`CHUNK` bytes at a time (no second copy of a large member)."""
+    done = 0
+    while done < len(target):
+        piece = member.read(min(CHUNK, len(target) - done))
+        if not piece:
+            raise Unusable("NPZ_CORRUPT", f"{key} ends after {done:,} of its {len(target):,} data bytes")
+        target[done:done + len(piece)] = piece
+        done += len(piece)
+
+
+def open_file(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened by :func:`~tpugraphs_eval.safeopen.open_regular_file` (a FIFO or device refused unread).
+
+    Raises:
+        Unusable: ``INPUT_NOT_A_FILE`` (not a regular file), ``NPZ_UNREADABLE`` (missing, unreadable, over
+            :data:`MAX_NPZ_BYTES`).
+    """
+    try:
+        return open_regular_file(path, MAX_NPZ_BYTES)
+    except InputRefused as refused:
+        raise Unusable("INPUT_NOT_A_FILE" if refused.kind == "not_a_file" else "NPZ_UNREADABLE",
+                       refused.reason) from None
+
+
+def iter_member_chunks(path: str | os.PathLike[str], key: str, rows_per_chunk: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield ``(start, rows)``: rows ``start`` to ``start + k`` (``k <= rows_per_chunk``) of member ``key`` of
+    the ``.npz`` at ``path``, shape ``(k, *shape[1:])``, read piece by piece: memory for one chunk, whatever
+    the member's size (a layout graph's ``node_config_feat``, (c, nc, 18) float32, can be GBs). A 0-d array or
+    one stored in Fortran order is read whole, then sliced. The last chunk's end checks the CRC-32.
+
+    Raises:
+        Unusable: ``NPZ_KEY_MISSING`` (no member ``key``), as :func:`open_file`, :func:`open_npz`,
+            :func:`check_member` and :func:`read_array`.
+    """
+    with open_file(path) as handle:
+        archive, members = open_npz(handle)
+        with archive:
+            if key not in members:
+                raise Unusable("NPZ_KEY_MISSING", f"no {key} (keys: {', '.join(members)})")
+            info = members[key]
+            check_member(info, key)
+            rows = max(1, rows_per_chunk)
+            try:
+                with archive.open(info) as member:
+                    shape, fortran, dtype = read_header(member, key)
+                    if shape and not fortran and not dtype.hasobject:
+                        yield from _row_chunks(member, info, key, shape, dtype, rows)
+                        return
+            except READ_ERRORS as err:
+                raise coded(err) from None
+            whole = read_array(archive, info, key)
+            if whole.ndim == 0:
+                yield 0, whole
+            for start in range(0, len(whole) if whole.ndim else 0, rows):
+                yield start, whole[start:start + rows]
+
+
+def _row_chunks(member: BinaryIO, info: zipfile.ZipInfo, key: str, shape: tuple[int, ...], dtype: np.dtype,
+                rows: int) -> Iterator[tuple[int, np.ndarray]]:
+    row_bytes = math.prod(shape[1:]) * dtype.itemsize
+    if member.tell() + shape[0] * row_bytes > info.file_size:
+        raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape}, more than the "
+                       f"{info.file_size:,} bytes the member holds")
+    for start in range(0, shape[0], rows):
+        count = min(rows, shape[0] - start)
+        buffer = bytearray(count * row_bytes)
+        _fill(member, memoryview(buffer), key)
+        yield start, np.frombuffer(buffer, dtype=dtype).reshape((count, *shape[1:]))
+    while member.read(CHUNK):  # to the member's end, where zipfile checks its CRC-32
+        pass
