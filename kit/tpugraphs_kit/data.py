@@ -7,18 +7,17 @@ the real files: all graphs ``node_feat`` float32 (n, 140), ``node_opcode`` uint8
 ``config_runtime_normalizers`` int64 (c,); layout ``node_config_feat`` float32 (c, nc, 18),
 ``node_config_ids`` int64 (nc,), ``node_splits`` int64 (1, k).
 
-Every read opens the file with ``allow_pickle=False`` and reads only the key asked for (numpy's
-``NpzFile`` reads one zip member per key), so a layout graph's multi-GB ``node_config_feat`` is read only
-when asked for, and :meth:`Graph.iter_rows` can read it a block of configurations at a time.
+Every read goes through the evaluator's one ``.npz`` reader (:mod:`tpugraphs_eval.truth.npz`: zipfile and
+numpy.lib.format, nothing unpickled) and reads only the keys asked for, so a layout graph's multi-GB
+``node_config_feat`` is read only when asked for, and :meth:`Graph.iter_rows` can read it a block of
+configurations at a time.
 """
 
 from __future__ import annotations
 
 import os
-import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
@@ -31,8 +30,7 @@ from tpugraphs_eval.dataset import (
     submission_id,
 )
 from tpugraphs_eval.progress import track
-from tpugraphs_eval.safeopen import InputRefused, open_regular_file
-from tpugraphs_eval.truth.npzread import MAX_NPZ_BYTES
+from tpugraphs_eval.truth import npz
 
 from .errors import KitError
 
@@ -123,8 +121,7 @@ class Graph:
 
     def keys(self) -> list[str]:
         """The keys stored in the file (reads the zip directory only)."""
-        with self._open() as npz:
-            return list(npz.files)
+        return self._read(())
 
     def __getitem__(self, key: str) -> np.ndarray:
         """The array stored under ``key``, read on first access (only that zip member).
@@ -140,18 +137,24 @@ class Graph:
         """Read ``keys`` (those not read yet) in one opening of the file; returns {key: array}."""
         todo = [k for k in keys if k not in self._arrays]
         if todo:
-            with self._open() as npz:
-                missing = [k for k in todo if k not in npz.files]
-                if missing:
-                    raise KitError("MISSING_KEY", f"{self.path} has no {', '.join(missing)} "
-                                                  f"(keys: {', '.join(npz.files)})")
-                try:
-                    for key in todo:
-                        self._arrays[key] = npz[key]
-                except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-                    raise KitError("UNREADABLE_GRAPH", f"{self.path}: cannot read {key} "
-                                                       f"({type(err).__name__}: {err})") from None
+            self._read(todo)
         return {k: self._arrays[k] for k in keys}
+
+    def _read(self, todo: Sequence[str]) -> list[str]:
+        """Read the keys ``todo`` into the graph; the file's keys."""
+        try:
+            with npz.open_file(self.path) as handle:
+                archive, members = npz.open_npz(handle)
+                with archive:
+                    if missing := [k for k in todo if k not in members]:
+                        raise KitError("MISSING_KEY", f"{self.path} has no {', '.join(missing)} "
+                                                      f"(keys: {', '.join(members)})")
+                    for key in todo:
+                        npz.check_member(members[key], key)
+                        self._arrays[key] = npz.read_array(archive, members[key], key)
+                    return list(members)
+        except npz.Unusable as err:
+            raise _unreadable(self.path, err) from None
 
     def forget(self, *keys: str) -> None:
         """Drop arrays read earlier (all when no key is given), to free memory."""
@@ -190,64 +193,20 @@ class Graph:
                 yield start, array[start:start + rows]
             return
         try:
-            with self._open_file() as handle, zipfile.ZipFile(handle) as archive:
-                if f"{key}.npy" not in archive.namelist():
-                    raise KitError("MISSING_KEY", f"{self.path} has no {key}")
-                with archive.open(f"{key}.npy") as member:
-                    yield from _member_rows(member, rows)
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-            raise KitError("UNREADABLE_GRAPH", f"{self.path}: cannot read {key} ({type(err).__name__}: {err})") from None
-
-    def _open_file(self) -> BinaryIO:
-        """The ``.npz`` file opened by the evaluator's :func:`~tpugraphs_eval.safeopen.open_regular_file`: a FIFO
-        or device put in its place is refused before any read (``UNREADABLE_GRAPH``)."""
-        try:
-            return open_regular_file(self.path, MAX_NPZ_BYTES)
-        except InputRefused as refused:
-            if refused.kind == "missing":
-                raise KitError("GRAPH_NOT_FOUND", f"no graph file {self.path}") from None
-            raise KitError("UNREADABLE_GRAPH", f"graph file {self.path} {refused.reason}") from None
-
-    def _open(self):
-        handle = self._open_file()
-        try:
-            npz = np.load(handle, allow_pickle=False)
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-            handle.close()
-            raise KitError("UNREADABLE_GRAPH", f"{self.path} is not a readable .npz file ({err})") from None
-        npz.fid = handle  # np.load does not own a file object it is given: closing the NpzFile closes it
-        return npz
+            yield from npz.iter_member_chunks(self.path, key, rows)
+        except npz.Unusable as err:
+            raise _unreadable(self.path, err) from None
 
 
-def _member_rows(member, rows: int) -> Iterator[tuple[int, np.ndarray]]:
-    """Rows of one ``.npy`` stream, ``rows`` at a time (numpy's documented header readers, no pickle)."""
-    version = np.lib.format.read_magic(member)
-    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-    shape, fortran_order, dtype = read_header(member)
-    if dtype.hasobject:
-        raise ValueError("object arrays are not read (allow_pickle=False)")
-    if fortran_order or not shape:
-        array = np.frombuffer(member.read(), dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
-        for start in range(0, max(len(array) if shape else 1, 1), rows):
-            yield start, array[start:start + rows] if shape else array
-        return
-    row_shape = shape[1:]
-    row_bytes = int(np.prod(row_shape, dtype=np.int64)) * dtype.itemsize
-    for start in range(0, shape[0], rows):
-        n = min(rows, shape[0] - start)
-        buffer = _read_exact(member, n * row_bytes)
-        yield start, np.frombuffer(buffer, dtype=dtype).reshape((n, *row_shape))
-
-
-def _read_exact(stream, size: int) -> bytes:
-    parts, got = [], 0
-    while got < size:
-        chunk = stream.read(size - got)
-        if not chunk:
-            raise EOFError(f"the array ends after {got} of {size} bytes")
-        parts.append(chunk)
-        got += len(chunk)
-    return b"".join(parts)
+def _unreadable(path: Path, err: npz.Unusable) -> KitError:
+    """The kit's error for a refusal of the ``.npz`` reader (``GRAPH_NOT_FOUND``, ``MISSING_KEY``,
+    ``UNREADABLE_GRAPH``, with the reader's code in the message)."""
+    code, reason = err.args
+    if reason == "does not exist":
+        return KitError("GRAPH_NOT_FOUND", f"no graph file {path}")
+    if code == "NPZ_KEY_MISSING":
+        return KitError("MISSING_KEY", f"{path} has {reason}")
+    return KitError("UNREADABLE_GRAPH", f"graph file {path}: [{code}] {reason}")
 
 
 def load_graph(root: RootLike, collection_name: str | Collection, split: str, name: str,

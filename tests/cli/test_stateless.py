@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import shutil
 
-from tpugraphs_eval.commands.evaluate import main
-
 from conftest import REPO
+
+from tpugraphs_eval.commands.evaluate import main
 
 SAMPLE = REPO / "sample_submissions" / "demo_random_test.csv"
 

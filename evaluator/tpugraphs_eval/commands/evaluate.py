@@ -19,10 +19,10 @@ from ..dataset import SPLITS
 from ..defaults import DEFAULT_PUBLIC_FRACTION
 from ..display import safe
 from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, NoGroundTruthError, UsageError
+from . import compare as compare_command
 from . import cv as cv_command
 from . import export
 from . import prepare as prepare_command
-from . import compare as compare_command
 from .entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
 from .scoring_options import add_scoring_options, load_evaluator
 

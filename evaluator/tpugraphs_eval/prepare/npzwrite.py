@@ -25,6 +25,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import DataError
+from ..truth.npz import READ_ERRORS, Unusable, check_member, coded, open_file, open_npz, read_header
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Timestamp of every member written (the earliest zip allows): output bytes do not depend on the clock."""
@@ -37,23 +38,9 @@ ROW_SAMPLED = ("node_config_feat", "config_feat")
 Advance = Callable[[int], None]
 
 
-def _header(member: BinaryIO, where: str) -> tuple[tuple[int, int], tuple[int, ...], bool, np.dtype]:
-    try:
-        version = np.lib.format.read_magic(member)
-        reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-        shape, fortran, dtype = reader[version](member)
-    except (ValueError, KeyError):
-        raise DataError(f"{where} is not a numpy array (.npy format 1.0 or 2.0) member",
-                        code="NPZ_UNREADABLE") from None
-    if dtype.hasobject:
-        raise DataError(f"{where} holds Python objects (a pickle): not read", code="NPZ_UNREADABLE")
-    return version, shape, fortran, dtype
-
-
-def _write_header(out: BinaryIO, version: tuple[int, int], shape: tuple[int, ...], dtype: np.dtype) -> None:
-    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": shape}
-    (np.lib.format.write_array_header_1_0 if version == (1, 0) else np.lib.format.write_array_header_2_0)(
-        out, header)
+def _write_header(out: BinaryIO, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                                              "shape": shape})
 
 
 def _info(name: str, size: int) -> tuple[zipfile.ZipInfo, bool]:
@@ -68,7 +55,7 @@ def _copy(src: BinaryIO, out: BinaryIO, size: int, advance: Advance) -> None:
     while left > 0:
         chunk = src.read(min(CHUNK, left))
         if not chunk:
-            raise DataError("a member ends early", code="NPZ_CORRUPT")
+            raise Unusable("NPZ_CORRUPT", "a member ends early")
         out.write(chunk)
         left -= len(chunk)
         advance(len(chunk))
@@ -83,7 +70,7 @@ def _rows(src: BinaryIO, out: BinaryIO, count: int, row_bytes: int, keep: np.nda
             break
         row = src.read(row_bytes)
         if len(row) != row_bytes:
-            raise DataError("a member ends early", code="NPZ_CORRUPT")
+            raise Unusable("NPZ_CORRUPT", "a member ends early")
         advance(row_bytes)
         if i == nxt:
             out.write(row)
@@ -108,48 +95,54 @@ def write_public_test_file(source: Path, target: Path, keep: np.ndarray | None, 
             dimension is not the config count, no ``config_runtime``.
     """
     try:
-        with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
-            infos = archive.infolist()
-            names = [i.filename.removesuffix(".npy") for i in infos]
-            if ZEROED not in names:
-                raise DataError(f"{source}: no config_runtime (keys: {', '.join(names)})", code="NPZ_KEY_MISSING")
-            with archive.open(infos[names.index(ZEROED)]) as member:
-                _, shape, _, _ = _header(member, f"{source}: config_runtime")
-            configs = int(shape[0]) if len(shape) == 1 else -1
-            if configs < 1:
-                raise DataError(f"{source}: config_runtime has shape {shape}, not (c,)", code="NPZ_ARRAY_INVALID")
-            kept = configs if keep is None else int(keep.size)
-            for info, key in zip(infos, names):
-                _write_member(archive, written, info, key, configs, keep, advance, f"{source}: {key}")
-    except (zipfile.BadZipFile, EOFError, OSError) as err:
+        with open_file(source) as handle:
+            archive, members = open_npz(handle)
+            with archive, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
+                if ZEROED not in members:
+                    raise Unusable("NPZ_KEY_MISSING", f"no config_runtime (keys: {', '.join(members)})")
+                for key, info in members.items():
+                    check_member(info, key)
+                with archive.open(members[ZEROED]) as member:
+                    shape, _, _ = read_header(member, ZEROED)
+                configs = int(shape[0]) if len(shape) == 1 else -1
+                if configs < 1:
+                    raise Unusable("NPZ_ARRAY_INVALID", f"config_runtime has shape {shape}, not (c,)")
+                for key, info in members.items():
+                    _write_member(archive, written, info, key, configs, keep, advance)
+    except READ_ERRORS as err:
         if isinstance(err, OSError) and err.filename is not None and Path(err.filename) == target:
             raise
-        raise DataError(f"{source}: not a readable .npz file ({type(err).__name__}: {err})",
-                        code="NPZ_UNREADABLE") from None
-    return kept
+        refused = coded(err)
+    except Unusable as err:
+        refused = err
+    else:
+        return configs if keep is None else int(keep.size)
+    raise DataError(f"{source}: {refused.args[1]}", code=refused.args[0])
 
 
 def _write_member(archive: zipfile.ZipFile, written: zipfile.ZipFile, info: zipfile.ZipInfo, key: str,
-                  configs: int, keep: np.ndarray | None, advance: Advance, where: str) -> None:
+                  configs: int, keep: np.ndarray | None, advance: Advance) -> None:
     out_info, zip64 = _info(info.filename, info.file_size)
     sampled = key in ROW_SAMPLED and keep is not None
     with archive.open(info) as member, written.open(out_info, "w", force_zip64=zip64) as out:
         if key not in (ZEROED, ONES) and not sampled:  # unchanged: its bytes, header included
             _copy(member, out, info.file_size, advance)
             return
-        version, shape, fortran, dtype = _header(member, where)
+        shape, fortran, dtype = read_header(member, key)
+        if dtype.hasobject:
+            raise Unusable("NPZ_UNREADABLE", f"{key} holds Python objects (a pickle): not read")
         header_bytes = member.tell()
         advance(header_bytes)
         if key in (ZEROED, ONES):
             n = configs if keep is None else keep.size
-            np.lib.format.write_array(out, np.full(n, 0 if key == ZEROED else 1, dtype=dtype), version=version)
+            np.lib.format.write_array(out, np.full(n, 0 if key == ZEROED else 1, dtype=dtype))
             advance(info.file_size - header_bytes)
             return
         if fortran or not shape or shape[0] != configs:
-            raise DataError(f"{where} has shape {shape}{' in Fortran order' if fortran else ''}: its rows cannot "
-                            f"be sampled with the {configs} configs", code="NPZ_ARRAY_INVALID")
+            raise Unusable("NPZ_ARRAY_INVALID", f"{key} has shape {shape}{' in Fortran order' if fortran else ''}: "
+                           f"its rows cannot be sampled with the {configs} configs")
         row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * dtype.itemsize
-        _write_header(out, version, (int(keep.size), *shape[1:]), dtype)
+        _write_header(out, (int(keep.size), *shape[1:]), dtype)
         _rows(member, out, configs, row_bytes, keep, advance)
         while member.read(CHUNK):  # to the end of the member, where its CRC-32 is checked
             pass
