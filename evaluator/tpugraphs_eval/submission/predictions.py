@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +43,8 @@ _NOTHING_READ = ("EMPTY_FILE", "PREDICTIONS_UNREADABLE", "PREDICTIONS_COLUMNS")
 _NPZ_SLACK_BYTES = 1 << 16
 """An npz member may exceed 8 bytes per expected value by this much (the .npy header) before it is refused
 unread (a member declaring a huge array)."""
+ROWS_SLACK = 1000
+"""A predictions table may hold twice the split's configurations plus this many rows (:func:`row_limit`)."""
 
 
 @dataclass
@@ -166,41 +167,45 @@ def _check_mapping(checker: _Checker, items: Iterable[tuple[str, Any]]) -> str:
     return digest.hexdigest()
 
 
+_NPZ_PROBLEMS = {"NPZ_MEMBER_TOO_LARGE": "PREDICTION_WRONG_SHAPE", "NPZ_ENCRYPTED": "PREDICTIONS_UNREADABLE",
+                 "NPZ_COMPRESSION_UNSUPPORTED": "PREDICTIONS_UNREADABLE"}
+"""The problem of a member the ``.npz`` reader refuses, by its code; any other refusal: ``PREDICTION_NOT_NUMBER``."""
+
+
 def _check_npz(checker: _Checker, path: Path) -> tuple[int, str]:
-    """The arrays of an npz archive, member by member (a member larger than any graph needs is not read)."""
+    """The arrays of an npz archive, member by member, through the one ``.npz`` reader (:mod:`..truth.npz`): a
+    member declaring more bytes than any graph needs is not read."""
+    from ..truth.npz import Unusable, check_member, open_file, open_npz, read_array
+
     digest = hashlib.sha256()
     longest = max((int(g.n_configs.max()) for g in checker.catalog.collections.values() if g.n_configs.size),
                   default=0)
     longest = max([longest, *(int(s.size) for lists in checker.sampled.values() for s in lists.values())])
+    handle = None
     try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as err:
-        checker.log.add("PREDICTIONS_UNREADABLE", f"the npz archive cannot be read: {err}.")
+        handle = open_file(path)
+        archive, members = open_npz(handle)
+    except Unusable as err:
+        if handle is not None:
+            handle.close()
+        checker.log.add("PREDICTIONS_UNREADABLE", f"the npz archive cannot be read: [{err.args[0]}] {err.args[1]}.")
         return 0, digest.hexdigest()
-    n = 0
-    with archive:
-        for info in archive.infolist():
-            if info.is_dir():
-                continue
-            n += 1
-            graph_id = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+    with handle, archive:
+        for graph_id, info in members.items():
             spec = checker.spec(graph_id, None)
             if spec is None:
                 continue
-            if info.file_size > 8 * longest + _NPZ_SLACK_BYTES:
-                checker.log.add("PREDICTION_WRONG_SHAPE", f"the member holds {info.file_size:,} bytes, more than "
-                                f"{longest:,} predictions need: it is not read.", id=graph_id)
-                continue
             try:
-                with archive.open(info) as member:
-                    array = np.lib.format.read_array(member, allow_pickle=False)
-            except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
-                checker.log.add("PREDICTION_NOT_NUMBER", f"the member is not a .npy array of numbers ({err}).",
-                                id=graph_id)
+                check_member(info, graph_id, 8 * longest + _NPZ_SLACK_BYTES)
+                array = read_array(archive, info, graph_id)
+            except Unusable as err:
+                code, reason = err.args
+                checker.log.add(_NPZ_PROBLEMS.get(code, "PREDICTION_NOT_NUMBER"), f"the member cannot be used "
+                                f"([{code}] {reason}): it is not read.", id=graph_id)
                 continue
             _array_digest(digest, graph_id, array)
             _check_array(checker, graph_id, spec, array)
-    return n, digest.hexdigest()
+    return len(members), digest.hexdigest()
 
 
 # --- a table: Parquet or CSV -----------------------------------------------------------------------------
@@ -294,15 +299,41 @@ def _check_table_graph(checker: _Checker, table: _Table, graph_id: str, spec: Ro
         checker.store(spec, by_config if sampled is None else by_config[sampled])
 
 
-def _check_table(checker: _Checker, path: Path, csv: bool) -> int:
+def row_limit(catalog: SplitCatalog) -> int:
+    """The most rows a predictions table may hold: twice the configurations of ``catalog``'s graphs plus
+    :data:`ROWS_SLACK` (a valid table has one row per configuration); a Parquet table's count is read from its
+    footer before any column is decoded."""
+    return 2 * sum(int(g.n_configs.sum()) for g in catalog.collections.values()) + ROWS_SLACK
+
+
+def _read_frame(checker: _Checker, path: Path, csv: bool):
+    """The table as a polars frame, or None after logging ``PREDICTIONS_UNREADABLE``: not that format, more rows
+    than :func:`row_limit` (Parquet: from the footer, nothing decoded), or a list or struct column."""
     import polars as pl
 
+    what = "CSV" if csv else "Parquet"
     try:
+        if not csv:
+            rows, limit = pl.scan_parquet(path).select(pl.len()).collect().item(), row_limit(checker.catalog)
+            if rows > limit:
+                checker.log.add("PREDICTIONS_UNREADABLE", f"the Parquet table is not read: its footer declares "
+                                f"{rows:,} rows, more than the limit of {limit:,} (twice the split's configurations).")
+                return None
         frame = pl.read_csv(path, infer_schema=False) if csv else pl.read_parquet(path)
     except Exception as err:  # polars raises many kinds (ComputeError, NoDataError, OSError, ...)
-        what = "CSV" if csv else "Parquet"
         checker.log.add("PREDICTIONS_UNREADABLE", f"the file cannot be read as a {what} table "
                         f"({type(err).__name__}: {shorten(str(err).splitlines()[0] if str(err) else '')}).")
+        return None
+    if nested := [name for name, dtype in frame.schema.items() if dtype.is_nested()]:
+        checker.log.add("PREDICTIONS_UNREADABLE", f"the {what} table's column(s) {', '.join(map(repr, nested))} hold "
+                        "lists or structs; a predictions table holds one ID, config and prediction per row.")
+        return None
+    return frame
+
+
+def _check_table(checker: _Checker, path: Path, csv: bool) -> int:
+    frame = _read_frame(checker, path, csv)
+    if frame is None:
         return 0
     frame = frame.rename({name: name.lstrip("\ufeff").strip() for name in frame.columns})
     if sorted(frame.columns) != sorted(COLUMNS):
