@@ -52,8 +52,10 @@ ERROR_CODES: dict[str, str] = {
                             "so the file is not read.",
     "NPZ_SPLIT_TOO_LARGE": "The ground-truth members of one split's `.npz` files declare more than 1 GiB "
                            "uncompressed in all (each member is capped at 8 MiB; the real train split, the "
-                           "largest, holds well under the limit): the read stops at the file that would pass it, "
-                           "unread, and the message names the split.",
+                           "largest, holds well under the limit): every file's declared sizes are summed before "
+                           "any member is decompressed, and the message names the split and the file that passed it.",
+    "OUT_OF_MEMORY": "The machine ran out of memory (Python's MemoryError) while reading or scoring: the input is "
+                     "larger than this machine can hold within the size limits (docs/options.md); nothing is written.",
     # runtimes (DataError)
     "NO_GROUND_TRUTH": "Every runtime of the split is 0: the public test files, which hold no ground truth.",
     "PUBLIC_BOARD_TOO_SMALL": "A public leaderboard build (`tpugraphs-leaderboard build --public-only`) over a "

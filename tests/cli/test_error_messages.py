@@ -215,7 +215,17 @@ def _leaky_public_test_files(monkeypatch):
                         lambda source, target, keep, advance: shutil.copyfile(source, target))
 
 
-PATCHES = {"PREPARE_PUBLIC_RUNTIME": _leaky_public_test_files}
+def _no_memory_left(monkeypatch):
+    """The machine runs out of memory while reading the ground truth (issue 24 item 12: exit 3 before)."""
+    from tpugraphs_eval.truth import npzread
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(npzread, "read_array", out_of_memory)
+
+
+PATCHES = {"PREPARE_PUBLIC_RUNTIME": _leaky_public_test_files, "OUT_OF_MEMORY": _no_memory_left}
 """Codes that no input file can cause through a correct program: the program is patched to cause them."""
 
 
@@ -286,6 +296,8 @@ CASES = {
     "INVALID_SUBMISSION": _compare_invalid,
     "PUBLIC_BOARD_TOO_SMALL": _one_public_graph,
     "NO_TEAM_FOLDERS": _no_team_folders,
+    "OUT_OF_MEMORY": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,
+                                                        "--split", "test"], None),
     "DATA_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tmp_path / "gone",
                                                      "--split", "test"], tmp_path / "gone"),
     "USAGE_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,

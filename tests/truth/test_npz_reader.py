@@ -192,6 +192,16 @@ def test_a_split_may_decompress_up_to_its_cap_and_no_more(tmp_path, monkeypatch)
                            "declare more than 455 bytes uncompressed in all") and f"stopped at {root / LAYOUT / 'c.npz'}" in text
 
 
+def test_a_split_over_its_cap_decompresses_nothing(tmp_path, monkeypatch):
+    """Every file's declared sizes are summed from the zip directories first (issue 24 item 12): the old reader
+    decompressed the files before the one that passed the cap (an 11 MB root reached 1.08 GB before its refusal)."""
+    files = {name: handmade_zip([{"name": "config_runtime.npy", "raw": npy((3,), RUNTIMES)}]) for name in "abc"}
+    root = _layout_root(tmp_path, files)
+    monkeypatch.setattr(npzread, "MAX_SPLIT_BYTES", 3 * _member_bytes(3) - 1)
+    monkeypatch.setattr(npzread, "read_array", lambda *args, **kwargs: pytest.fail("a member was decompressed"))
+    assert _refusal(root)[0] == "NPZ_SPLIT_TOO_LARGE"
+
+
 def test_the_split_cap_counts_the_tile_normalizers_when_runtimes_are_read(tmp_path, monkeypatch):
     folder = tmp_path / "root" / TILE
     folder.mkdir(parents=True)
