@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+from conftest import REPO
+
 from tpugraphs_eval.commands import evaluate as cli
 
 SCORING = {"--split", "--data-root", "--solution", "--public-only", "--collections", "--graphs", "--fold", "--lenient",
@@ -55,3 +58,26 @@ def test_the_defaults_parse_the_same():
     assert parsed_compare["public_only"] is False and parsed_compare["collections"] is None
     chosen = cli._parser().parse_args(["compare", "a.csv", "b.csv", "--collections", "tile:xla, layout:nlp:random"])
     assert chosen.collections == ["tile:xla", "layout:nlp:random"]
+
+
+@pytest.mark.parametrize("command", [["score", "S"], ["validate", "S"], ["compare", "S", "S"]])
+def test_the_data_root_is_resolved_once_per_command_line(command, demo_root, monkeypatch, capsys):
+    """The output checks and the ground truth read use one resolution of --data-root (issue 21 item 4): the old
+    code resolved it twice (commands/outputs.py, then api.Evaluator.load)."""
+    from tpugraphs_eval import api, roots
+    from tpugraphs_eval.commands import outputs
+
+    calls = []
+
+    def counted(arg=None):
+        calls.append(arg)
+        return roots.resolve_data_root(arg)
+
+    monkeypatch.setattr(outputs, "resolve_data_root", counted)
+    monkeypatch.setattr(api, "resolve_data_root", counted)
+    sample = str(REPO / "sample_submissions" / "demo_random_test.csv")
+    argv = [sample if word == "S" else word for word in command]
+    quiet = ["--resamples", "10"] if command[0] == "compare" else ["-q"]
+    assert cli.main([*argv, "--data-root", "demo", "--split", "test", "--no-progress", *quiet]) == 0
+    capsys.readouterr()
+    assert calls == ["demo"]

@@ -142,10 +142,13 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
 def graphs_root(args) -> Path | None:
     """The data root folder whose ``npz/`` graphs a command reads (``args.data_root``), for
     :func:`refuse_output_is_input`'s ``data_root``; None with ``--solution`` (no graph is read) or when the
-    data root does not resolve (the command reports that itself, with its hint)."""
+    data root does not resolve (the command reports that itself, with its hint). The root is resolved once per
+    command line: it is kept as ``args.resolved_root``, which the scoring options then use
+    (:func:`.scoring_options.load_evaluator`)."""
     if getattr(args, "solution", None) is not None:
         return None
     try:
-        return resolve_data_root(args.data_root).path
+        args.resolved_root = resolve_data_root(args.data_root)
     except TpuGraphsEvalError:
         return None
+    return args.resolved_root.path

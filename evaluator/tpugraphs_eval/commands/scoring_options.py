@@ -84,7 +84,8 @@ def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: b
         raise UsageError("--fold needs --graphs FILE (a fold file)", code="GRAPHS_FILE_INVALID")
     options = Options(mode="lenient" if args.lenient else "strict",
                       tile_runtime=getattr(args, "tile_runtime", "normalized"), configs=getattr(args, "configs", "all"))
-    return Evaluator.load(split=args.split, data_root=args.data_root, solution=args.solution, options=options,
+    root = getattr(args, "resolved_root", None) or args.data_root  # resolved once (.outputs.graphs_root)
+    return Evaluator.load(split=args.split, data_root=root, solution=args.solution, options=options,
                           eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
                           public_only=args.public_only, collections=args.collections, progress=progress,
                           graphs=graphs)
