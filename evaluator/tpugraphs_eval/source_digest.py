@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -18,37 +17,16 @@ PACKAGE = Path(__file__).resolve().parent
 
 @functools.cache
 def source_digest() -> str:
-    """The hex sha256 of every ``.py`` and ``.c`` file of the package (relative path and bytes, in path order).
+    """The hex sha256 of every ``.py`` and ``.c`` file of the package (relative path, size and bytes, in path
+    order), ``__pycache__`` left out.
 
     Computed once per process (about 110 files: a few milliseconds). An installation that holds no source
     file (compiled files only) gives the digest of nothing, so the version alone then tells code apart.
     """
     digest = hashlib.sha256()
-    for relative, _ in source_files():
-        data = (PACKAGE / relative).read_bytes()
-        digest.update(f"{relative}\0{len(data)}\0".encode())
+    for path in sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".c") and "__pycache__" not in p.parts
+                       and p.is_file()):
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(PACKAGE).as_posix()}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
-
-
-def source_files() -> list[tuple[str, os.stat_result]]:
-    """Every ``.py`` and ``.c`` file under the package: its path relative to the package (``/``-separated) and its
-    ``stat`` (one call each), in :class:`~pathlib.Path` order (by path components). ``__pycache__`` folders
-    (compiled files only) are not entered: listing them cost more than hashing the sources.
-
-    Raises:
-        OSError: a folder or file of the package cannot be listed or stat'ed.
-    """
-    found: list[tuple[list[str], os.stat_result]] = []
-    folders: list[tuple[str, list[str]]] = [(str(PACKAGE), [])]
-    while folders:
-        folder, parts = folders.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name != "__pycache__":
-                        folders.append((entry.path, [*parts, entry.name]))
-                elif entry.name.endswith((".py", ".c")) and entry.is_file():
-                    found.append(([*parts, entry.name], entry.stat()))
-    found.sort(key=lambda item: item[0])
-    return [("/".join(parts), st) for parts, st in found]
