@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -14,7 +15,7 @@ import pytest
 from tpugraphs_eval.dataset import BY_NAME, COLLECTIONS, SPLITS
 from tpugraphs_eval.demo import dataset as demo
 
-# Pins the generator's output (runtimes and tile normalizers of every file, see demo_fingerprint).
+# Pins the generator's output (runtimes and tile normalizers of every file, see fingerprint).
 # If this changes, the demo data changed: bump demo.DEMO_VERSION and record the new value here.
 EXPECTED_FINGERPRINT = "ded8a7cb32d38c90c36e0b37b2dc5a8514c8591ac72d7248cf2176308d2b38e9"
 
@@ -185,10 +186,22 @@ def test_total_size_on_disk(root: Path) -> None:
     assert total < 25_000_000
 
 
+def fingerprint(root: Path) -> str:
+    """SHA-256 over every ``npz/**/*.npz`` in sorted relative-path order: the relative path (``/`` separators),
+    then ``config_runtime`` and, for tile files, ``config_runtime_normalizers`` as little-endian int64 bytes."""
+    digest = hashlib.sha256()
+    for rel, path in sorted((p.relative_to(root).as_posix(), p) for p in (root / "npz").rglob("*.npz")):
+        digest.update(rel.encode("utf-8"))
+        with np.load(path, allow_pickle=False) as npz:
+            for key in ["config_runtime"] + [k for k in ("config_runtime_normalizers",) if k in npz.files]:
+                digest.update(np.ascontiguousarray(npz[key], dtype="<i8").tobytes())
+    return digest.hexdigest()
+
+
 def test_fingerprint_is_deterministic_and_pinned(root: Path, tmp_path: Path) -> None:
     demo.build_demo(tmp_path / "again")
-    first = demo.demo_fingerprint(root)
-    assert demo.demo_fingerprint(tmp_path / "again") == first
+    first = fingerprint(root)
+    assert fingerprint(tmp_path / "again") == first
     assert first == EXPECTED_FINGERPRINT
     assert (tmp_path / "again" / "eval_indices" / "xla_random.json").read_bytes() == (
         root / "eval_indices" / "xla_random.json"

@@ -12,7 +12,6 @@ It is generated deterministically at first use and cached (:func:`demo_data_root
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -142,34 +141,3 @@ def _build_into(base: Path, target: Path) -> Path:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-
-
-def demo_fingerprint(root: Path) -> str:
-    """SHA-256 hex digest of a data root's ground truth, to detect drift of the generator.
-
-    Visits every ``npz/**/*.npz`` in sorted relative-path order and hashes the relative path (UTF-8,
-    ``/`` separators), then ``config_runtime`` and, for tile files, ``config_runtime_normalizers``
-    as little-endian int64 bytes. Reads only those keys (:mod:`..truth.npz`).
-
-    Raises:
-        DataError: a file the reader refuses (its code).
-    """
-    from ..truth.npz import Unusable, open_file, open_npz, read_array
-
-    root = Path(root)
-    files = sorted((p.relative_to(root).as_posix(), p) for p in (root / "npz").rglob("*.npz"))
-    digest = hashlib.sha256()
-    for rel, path in files:
-        digest.update(rel.encode("utf-8"))
-        try:
-            with open_file(path) as handle:
-                archive, members = open_npz(handle)
-                with archive:
-                    for key in ["config_runtime"] + [k for k in ("config_runtime_normalizers",) if k in members]:
-                        if key not in members:
-                            raise Unusable("NPZ_KEY_MISSING", "no config_runtime")
-                        array = read_array(archive, members[key], key, vector=True)
-                        digest.update(np.ascontiguousarray(array, dtype="<i8").tobytes())
-        except Unusable as err:
-            raise DataError(f"{path}: {err.args[1]}", code=err.args[0]) from None
-    return digest.hexdigest()

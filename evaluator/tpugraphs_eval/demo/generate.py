@@ -4,7 +4,7 @@ Everything is drawn from ``np.random.default_rng`` seeded by CRC-32 of stable st
 and every step that decides a runtime is integer arithmetic: log-runtimes are integers in units of
 2**-20 nats and ``exp`` is a fixed-point product of correctly rounded constants (``decimal``). Floats
 enter only through random draws, elementwise IEEE arithmetic and rounding; no BLAS, no libm ``exp``/``log``.
-So the runtimes, and :func:`tpugraphs_eval.demo.dataset.demo_fingerprint`, do not depend on the CPU or the C
+So the runtimes (and the fingerprint ``tests/truth/test_demo.py`` pins) do not depend on the CPU or the C
 library (checked: identical output with NumPy 1.26.4 and 2.4.6).
 
 Runtime model (nanoseconds, all > 0, also in test: the demo is the organiser's view):
