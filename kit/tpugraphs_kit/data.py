@@ -206,7 +206,8 @@ def _unreadable(path: Path, err: npz.Unusable) -> KitError:
         return KitError("GRAPH_NOT_FOUND", f"no graph file {path}")
     if code == "NPZ_KEY_MISSING":
         return KitError("MISSING_KEY", f"{path} has {reason}")
-    return KitError("UNREADABLE_GRAPH", f"graph file {path}: [{code}] {reason}")
+    return KitError("UNREADABLE_GRAPH", f"graph file {path} {reason}" if code == "INPUT_NOT_A_FILE" else
+                    f"graph file {path}: [{code}] {reason}")
 
 
 def load_graph(root: RootLike, collection_name: str | Collection, split: str, name: str,

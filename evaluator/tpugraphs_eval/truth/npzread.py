@@ -11,7 +11,6 @@ members declare (docs/options.md, "Limits").
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..dataset import MAX_CONFIGS_PER_GRAPH, Collection
@@ -56,8 +55,6 @@ def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRunti
     Raises:
         Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
     """
-    if not os.access(path, os.R_OK):
-        raise Unusable("NPZ_UNREADABLE", "cannot be read (permission denied)")
     with open_file(path) as handle:  # a FIFO or device swapped in after listing: refused
         archive, members = open_npz(handle)
         with archive:
@@ -77,11 +74,6 @@ def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRunti
     return GraphRuntimes(runtime, normalizer[0] if normalizer else None)
 
 
-def _fault(path: Path, err: Unusable) -> Fault:
-    code, reason = err.args
-    return code, f"{path}{' ' if code == 'INPUT_NOT_A_FILE' else ': '}{reason}"
-
-
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
     """Read every graph of ``split`` (with a progress bar when asked); one DataError lists every bad file."""
     present = present_collections(root, split)
@@ -92,7 +84,7 @@ def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) 
         try:
             declared += _graph(path, keys, declared_only=True)
         except Unusable as err:
-            faults.append(_fault(path, err))
+            faults.append((err.args[0], f"{path}: {err.args[1]}"))
         if declared > MAX_SPLIT_BYTES:  # first, then the faults found so far; nothing is inflated
             faults.insert(0, ("NPZ_SPLIT_TOO_LARGE", f"its ground-truth members declare more than "
                               f"{MAX_SPLIT_BYTES:,} bytes uncompressed in all, the limit for one split (MAX_SPLIT_BYTES, "
@@ -104,7 +96,7 @@ def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) 
         try:
             read[collection].append((path.stem, _graph(path, keys, declared_only=False)))
         except Unusable as err:
-            faults.append(_fault(path, err))
+            faults.append((err.args[0], f"{path}: {err.args[1]}"))
     raise_faults(f"cannot read the {split} split of {root.label}", faults)
     return read
 
