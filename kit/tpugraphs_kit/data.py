@@ -143,16 +143,14 @@ class Graph:
     def _read(self, todo: Sequence[str]) -> list[str]:
         """Read the keys ``todo`` into the graph; the file's keys."""
         try:
-            with npz.open_file(self.path) as handle:
-                archive, members = npz.open_npz(handle)
-                with archive:
-                    if missing := [k for k in todo if k not in members]:
-                        raise KitError("MISSING_KEY", f"{self.path} has no {', '.join(missing)} "
-                                                      f"(keys: {', '.join(members)})")
-                    for key in todo:
-                        npz.check_member(members[key], key)
-                        self._arrays[key] = npz.read_array(archive, members[key], key)
-                    return list(members)
+            with npz.opened(self.path) as (archive, members):
+                if missing := [k for k in todo if k not in members]:
+                    raise KitError("MISSING_KEY", f"{self.path} has no {', '.join(missing)} "
+                                                  f"(keys: {', '.join(members)})")
+                for key in todo:
+                    npz.check_member(members[key], key)
+                    self._arrays[key] = npz.read_array(archive, members[key], key)
+                return list(members)
         except npz.Unusable as err:
             raise _unreadable(self.path, err) from None
 

@@ -25,7 +25,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import DataError
-from ..truth.npz import READ_ERRORS, Unusable, check_member, coded, open_file, open_npz, read_header
+from ..truth.npz import READ_ERRORS, Unusable, check_member, coded, opened, read_header
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Timestamp of every member written (the earliest zip allows): output bytes do not depend on the clock."""
@@ -95,20 +95,18 @@ def write_public_test_file(source: Path, target: Path, keep: np.ndarray | None, 
             dimension is not the config count, no ``config_runtime``.
     """
     try:
-        with open_file(source) as handle:
-            archive, members = open_npz(handle)
-            with archive, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
-                if ZEROED not in members:
-                    raise Unusable("NPZ_KEY_MISSING", f"no config_runtime (keys: {', '.join(members)})")
-                for key, info in members.items():
-                    check_member(info, key)
-                with archive.open(members[ZEROED]) as member:
-                    shape, _, _ = read_header(member, ZEROED)
-                configs = int(shape[0]) if len(shape) == 1 else -1
-                if configs < 1:
-                    raise Unusable("NPZ_ARRAY_INVALID", f"config_runtime has shape {shape}, not (c,)")
-                for key, info in members.items():
-                    _write_member(archive, written, info, key, configs, keep, advance)
+        with opened(source) as (archive, members), zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
+            if ZEROED not in members:
+                raise Unusable("NPZ_KEY_MISSING", f"no config_runtime (keys: {', '.join(members)})")
+            for key, info in members.items():
+                check_member(info, key)
+            with archive.open(members[ZEROED]) as member:
+                shape, _, _ = read_header(member, ZEROED)
+            configs = int(shape[0]) if len(shape) == 1 else -1
+            if configs < 1:
+                raise Unusable("NPZ_ARRAY_INVALID", f"config_runtime has shape {shape}, not (c,)")
+            for key, info in members.items():
+                _write_member(archive, written, info, key, configs, keep, advance)
     except READ_ERRORS as err:
         if isinstance(err, OSError) and err.filename is not None and Path(err.filename) == target:
             raise

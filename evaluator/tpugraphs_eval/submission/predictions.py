@@ -175,36 +175,31 @@ _NPZ_PROBLEMS = {"NPZ_MEMBER_TOO_LARGE": "PREDICTION_WRONG_SHAPE", "NPZ_ENCRYPTE
 def _check_npz(checker: _Checker, path: Path) -> tuple[int, str]:
     """The arrays of an npz archive, member by member, through the one ``.npz`` reader (:mod:`..truth.npz`): a
     member declaring more bytes than any graph needs is not read."""
-    from ..truth.npz import Unusable, check_member, open_file, open_npz, read_array
+    from ..truth.npz import Unusable, check_member, opened, read_array
 
     digest = hashlib.sha256()
     longest = max((int(g.n_configs.max()) for g in checker.catalog.collections.values() if g.n_configs.size),
                   default=0)
     longest = max([longest, *(int(s.size) for lists in checker.sampled.values() for s in lists.values())])
-    handle = None
+    members: dict = {}
     try:
-        handle = open_file(path)
-        archive, members = open_npz(handle)
-    except Unusable as err:
-        if handle is not None:
-            handle.close()
+        with opened(path) as (archive, members):
+            for graph_id, info in members.items():
+                spec = checker.spec(graph_id, None)
+                if spec is None:
+                    continue
+                try:
+                    check_member(info, graph_id, 8 * longest + _NPZ_SLACK_BYTES)
+                    array = read_array(archive, info, graph_id)
+                except Unusable as err:
+                    code, reason = err.args
+                    checker.log.add(_NPZ_PROBLEMS.get(code, "PREDICTION_NOT_NUMBER"), f"the member cannot be used "
+                                    f"([{code}] {reason}): it is not read.", id=graph_id)
+                    continue
+                _array_digest(digest, graph_id, array)
+                _check_array(checker, graph_id, spec, array)
+    except Unusable as err:  # the archive itself
         checker.log.add("PREDICTIONS_UNREADABLE", f"the npz archive cannot be read: [{err.args[0]}] {err.args[1]}.")
-        return 0, digest.hexdigest()
-    with handle, archive:
-        for graph_id, info in members.items():
-            spec = checker.spec(graph_id, None)
-            if spec is None:
-                continue
-            try:
-                check_member(info, graph_id, 8 * longest + _NPZ_SLACK_BYTES)
-                array = read_array(archive, info, graph_id)
-            except Unusable as err:
-                code, reason = err.args
-                checker.log.add(_NPZ_PROBLEMS.get(code, "PREDICTION_NOT_NUMBER"), f"the member cannot be used "
-                                f"([{code}] {reason}): it is not read.", id=graph_id)
-                continue
-            _array_digest(digest, graph_id, array)
-            _check_array(checker, graph_id, spec, array)
     return len(members), digest.hexdigest()
 
 

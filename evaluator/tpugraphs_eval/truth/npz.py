@@ -24,6 +24,7 @@ import os
 import zipfile
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import BinaryIO
 
 import numpy as np
@@ -181,6 +182,19 @@ def open_file(path: str | os.PathLike[str]) -> BinaryIO:
                        refused.reason) from None
 
 
+@contextmanager
+def opened(path: str | os.PathLike[str]) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
+    """The archive at ``path`` and its members by key (:func:`open_file`, :func:`open_npz`), closed on exit.
+
+    Raises:
+        Unusable: as :func:`open_file` and :func:`open_npz`.
+    """
+    with open_file(path) as handle:
+        archive, members = open_npz(handle)
+        with archive:
+            yield archive, members
+
+
 def iter_member_chunks(path: str | os.PathLike[str], key: str, rows_per_chunk: int) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(start, rows)``: rows ``start`` to ``start + k`` (``k <= rows_per_chunk``) of member ``key`` of
     the ``.npz`` at ``path``, shape ``(k, *shape[1:])``, read piece by piece: memory for one chunk, whatever
@@ -191,27 +205,24 @@ def iter_member_chunks(path: str | os.PathLike[str], key: str, rows_per_chunk: i
         Unusable: ``NPZ_KEY_MISSING`` (no member ``key``), as :func:`open_file`, :func:`open_npz`,
             :func:`check_member` and :func:`read_array`.
     """
-    with open_file(path) as handle:
-        archive, members = open_npz(handle)
-        with archive:
-            if key not in members:
-                raise Unusable("NPZ_KEY_MISSING", f"no {key} (keys: {', '.join(members)})")
-            info = members[key]
-            check_member(info, key)
-            rows = max(1, rows_per_chunk)
-            try:
-                with archive.open(info) as member:
-                    shape, fortran, dtype = read_header(member, key)
-                    if shape and not fortran and not dtype.hasobject:
-                        yield from _row_chunks(member, info, key, shape, dtype, rows)
-                        return
-            except READ_ERRORS as err:
-                raise coded(err) from None
-            whole = read_array(archive, info, key)
-            if whole.ndim == 0:
-                yield 0, whole
-            for start in range(0, len(whole) if whole.ndim else 0, rows):
-                yield start, whole[start:start + rows]
+    with opened(path) as (archive, members):
+        if key not in members:
+            raise Unusable("NPZ_KEY_MISSING", f"no {key} (keys: {', '.join(members)})")
+        info, rows = members[key], max(1, rows_per_chunk)
+        check_member(info, key)
+        try:
+            with archive.open(info) as member:
+                shape, fortran, dtype = read_header(member, key)
+                if shape and not fortran and not dtype.hasobject:
+                    yield from _row_chunks(member, info, key, shape, dtype, rows)
+                    return
+        except READ_ERRORS as err:
+            raise coded(err) from None
+        whole = read_array(archive, info, key)
+        if whole.ndim == 0:
+            yield 0, whole
+        for start in range(0, len(whole) if whole.ndim else 0, rows):
+            yield start, whole[start:start + rows]
 
 
 def _row_chunks(member: BinaryIO, info: zipfile.ZipInfo, key: str, shape: tuple[int, ...], dtype: np.dtype,

@@ -26,7 +26,7 @@ from .groundtruth import (
     build_ground_truth,
     catalog_of,
 )
-from .npz import MAX_NPZ_BYTES, Unusable, check_member, open_file, open_npz, read_array
+from .npz import MAX_NPZ_BYTES, Unusable, check_member, opened, read_array
 
 __all__ = ["MAX_NPZ_BYTES", "load_ground_truth", "read_split", "scan_catalog"]
 
@@ -55,16 +55,14 @@ def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRunti
     Raises:
         Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
     """
-    with open_file(path) as handle:  # a FIFO or device swapped in after listing: refused
-        archive, members = open_npz(handle)
-        with archive:
-            if missing := [k for k in keys if k not in members]:
-                raise Unusable("NPZ_KEY_MISSING", f"no {', '.join(missing)} (keys: {', '.join(members)})")
-            for key in keys:
-                check_member(members[key], key, MAX_MEMBER_BYTES)
-            if declared_only:
-                return sum(members[key].file_size for key in keys)
-            runtime, *normalizer = (read_array(archive, members[key], key, vector=True) for key in keys)
+    with opened(path) as (archive, members):  # a FIFO or device swapped in after listing: refused
+        if missing := [k for k in keys if k not in members]:
+            raise Unusable("NPZ_KEY_MISSING", f"no {', '.join(missing)} (keys: {', '.join(members)})")
+        for key in keys:
+            check_member(members[key], key, MAX_MEMBER_BYTES)
+        if declared_only:
+            return sum(members[key].file_size for key in keys)
+        runtime, *normalizer = (read_array(archive, members[key], key, vector=True) for key in keys)
     if runtime.shape[0] > MAX_CONFIGS_PER_GRAPH:
         raise Unusable("NPZ_MEMBER_TOO_LARGE", f"config_runtime holds {runtime.shape[0]:,} configurations, more than "
                        f"the scorable maximum of {MAX_CONFIGS_PER_GRAPH:,} (a full ranking must fit a TopConfigs field)")
