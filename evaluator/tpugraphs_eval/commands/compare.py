@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import display
-from ..defaults import COMPARE_RESAMPLES as DEFAULT_RESAMPLES
-from ..defaults import COMPARE_SEED as DEFAULT_SEED
-from ..defaults import MAX_RESAMPLES
+from ..defaults import COMPARE_RESAMPLES, COMPARE_SEED, MAX_RESAMPLES
 from ..display import safe
 from ..errors import EXIT_OK, InvalidSubmissionError, UsageError
 from .entrypoint import int_at_least, stop_at_closed_pipe
@@ -45,10 +43,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("a", type=Path, metavar="A", help="the reference submission CSV")
     sub.add_argument("b", type=Path, metavar="B", help="the submission compared with A")
     add_scoring_options(sub)
-    sub.add_argument("--resamples", type=int_at_least(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES, metavar="N",
-                     help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}, at most {MAX_RESAMPLES:,})")
-    sub.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED,
-                     help=f"seed of the resampling (default {DEFAULT_SEED})")
+    sub.add_argument("--resamples", type=int_at_least(1, MAX_RESAMPLES), default=COMPARE_RESAMPLES, metavar="N",
+                     help=f"bootstrap resamples (default {COMPARE_RESAMPLES}, at most {MAX_RESAMPLES:,})")
+    sub.add_argument("--seed", type=int_at_least(0), default=COMPARE_SEED,
+                     help=f"seed of the resampling (default {COMPARE_SEED})")
     sub.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH (`-`: stdout, the "
                                                     "table then goes to stderr)")
 
@@ -67,8 +65,8 @@ def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Repor
     return reports[0], reports[1]
 
 
-def compare_reports(a: Report, b: Report, *, public_only: bool = False, resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = DEFAULT_SEED) -> dict[str, Any]:
+def compare_reports(a: Report, b: Report, *, public_only: bool = False, resamples: int = COMPARE_RESAMPLES,
+                    seed: int = COMPARE_SEED) -> dict[str, Any]:
     """The comparison document of two scored reports of the same split (the ``--json`` output).
 
     Args:

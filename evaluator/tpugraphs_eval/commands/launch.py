@@ -1,11 +1,9 @@
 """The console scripts' entry points: one BLAS thread, then the command (docs/performance.md, "Threads").
 
-numpy's bundled OpenBLAS starts one worker thread per core when numpy is imported, and the workers spin
-while they wait: on the 2-core machine of bench/README.md that costs about 60-110 ms of CPU per process (numpy's
-import: 184-235 ms CPU against 120-127 ms with one thread), more than validating and scoring a Kaggle-sized
-submission. No command of this package multiplies matrices (scoring is sorting, counting and sums), so each
-console script asks OpenBLAS for one thread before numpy is imported, unless the user has set
-``OPENBLAS_NUM_THREADS`` (their value is kept). Importing the package as a library sets nothing.
+numpy's bundled OpenBLAS starts one spinning worker thread per core when numpy is imported: about 60-110 ms of
+CPU per process on a 2-core machine, more than scoring a Kaggle-sized submission. No command multiplies matrices,
+so each console script asks for one thread before numpy is imported, unless ``OPENBLAS_NUM_THREADS`` is set
+(the user's value is kept). Importing the package as a library sets nothing.
 """
 
 from __future__ import annotations

@@ -43,8 +43,6 @@ _NOTHING_READ = ("EMPTY_FILE", "PREDICTIONS_UNREADABLE", "PREDICTIONS_COLUMNS")
 _NPZ_SLACK_BYTES = 1 << 16
 """An npz member may exceed 8 bytes per expected value by this much (the .npy header) before it is refused
 unread (a member declaring a huge array)."""
-ROWS_SLACK = 1000
-"""A predictions table may hold twice the split's configurations plus this many rows (:func:`row_limit`)."""
 
 
 @dataclass
@@ -295,10 +293,10 @@ def _check_table_graph(checker: _Checker, table: _Table, graph_id: str, spec: Ro
 
 
 def row_limit(catalog: SplitCatalog) -> int:
-    """The most rows a predictions table may hold: twice the configurations of ``catalog``'s graphs plus
-    :data:`ROWS_SLACK` (a valid table has one row per configuration); a Parquet table's count is read from its
-    footer before any column is decoded."""
-    return 2 * sum(int(g.n_configs.sum()) for g in catalog.collections.values()) + ROWS_SLACK
+    """The most rows a predictions table may hold: twice the configurations of ``catalog``'s graphs plus 1,000 (a
+    valid table has one row per configuration); a Parquet table's count is read from its footer before any column
+    is decoded."""
+    return 2 * sum(int(g.n_configs.sum()) for g in catalog.collections.values()) + 1000
 
 
 def _read_frame(checker: _Checker, path: Path, csv: bool):

@@ -1,6 +1,8 @@
 """The one reader of ``.npz`` files, on the standard library: :mod:`zipfile` for the archive and
 :mod:`numpy.lib.format` for each member's ``.npy`` header; nothing is unpickled. The ground truth (:mod:`.npzread`),
-``prepare`` (:mod:`..prepare.npzwrite`), the demo data and the kit all read through it.
+``prepare`` (:mod:`..prepare.npzwrite`), ``--predictions`` and the kit read through it: :func:`opened` (the
+archive), :func:`read_array` (one member whole), :func:`iter_member_chunks` (one member in row chunks, memory for
+one chunk: for a layout graph's ``node_config_feat`` of up to GBs).
 
 Checked from the central directory, before a byte is inflated (:func:`open_npz`, :func:`check_member`): a member
 stored twice (``x`` and ``x.npy`` count as one name: ``NPZ_DUPLICATE_MEMBER``), the encryption flag
@@ -13,8 +15,8 @@ the shape declares must fit in the member (``NPZ_MEMBER_TOO_LARGE``); they are r
 size, 1 MiB at a time, and zipfile checks the CRC-32 at the member's end (``NPZ_CORRUPT``, as for a corrupt
 deflate stream or a member cut short).
 
-Every refusal is :class:`Unusable` (code of :data:`tpugraphs_eval.errors.ERROR_CODES`, reason without the path):
-the caller names the file.
+Every refusal is :class:`Unusable` (a code of :data:`tpugraphs_eval.errors.ERROR_CODES`, the reason without the
+path: the caller names the file).
 """
 
 from __future__ import annotations
@@ -39,8 +41,7 @@ CHUNK = 1 << 20
 """Uncompressed bytes asked of a member at a time."""
 READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError,
                NotImplementedError, RuntimeError, OverflowError, IndexError, KeyError)
-"""What :mod:`zipfile`, :mod:`zlib` and numpy raise on a damaged archive; :func:`coded` turns each into
-:class:`Unusable`."""
+"""What :mod:`zipfile`, :mod:`zlib` and numpy raise on a damaged archive (:func:`coded` makes it coded)."""
 
 
 class Unusable(Exception):
@@ -168,28 +169,21 @@ def _fill(member: BinaryIO, target: memoryview, key: str) -> None:
         done += len(piece)
 
 
-def open_file(path: str | os.PathLike[str]) -> BinaryIO:
-    """``path`` opened by :func:`~tpugraphs_eval.safeopen.open_regular_file` (a FIFO or device refused unread).
+@contextmanager
+def opened(path: str | os.PathLike[str]) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
+    """The archive at ``path`` and its members by key (:func:`open_npz`), closed on exit. The file is opened by
+    :func:`~tpugraphs_eval.safeopen.open_regular_file`: a FIFO or device is refused unread.
 
     Raises:
         Unusable: ``INPUT_NOT_A_FILE`` (not a regular file), ``NPZ_UNREADABLE`` (missing, unreadable, over
-            :data:`MAX_NPZ_BYTES`).
+            :data:`MAX_NPZ_BYTES`), as :func:`open_npz`.
     """
     try:
-        return open_regular_file(path, MAX_NPZ_BYTES)
+        handle = open_regular_file(path, MAX_NPZ_BYTES)
     except InputRefused as refused:
         raise Unusable("INPUT_NOT_A_FILE" if refused.kind == "not_a_file" else "NPZ_UNREADABLE",
                        refused.reason) from None
-
-
-@contextmanager
-def opened(path: str | os.PathLike[str]) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
-    """The archive at ``path`` and its members by key (:func:`open_file`, :func:`open_npz`), closed on exit.
-
-    Raises:
-        Unusable: as :func:`open_file` and :func:`open_npz`.
-    """
-    with open_file(path) as handle:
+    with handle:
         archive, members = open_npz(handle)
         with archive:
             yield archive, members
@@ -202,8 +196,8 @@ def iter_member_chunks(path: str | os.PathLike[str], key: str, rows_per_chunk: i
     one stored in Fortran order is read whole, then sliced. The last chunk's end checks the CRC-32.
 
     Raises:
-        Unusable: ``NPZ_KEY_MISSING`` (no member ``key``), as :func:`open_file`, :func:`open_npz`,
-            :func:`check_member` and :func:`read_array`.
+        Unusable: ``NPZ_KEY_MISSING`` (no member ``key``), as :func:`opened`, :func:`check_member` and
+            :func:`read_array`.
     """
     with opened(path) as (archive, members):
         if key not in members:
