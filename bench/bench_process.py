@@ -156,6 +156,53 @@ def ratio_line(label: str, value: float, target: str, ok: bool | None) -> bool:
     return ok is not False
 
 
+def kaggle_shaped(work: Path, baseline: Path | None, runs: int) -> bool:
+    """Measurement K (see the module docstring); True when its targets hold."""
+    ok = True
+    root, csv = work / "kaggle", work / "kaggle.csv"
+    if not csv.exists():
+        synth_data.write_test_root(root, csv)
+    commands = others(root, "test", csv, floor=True) | product_commands(root, "test", csv, work, baseline,
+                                                                        validate=True)
+    k = measure(commands, runs)
+    report("K: Kaggle-shaped test split (894 graphs), whole process", k)
+    cpu = {n: f["cpu"] for n, f in k.items()}
+    ok &= ratio_line("naive / product (CPU)", cpu["naive"] / cpu["product"], ">= 3.5",
+                     cpu["naive"] / cpu["product"] >= 3.5)
+    ok &= ratio_line("product / floor (CPU)", cpu["product"] / cpu["floor"], "<= 1.2",
+                     cpu["product"] / cpu["floor"] <= 1.2)
+    ratio_line("pandas / product (CPU)", cpu["pandas"] / cpu["product"], "-", None)
+    ratio_line("naive / product (wall)", k["naive"]["wall"] / k["product"]["wall"], "-", None)
+    ratio_line("product / floor (wall)", k["product"]["wall"] / k["floor"]["wall"], "-", None)
+    if baseline is not None:
+        ratio_line("product / today (CPU)", cpu["product"] / cpu["today"], "-", None)
+        ratio_line("validate / validate today (CPU)", cpu["validate"] / cpu["validate-today"], "-", None)
+        ok &= peak_rss_against_today(k)
+    in_process(root, "test", csv)
+    return ok
+
+
+def large_valid(work: Path, baseline: Path | None, runs: int) -> bool:
+    """Measurement L (see the module docstring); True when its targets hold."""
+    ok = True
+    root, csv = work / "large", work / "large.csv"
+    if not csv.exists():
+        synth_data.write_large_valid_root(root, csv)
+    commands = others(root, "valid", csv, floor=False) | product_commands(root, "valid", csv, work, baseline,
+                                                                          validate=False)
+    big = measure(commands, max(3, runs // 2))
+    report("L: 20 layout graphs x 100,000 configs (valid), whole process", big)
+    cpu = {n: f["cpu"] for n, f in big.items()}
+    ok &= ratio_line("naive / product (CPU)", cpu["naive"] / cpu["product"], ">= 3.5",
+                     cpu["naive"] / cpu["product"] >= 3.5)
+    ratio_line("naive / product (wall)", big["naive"]["wall"] / big["product"]["wall"], "-", None)
+    if baseline is not None:
+        ratio_line("product / today (CPU)", cpu["product"] / cpu["today"], "-", None)
+        ok &= peak_rss_against_today(big)
+    in_process(root, "valid", csv)
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -186,42 +233,9 @@ def main() -> int:
             value = start[name]["wall"] / start["import numpy"]["wall"]
             ok &= ratio_line(f"{name} / import numpy (wall)", value, "<= 1.3", value <= 1.3)
     if "K" in args.only:
-        root, csv = work / "kaggle", work / "kaggle.csv"
-        if not csv.exists():
-            synth_data.write_test_root(root, csv)
-        commands = others(root, "test", csv, floor=True) | product_commands(root, "test", csv, work, baseline,
-                                                                            validate=True)
-        k = measure(commands, args.runs)
-        report("K: Kaggle-shaped test split (894 graphs), whole process", k)
-        cpu = {n: f["cpu"] for n, f in k.items()}
-        ok &= ratio_line("naive / product (CPU)", cpu["naive"] / cpu["product"], ">= 3.5",
-                         cpu["naive"] / cpu["product"] >= 3.5)
-        ok &= ratio_line("product / floor (CPU)", cpu["product"] / cpu["floor"], "<= 1.2",
-                         cpu["product"] / cpu["floor"] <= 1.2)
-        ratio_line("pandas / product (CPU)", cpu["pandas"] / cpu["product"], "-", None)
-        ratio_line("naive / product (wall)", k["naive"]["wall"] / k["product"]["wall"], "-", None)
-        ratio_line("product / floor (wall)", k["product"]["wall"] / k["floor"]["wall"], "-", None)
-        if baseline is not None:
-            ratio_line("product / today (CPU)", cpu["product"] / cpu["today"], "-", None)
-            ratio_line("validate / validate today (CPU)", cpu["validate"] / cpu["validate-today"], "-", None)
-            ok &= peak_rss_against_today(k)
-        in_process(root, "test", csv)
+        ok &= kaggle_shaped(work, baseline, args.runs)
     if "L" in args.only:
-        root, csv = work / "large", work / "large.csv"
-        if not csv.exists():
-            synth_data.write_large_valid_root(root, csv)
-        commands = others(root, "valid", csv, floor=False) | product_commands(root, "valid", csv, work, baseline,
-                                                                              validate=False)
-        big = measure(commands, max(3, args.runs // 2))
-        report("L: 20 layout graphs x 100,000 configs (valid), whole process", big)
-        cpu = {n: f["cpu"] for n, f in big.items()}
-        ok &= ratio_line("naive / product (CPU)", cpu["naive"] / cpu["product"], ">= 3.5",
-                         cpu["naive"] / cpu["product"] >= 3.5)
-        ratio_line("naive / product (wall)", big["naive"]["wall"] / big["product"]["wall"], "-", None)
-        if baseline is not None:
-            ratio_line("product / today (CPU)", cpu["product"] / cpu["today"], "-", None)
-            ok &= peak_rss_against_today(big)
-        in_process(root, "valid", csv)
+        ok &= large_valid(work, baseline, args.runs)
     if args.workdir is None:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1

@@ -148,7 +148,6 @@ def _show(console, document: dict[str, Any]) -> None:
     from rich.text import Text
 
     from ..report.public_comparison import FEW_GRAPHS
-    from ..rules.metric_table import BY_NAME
     from ..rules.public_rule import MIN_PUBLIC_GRAPHS
 
     console.print(Text(f"A: {safe(str(document['a']))}\nB: {safe(str(document['b']))}", style="bold"))
@@ -176,18 +175,7 @@ def _show(console, document: dict[str, Any]) -> None:
                       "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%", counts,
                       end_section=i == len(rows) - 1)
     console.print(table)
-    for metric, rows_of in document.get("secondary", {}).items():
-        label = BY_NAME[metric].label
-        extra = Table(title=f"B - A, secondary: layout {label} (not in the overall)", title_justify="left",
-                      box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
-        for column in ("collection", "A", "B", "B - A", "95% interval", "B wins"):
-            extra.add_column(column, justify="left" if column == "collection" else "right", no_wrap=True)
-        for name, d in rows_of.items():
-            interval = "—" if d.get("low") is None else f"{_fmt(d['low'], sign=True)} {_fmt(d['high'], sign=True)}"
-            extra.add_row(name.removeprefix("layout:").replace("default", "def").replace("random", "rnd"),
-                          _fmt(d.get("a")), _fmt(d.get("b")), _fmt(d.get("difference"), sign=True), interval,
-                          "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%")
-        console.print(extra)
+    _show_secondary(console, document)
     console.print(f"[dim]Paired bootstrap over graphs, stratified by collection: {document['resamples']} "
                   f"resamples, seed {document['seed']}; {round(100 * document['level'])}% percentile interval. "
                   "B wins: share of resamples where B - A > 0 (ties count half). Graphs: B better (+), worse (-), "
@@ -203,6 +191,27 @@ def _show(console, document: dict[str, Any]) -> None:
     if few:
         console.print(f"[yellow]Fewer than {FEW_GRAPHS} graphs in {', '.join(few)}: a bootstrap over so few graphs "
                       "gives intervals that are too narrow; read them as rough.[/]")
+
+
+def _show_secondary(console, document: dict[str, Any]) -> None:
+    """The table of the secondary metric's differences (layout OPA), when the document has one."""
+    from rich import box
+    from rich.table import Table
+
+    from ..rules.metric_table import BY_NAME
+
+    for metric, rows_of in document.get("secondary", {}).items():
+        label = BY_NAME[metric].label
+        extra = Table(title=f"B - A, secondary: layout {label} (not in the overall)", title_justify="left",
+                      box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+        for column in ("collection", "A", "B", "B - A", "95% interval", "B wins"):
+            extra.add_column(column, justify="left" if column == "collection" else "right", no_wrap=True)
+        for name, d in rows_of.items():
+            interval = "—" if d.get("low") is None else f"{_fmt(d['low'], sign=True)} {_fmt(d['high'], sign=True)}"
+            extra.add_row(name.removeprefix("layout:").replace("default", "def").replace("random", "rnd"),
+                          _fmt(d.get("a")), _fmt(d.get("b")), _fmt(d.get("difference"), sign=True), interval,
+                          "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%")
+        console.print(extra)
 
 
 def run_compare(args: argparse.Namespace) -> int:
