@@ -17,6 +17,7 @@ Peak memory is one row of ``node_config_feat`` plus a 1 MiB copy buffer, whateve
 
 from __future__ import annotations
 
+import shutil
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -38,27 +39,11 @@ ROW_SAMPLED = ("node_config_feat", "config_feat")
 Advance = Callable[[int], None]
 
 
-def _write_header(out: BinaryIO, shape: tuple[int, ...], dtype: np.dtype) -> None:
-    np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
-                                              "shape": shape})
-
-
 def _info(name: str, size: int) -> tuple[zipfile.ZipInfo, bool]:
     info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = 0o644 << 16
     return info, size >= zipfile.ZIP64_LIMIT
-
-
-def _copy(src: BinaryIO, out: BinaryIO, size: int, advance: Advance) -> None:
-    left = size
-    while left > 0:
-        chunk = src.read(min(CHUNK, left))
-        if not chunk:
-            raise Unusable("NPZ_CORRUPT", "a member ends early")
-        out.write(chunk)
-        left -= len(chunk)
-        advance(len(chunk))
 
 
 def _rows(src: BinaryIO, out: BinaryIO, count: int, row_bytes: int, keep: np.ndarray, advance: Advance) -> None:
@@ -124,7 +109,8 @@ def _write_member(archive: zipfile.ZipFile, written: zipfile.ZipFile, info: zipf
     sampled = key in ROW_SAMPLED and keep is not None
     with archive.open(info) as member, written.open(out_info, "w", force_zip64=zip64) as out:
         if key not in (ZEROED, ONES) and not sampled:  # unchanged: its bytes, header included
-            _copy(member, out, info.file_size, advance)
+            shutil.copyfileobj(member, out, CHUNK)  # zipfile: EOFError or a bad CRC-32 if it ends early
+            advance(info.file_size)
             return
         shape, fortran, dtype = read_header(member, key)
         if dtype.hasobject:
@@ -140,7 +126,8 @@ def _write_member(archive: zipfile.ZipFile, written: zipfile.ZipFile, info: zipf
             raise Unusable("NPZ_ARRAY_INVALID", f"{key} has shape {shape}{' in Fortran order' if fortran else ''}: "
                            f"its rows cannot be sampled with the {configs} configs")
         row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * dtype.itemsize
-        _write_header(out, (int(keep.size), *shape[1:]), dtype)
+        np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                                   "fortran_order": False, "shape": (int(keep.size), *shape[1:])})
         _rows(member, out, configs, row_bytes, keep, advance)
         while member.read(CHUNK):  # to the end of the member, where its CRC-32 is checked
             pass
