@@ -21,6 +21,8 @@ path: the caller names the file).
 
 from __future__ import annotations
 
+import functools
+import io
 import math
 import os
 import zipfile
@@ -108,6 +110,16 @@ def check_member(info: zipfile.ZipInfo, key: str, max_bytes: int | None = None) 
                        f"the limit of {max_bytes:,}")
 
 
+@functools.lru_cache(maxsize=256)
+def _parse_header(header: bytes) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """numpy's reading of one whole ``.npy`` header (magic to newline), remembered: members often share one (a tile
+    graph's runtimes and normalizers), and numpy's reader (``ast.literal_eval``) is most of a small member's read."""
+    stream = io.BytesIO(header)
+    version = np.lib.format.read_magic(stream)
+    reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}[version]
+    return reader(stream, max_header_size=MAX_NPY_HEADER_BYTES)
+
+
 def read_header(member: BinaryIO, key: str) -> tuple[tuple[int, ...], bool, np.dtype]:
     """``(shape, fortran_order, dtype)`` of the ``.npy`` stream ``member``, left at its first data byte.
 
@@ -115,9 +127,12 @@ def read_header(member: BinaryIO, key: str) -> tuple[tuple[int, ...], bool, np.d
         Unusable: ``NPZ_UNREADABLE`` (module docstring). What the stream itself raises (zipfile's CRC) passes.
     """
     try:
-        version = np.lib.format.read_magic(member)
-        reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}[version]
-        shape, fortran, dtype = reader(member, max_header_size=MAX_NPY_HEADER_BYTES)
+        head = member.read(12)  # magic (6), version (2), header length (2 bytes in 1.0, 4 in 2.0)
+        size = 2 if head[6:7] == b"\x01" else 4
+        length = int.from_bytes(head[8:8 + size], "little")
+        if len(head) < 12 or length > MAX_NPY_HEADER_BYTES:
+            raise ValueError("not a .npy header, or one over the size limit")
+        shape, fortran, dtype = _parse_header(head + member.read(8 + size + length - len(head)))
         if dtype.names is not None or dtype.subdtype is not None or min(shape, default=0) < 0:
             raise ValueError("a structured dtype or a negative dimension")
     except (ValueError, KeyError, TypeError, SyntaxError, RecursionError):
