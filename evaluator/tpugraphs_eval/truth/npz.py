@@ -154,21 +154,26 @@ def read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str, *, vec
     """
     try:
         with archive.open(info) as member:
-            shape, fortran, dtype = read_header(member, key)
+            data = member.read() if info.file_size <= CHUNK else None  # a small member in one read (CRC-32 checked)
+            stream = member if data is None else io.BytesIO(data)
+            shape, fortran, dtype = read_header(stream, key)
             if dtype.hasobject or (vector and (dtype.kind not in "iuf" or len(shape) != 1 or shape[0] == 0)):
                 what = "a non-empty 1-D numeric array" if vector else "an array of numbers (no Python objects)"
                 raise Unusable("NPZ_ARRAY_INVALID", f"{key} must be {what}, found {dtype} {shape}")
-            need = math.prod(shape) * dtype.itemsize
-            if member.tell() + need > info.file_size:
+            at, need = stream.tell(), math.prod(shape) * dtype.itemsize
+            if at + need > info.file_size:
                 raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape} ({need:,} "
                                f"bytes), more than the {info.file_size:,} bytes the member holds")
-            buffer = bytearray(need)
-            _fill(member, memoryview(buffer), key)
-            while member.read(CHUNK):  # to the member's end, where zipfile checks its CRC-32
-                pass
+            if data is None:  # a large member: into one buffer of its size, then to its end (the CRC-32)
+                data, at = bytearray(need), 0
+                _fill(member, memoryview(data), key)
+                while member.read(CHUNK):
+                    pass
+            elif len(data) < at + need:
+                raise Unusable("NPZ_CORRUPT", f"{key} ends after {len(data) - at:,} of its {need:,} data bytes")
     except READ_ERRORS as err:
         raise coded(err) from None
-    array = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    array = np.frombuffer(data, dtype=dtype, count=math.prod(shape), offset=at).reshape(shape, order="F" if fortran else "C")
     array.flags.writeable = False
     return array
 
