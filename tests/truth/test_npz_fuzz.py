@@ -101,3 +101,23 @@ def test_a_mutated_npz_is_refused_with_a_code_or_read_right(data, tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     assert peak < 2 * npzread.MAX_MEMBER_BYTES
+
+
+def test_a_member_declaring_gigabytes_compressed_costs_no_such_allocation(tmp_path):
+    """Found by the test above: a central directory entry whose compressed size says 4 GB made zipfile's
+    read() ask the file for that many bytes at once (an allocation of the declared size). The member is read
+    by its declared uncompressed size instead: a coded refusal (a bad CRC-32: only part of its data is read)."""
+    data = bytearray(BASES["deflated"])
+    _lie(data, 0xFFFF_FF00, 0)  # the first central directory entry's compressed size: config_runtime's
+    path = tmp_path / "g.npz"
+    path.write_bytes(bytes(data))
+    tracemalloc.start()
+    try:
+        runtime = npzread._graph(path, ["config_runtime"], declared_only=False).runtime
+        outcome = runtime.tolist()
+    except Unusable as err:
+        outcome = err.args[0]
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert outcome in ("NPZ_CORRUPT", RUNTIME.tolist()) and peak < 4 << 20

@@ -39,13 +39,6 @@ ROW_SAMPLED = ("node_config_feat", "config_feat")
 Advance = Callable[[int], None]
 
 
-def _info(name: str, size: int) -> tuple[zipfile.ZipInfo, bool]:
-    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    info.external_attr = 0o644 << 16
-    return info, size >= zipfile.ZIP64_LIMIT
-
-
 def _rows(src: BinaryIO, out: BinaryIO, count: int, row_bytes: int, keep: np.ndarray, advance: Advance) -> None:
     """Copy rows ``keep`` (sorted, distinct) of ``count`` rows of ``row_bytes`` each, reading row by row."""
     wanted = iter(keep.tolist())
@@ -105,9 +98,10 @@ def write_public_test_file(source: Path, target: Path, keep: np.ndarray | None, 
 
 def _write_member(archive: zipfile.ZipFile, written: zipfile.ZipFile, info: zipfile.ZipInfo, key: str,
                   configs: int, keep: np.ndarray | None, advance: Advance) -> None:
-    out_info, zip64 = _info(info.filename, info.file_size)
+    out_info = zipfile.ZipInfo(info.filename, date_time=ZIP_DATE)
+    out_info.compress_type, out_info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
     sampled = key in ROW_SAMPLED and keep is not None
-    with archive.open(info) as member, written.open(out_info, "w", force_zip64=zip64) as out:
+    with archive.open(info) as member, written.open(out_info, "w", force_zip64=info.file_size >= zipfile.ZIP64_LIMIT) as out:
         if key not in (ZEROED, ONES) and not sampled:  # unchanged: its bytes, header included
             shutil.copyfileobj(member, out, CHUNK)  # zipfile: EOFError or a bad CRC-32 if it ends early
             advance(info.file_size)

@@ -166,8 +166,7 @@ def _check_mapping(checker: _Checker, items: Iterable[tuple[str, Any]]) -> str:
 
 
 _NPZ_PROBLEMS = {"NPZ_MEMBER_TOO_LARGE": "PREDICTION_WRONG_SHAPE", "NPZ_ENCRYPTED": "PREDICTIONS_UNREADABLE",
-                 "NPZ_COMPRESSION_UNSUPPORTED": "PREDICTIONS_UNREADABLE"}
-"""The problem of a member the ``.npz`` reader refuses, by its code; any other refusal: ``PREDICTION_NOT_NUMBER``."""
+                 "NPZ_COMPRESSION_UNSUPPORTED": "PREDICTIONS_UNREADABLE"}  # else PREDICTION_NOT_NUMBER
 
 
 def _check_npz(checker: _Checker, path: Path) -> tuple[int, str]:

@@ -27,6 +27,7 @@ import math
 import os
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
@@ -76,17 +77,14 @@ def open_npz(handle: BinaryIO) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipIn
         raise coded(err) from None
     except READ_ERRORS as err:
         raise coded(err) from None
-    members: dict[str, zipfile.ZipInfo] = {}
-    twice = []
-    for info in archive.infolist():
-        key = info.filename.removesuffix(".npy")
-        if key in members:
-            twice.append(key)
-        members.setdefault(key, info)
-    if twice:
+    infos = archive.infolist()
+    keys = [info.filename.removesuffix(".npy") for info in infos]
+    members = dict(zip(keys, infos))
+    if len(members) < len(keys):
         archive.close()
-        raise Unusable("NPZ_DUPLICATE_MEMBER", f"{', '.join(sorted(set(twice)))} stored more than once (a zip "
-                       "archive numpy does not write: which copy is meant is unknown)")
+        twice = sorted(key for key, n in Counter(keys).items() if n > 1)
+        raise Unusable("NPZ_DUPLICATE_MEMBER", f"{', '.join(twice)} stored more than once (a zip archive numpy does "
+                       "not write: which copy is meant is unknown)")
     return archive, members
 
 
@@ -154,7 +152,9 @@ def read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str, *, vec
     """
     try:
         with archive.open(info) as member:
-            data = member.read() if info.file_size <= CHUNK else None  # a small member in one read (CRC-32 checked)
+            # a small member in one read of its declared size (CRC-32 checked); read() alone would ask the file for
+            # the member's declared compressed size at once, which a hostile directory sets to gigabytes
+            data = member.read(info.file_size) if info.file_size <= CHUNK else None
             stream = member if data is None else io.BytesIO(data)
             shape, fortran, dtype = read_header(stream, key)
             if dtype.hasobject or (vector and (dtype.kind not in "iuf" or len(shape) != 1 or shape[0] == 0)):
@@ -233,10 +233,8 @@ def iter_member_chunks(path: str | os.PathLike[str], key: str, rows_per_chunk: i
         except READ_ERRORS as err:
             raise coded(err) from None
         whole = read_array(archive, info, key)
-        if whole.ndim == 0:
-            yield 0, whole
-        for start in range(0, len(whole) if whole.ndim else 0, rows):
-            yield start, whole[start:start + rows]
+        for start in range(0, max(len(whole), 1) if whole.ndim else 1, rows):
+            yield start, whole[start:start + rows] if whole.ndim else whole
 
 
 def _row_chunks(member: BinaryIO, info: zipfile.ZipInfo, key: str, shape: tuple[int, ...], dtype: np.dtype,

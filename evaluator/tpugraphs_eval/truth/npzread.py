@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..dataset import MAX_CONFIGS_PER_GRAPH, Collection
+from ..dataset import MAX_CONFIGS_PER_GRAPH
 from ..progress import track
 from .dataroot import DataRoot, check_split, present_collections
 from .faults import Fault, raise_faults
@@ -44,10 +44,6 @@ runtimes are read): 1 GiB. The largest real split, train (5709 tile and 535 layo
 nothing is read (``NPZ_SPLIT_TOO_LARGE``): 30 files of 2.8 MB on disk could otherwise unpack to 2 GB."""
 
 
-def _keys(collection: Collection, with_runtimes: bool) -> list[str]:
-    return ["config_runtime"] + (["config_runtime_normalizers"] if with_runtimes and collection.kind == "tile" else [])
-
-
 def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRuntimes:
     """The declared size of ``path``'s ground-truth members (``declared_only``: nothing inflated), else their
     arrays, each checked (:mod:`.npz`).
@@ -75,7 +71,8 @@ def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRunti
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
     """Read every graph of ``split`` (with a progress bar when asked); one DataError lists every bad file."""
     present = present_collections(root, split)
-    jobs = [(c, f, _keys(c, with_runtimes)) for c, files in present.items() for f in files]
+    jobs = [(c, f, ["config_runtime"] + (["config_runtime_normalizers"] if with_runtimes and c.kind == "tile" else []))
+            for c, files in present.items() for f in files]
     faults: list[Fault] = []
     declared = 0
     for _, path, keys in track(jobs, len(jobs), f"checking {split} graphs", progress):
