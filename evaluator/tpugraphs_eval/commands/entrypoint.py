@@ -98,9 +98,8 @@ def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] 
 
     ``TpuGraphsEvalError`` → ``program: error: [CODE] message`` and its ``exit_code`` (2); argparse's exits → their code; Ctrl-C → 130; a
     broken pipe not caught by the command's :func:`stop_at_closed_pipe` → 0 (the reader went away); other
-    ``OSError`` (the terminal or disk refused the output) → 2 with a code (:func:`os_error_message`);
-    ``MemoryError`` → 2 (``OUT_OF_MEMORY``); ``bugs``
-    and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
+    ``OSError`` (the terminal or disk refused the output) → 2 with a code (:func:`os_error_message`); ``MemoryError``
+    → 2 (``OUT_OF_MEMORY``); ``bugs`` and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
     re-raises it). With ``argv`` None (the console script) the standard streams are made safe to write first
     (:func:`_usable_streams`) and the process exits with the code.
     """

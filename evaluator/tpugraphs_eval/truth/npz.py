@@ -57,6 +57,8 @@ def coded(err: Exception) -> Unusable:
     if isinstance(err, Unusable):
         return err
     text = f"{type(err).__name__}: {err}"
+    if text == "BadZipFile: File is not a zip file":  # zipfile found no end record
+        text = "not a zip archive: a corrupt or partial download?"
     if isinstance(err, (EOFError, zlib.error)) or "CRC-32" in str(err):
         return Unusable("NPZ_CORRUPT", f"a member does not decompress ({text})")
     return Unusable("NPZ_UNREADABLE", f"not a readable .npz file ({text})")
@@ -70,11 +72,6 @@ def open_npz(handle: BinaryIO) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipIn
     """
     try:
         archive = zipfile.ZipFile(handle)
-    except zipfile.BadZipFile as err:
-        if str(err) == "File is not a zip file":
-            raise Unusable("NPZ_UNREADABLE", "not a readable .npz file (not a zip archive: a corrupt or partial "
-                           "download?)") from None
-        raise coded(err) from None
     except READ_ERRORS as err:
         raise coded(err) from None
     infos = archive.infolist()
