@@ -158,7 +158,7 @@ NO_SCORES = {"overall": None, "collections": {}, "normalised": {}, "collections_
 """The score keys of an unscored public view's JSON report."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class PublicReport(ValidationFacts):
     """What a participant may see of one evaluation against a solution file (made by :func:`public_report`).
 

@@ -4,6 +4,7 @@ JSON and the HTML page are views of it (:mod:`.terminal`, :mod:`.html`). What a 
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from dataclasses import dataclass, field
@@ -98,8 +99,30 @@ class ValidationFacts:
         """True when the submission has no error under the mode in force."""
         return self.validation.valid
 
+    # views of the report: Report and PublicReport define split, scored, overall and collection_values
+    split: str
 
-@dataclass
+    def __repr__(self) -> str:
+        """A short summary (the verdict, the problem codes, the overall and collection values), whatever the size of
+        the submission; the whole report is :meth:`to_json`."""
+        values = {name: _round(value) for name, value in self.collection_values().items()}
+        return (f"{type(self).__name__}(split={self.split!r}, valid={self.valid}, n_rows={self.n_rows}, "
+                f"problems={self.validation.code_counts()}, overall={_round(self.overall)}, collections={values})")
+
+    def _repr_html_(self) -> str:
+        """A notebook's table: the overall and each collection's value, then the validation table."""
+        cells = [("overall", self.overall), *self.collection_values().items()] if self.scored else []
+        rows = "".join(f"<tr><td>{html.escape(name)}</td><td>{_round(value)}</td></tr>" for name, value in cells)
+        table = f"<table><tr><th>{self.split}</th><th>value</th></tr>{rows}</table>" if rows else ""
+        return f"<div><b>{type(self).__name__}</b>{table}{self.validation._repr_html_()}</div>"
+
+
+def _round(value: float | None) -> float | None:
+    """A value as a summary shows it: 6 significant digits."""
+    return None if value is None else float(f"{value:.6g}")
+
+
+@dataclass(repr=False)
 class Report(ValidationFacts):
     """Everything one evaluation found and computed.
 
