@@ -23,7 +23,7 @@ from .roots import resolve_data_root
 from .submission.csvfile import SubmissionSource
 from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
-from .truth.eval_indices import EvalIndices, LoadedEvalIndices, load_eval_indices
+from .truth.eval_indices import EvalIndices, LoadedEvalIndices, indices_folder, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 
 # The scoring modules are imported where a submission is scored, so that `validate` does not load them
@@ -70,8 +70,8 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
         truth: the split's ground truth (:func:`npzread.load_ground_truth`); its ``tile_runtime``
             must match ``options.tile_runtime``.
         options: mode, tile runtime, config protocol.
-        eval_indices_dir: folder of the official ``{xla,nlp}_{default,random}.json`` lists; needed for
-            ``configs="official"`` (default for the demo: its own lists).
+        eval_indices_dir: folder of ``{xla,nlp}_{default,random}.json`` lists for ``configs="official"``
+            (default: the official lists the package ships; for the demo, its own).
         eval_indices: those lists already read (:func:`load_eval_indices`), instead of the folder.
 
     Returns:
@@ -122,14 +122,9 @@ def check_protocol(configs: str, split: str) -> None:
 
 
 def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> LoadedEvalIndices:
-    """The official index lists from ``given``, or the demo's own; UsageError when no folder is known."""
+    """The official index lists from ``given``, else the demo's own, else the official ones the package ships."""
     check_protocol("official", catalog.split)
-    if given is not None:
-        return load_eval_indices(Path(given), catalog)
-    if catalog.root.synthetic:
-        return load_eval_indices(catalog.root.path / "eval_indices", catalog)
-    raise UsageError("--configs official needs --eval-indices DIR: the folder of the official xla_default.json, "
-                     "xla_random.json, nlp_default.json, nlp_random.json (tpu_graphs/baselines/layout/eval_indices)")
+    return load_eval_indices(indices_folder(given, catalog.root), catalog)
 
 
 def _refuse_public_selection(public_only: bool, collections: Sequence[str] | None) -> None:
@@ -238,7 +233,7 @@ class Evaluator:
                 raise UsageError(f"{solution} is a solution of the {truth.catalog.split} split, not {split}")
             check_protocol(options.configs, truth.catalog.split)
         else:
-            root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
+            root = resolve_data_root(data_root)
             if validate_only:
                 return cls.over(scan_catalog(root, split, progress=progress, use_cache=cache), None, options,
                                 collections=collections, graphs=graphs)

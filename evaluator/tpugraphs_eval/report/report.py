@@ -139,7 +139,8 @@ class Report(ValidationFacts):
         selected_collections: the collections ``--collections`` chose (the only ones validated and
             scored; the overall is their mean), or None when every collection present is.
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
-            ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
+            ``evaluator_version``, ``evaluator_source_sha256`` (the digest of the package's code,
+            :func:`..source_digest.source_digest`), and ``eval_indices_sha256`` under ``--configs official``.
         submission: the submission's path when it was given as one, else None.
         ignored_files: dot files in the data root's folders of the split (macOS ``._*.npz``), not read.
     """
@@ -257,8 +258,10 @@ class Report(ValidationFacts):
 def provenance(submission_sha256: str, ground_truth_sha256: str | None,
                eval_indices_sha256: str | None = None) -> dict[str, Any]:
     """The provenance block of a report."""
+    from ..source_digest import source_digest
+
     out: dict[str, Any] = {"submission_sha256": submission_sha256, "ground_truth_sha256": ground_truth_sha256,
-                           "evaluator_version": __version__}
+                           "evaluator_version": __version__, "evaluator_source_sha256": source_digest()}
     if eval_indices_sha256 is not None:
         out["eval_indices_sha256"] = eval_indices_sha256
     return out
