@@ -349,7 +349,8 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
              options: Options = Options(), eval_indices_dir: str | os.PathLike[str] | None = None,
              validate_only: bool = False, collections: Sequence[str] | None = None,
              progress: bool = False) -> Report:
-    """The whole pipeline from a data root for one submission: ``Evaluator.load(...).evaluate(source)``.
+    """The whole pipeline from a data root for one submission: ``Evaluator.load(...).score(source)``, the full
+    :class:`Report` (for a participant's view, ``Evaluator.load(..., public_only=True).evaluate(source)``).
 
     Args:
         source: the submission (path, bytes or binary file object; at most 256 MiB whatever the source, see
@@ -369,7 +370,7 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
             (``SUBMISSION_TOO_LARGE``; see :meth:`Evaluator.evaluate`).
     """
     return Evaluator.load(split=split, data_root=data_root, options=options, eval_indices_dir=eval_indices_dir,
-                          validate_only=validate_only, collections=collections, progress=progress).evaluate(source)
+                          validate_only=validate_only, collections=collections, progress=progress).score(source)
 
 
 def score_predictions(predictions: PredictionsSource,
@@ -426,4 +427,4 @@ def score_predictions(predictions: PredictionsSource,
     else:
         evaluator = Evaluator.load(split=split, data_root=truth_or_data_root, options=options,
                                    eval_indices_dir=eval_indices_dir, collections=collections)
-    return evaluator.evaluate_predictions(predictions)
+    return evaluator.score_predictions(predictions)
