@@ -200,7 +200,8 @@ class Evaluator:
                 ``~/data/tpugraphs``; not with ``solution``.
             solution: a solution file (:mod:`.truth.solution`) instead of a data root: the public and
                 private leaderboards are scored too.
-            options, eval_indices_dir: see :func:`score_submission`.
+            options: see :func:`score_submission`.
+            eval_indices_dir: see :func:`score_submission`.
             validate_only: check files against the config counts only; runtimes are not read.
             public_only: with ``solution``: only the public leaderboard's graphs and numbers.
             collections: score only these collections (:func:`select_collections`); the overall is
