@@ -14,6 +14,7 @@ import inspect
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -215,7 +216,12 @@ def _leaky_public_test_files(monkeypatch):
                         lambda source, target, keep, advance: shutil.copyfile(source, target))
 
 
-PATCHES = {"PREPARE_PUBLIC_RUNTIME": _leaky_public_test_files}
+def _without_polars(monkeypatch):
+    """An install without the organiser extra (tests/cli/test_missing_extras.py runs it in a subprocess too)."""
+    monkeypatch.setitem(sys.modules, "polars", None)
+
+
+PATCHES = {"PREPARE_PUBLIC_RUNTIME": _leaky_public_test_files, "MISSING_EXTRA": _without_polars}
 """Codes that no input file can cause through a correct program: the program is patched to cause them."""
 
 
@@ -286,6 +292,7 @@ CASES = {
     "INVALID_SUBMISSION": _compare_invalid,
     "PUBLIC_BOARD_TOO_SMALL": _one_public_graph,
     "NO_TEAM_FOLDERS": _no_team_folders,
+    "MISSING_EXTRA": lambda tmp_path, tiny, solution: ([tmp_path / "s.csv", "--solution", solution], None),
     "DATA_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tmp_path / "gone",
                                                      "--split", "test"], tmp_path / "gone"),
     "USAGE_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,
