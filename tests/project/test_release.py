@@ -102,6 +102,17 @@ def test_the_public_api_type_checks_under_mypy(tmp_path):
     assert status == 0, out + err
 
 
+def test_a_type_checker_sees_every_lazy_name():
+    """The ``if TYPE_CHECKING:`` imports of tpugraphs_eval/__init__.py name exactly the lazily imported exports, each
+    from the module that defines it at run time."""
+    import ast
+
+    tree = ast.parse((REPO / "evaluator/tpugraphs_eval/__init__.py").read_text(encoding="utf-8"))
+    (block,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
+    seen = {alias.name: "." * node.level + node.module for node in block.body for alias in node.names}
+    assert seen == te._EXPORTS
+
+
 def test_the_documentation_site_builds_without_a_warning(tmp_path):
     pytest.importorskip("mkdocstrings")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
