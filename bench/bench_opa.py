@@ -48,7 +48,7 @@ def main() -> None:
     brute_small = best_seconds(lambda: brute_force_opa(predictions[small], runtimes[small]), 1)
     brute_scaled = brute_small * (args.n / args.brute_n) ** 2
     check = abs(brute_force_opa(predictions[small], runtimes[small])
-                - ordered_pair_accuracy(predictions[small], runtimes[small]))
+                - ordered_pair_accuracy(predictions=predictions[small], runtimes=runtimes[small]))
     print(f"n = {args.n:,} configs; best of {args.repeats}")
     print(f"reference scipy.stats.kendalltau (tau-b only): {scipy_time * 1e3:8.1f} ms")
     print(f"reference brute force O(n^2), {args.brute_n:,} configs: {brute_small * 1e3:.0f} ms, scaled to n: "
@@ -59,7 +59,7 @@ def main() -> None:
         except Exception as err:  # the C extension was not built
             print(f"kernel {choice}: skipped ({err})")
             continue
-        opa = best_seconds(lambda: ordered_pair_accuracy(predictions, runtimes), args.repeats)
+        opa = best_seconds(lambda: ordered_pair_accuracy(predictions=predictions, runtimes=runtimes), args.repeats)
         both = best_seconds(lambda: pair_metrics(np.arange(args.n), ranking_runtimes), args.repeats)
         print(f"kernel {choice:5s}: ordered_pair_accuracy {opa * 1e3:7.1f} ms "
               f"({scipy_time / opa:4.1f}x scipy's tau-b, {brute_scaled / opa:,.0f}x brute force); "

@@ -39,12 +39,24 @@ def check_codabench_bundle(bundle: Path) -> str:
     return done.stdout
 
 
-def grade_competition(competition: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
+_WITHOUT = """
+import runpy, sys
+script, blocked, *argv = sys.argv[1:]
+for name in filter(None, blocked.split(",")):
+    sys.modules[name] = None  # `import name` raises ModuleNotFoundError, as where it is not installed
+sys.argv = [script, *argv]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+def grade_competition(competition: Path, data_dir: Path, *args: str,
+                      blocked: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """Run MLE-bench's registry, prepare call and ``grade_csv`` (``grade_competition.py``) on a competition
-    folder. Skips when ../shared/clients is absent."""
+    folder, the modules ``blocked`` made unimportable (as in an environment without them). Skips when
+    ../shared/clients is absent."""
     _needs(GRADE_COMPETITION, ("pandas", "yaml", "appdirs", "tqdm"))
-    return subprocess.run([sys.executable, str(GRADE_COMPETITION), str(competition), str(data_dir), *args],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-c", _WITHOUT, str(GRADE_COMPETITION), ",".join(blocked),
+                           str(competition), str(data_dir), *args], capture_output=True, text=True, timeout=600)
 
 
 _DOWNLOAD_AND_PREPARE = """

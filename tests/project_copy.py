@@ -1,4 +1,4 @@
-"""A copy of the project's installable sources (evaluator/, kit/, pyproject.toml, README.md) without any built
+"""A copy of the project's installable sources (evaluator/, kit/, pyproject.toml, README.md, LICENSE) without any built
 module or cache, for the tests that install it into a fresh venv (tests/scoring/test_kernels.py,
 tests/leaderboard/test_leaderboard_demo_installed.py)."""
 
@@ -15,6 +15,6 @@ def copy_project_source(target: Path) -> Path:
     junk = shutil.ignore_patterns("*.so", "*.pyd", "__pycache__", "*.egg-info", "build")
     for name in ("evaluator", "kit"):
         shutil.copytree(REPO / name, target / name, ignore=junk)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):  # LICENSE: pyproject's license-files
         shutil.copy2(REPO / name, target / name)
     return target

@@ -9,7 +9,33 @@ Quick use::
 Definitions: docs/codes.md (format) and docs/metrics.md (metrics); see README.md.
 """
 
+from typing import TYPE_CHECKING
+
 from ._version import __version__
+
+if TYPE_CHECKING:  # what a type checker sees; at run time each name is imported at first use (_EXPORTS, below)
+    from .api import Evaluator, evaluate, score_predictions, score_submission, validation_report
+    from .dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
+    from .errors import DataError, NoGroundTruthError, TpuGraphsEvalError, UsageError
+    from .options import Options
+    from .report.public import PublicReport
+    from .report.report import Report
+    from .roots import load_ground_truth, resolve_data_root, scan_catalog
+    from .scoring.metrics import (
+        UndefinedMetricError,
+        kendall_tau_b,
+        ordered_pair_accuracy,
+        slowdown,
+        tile_score,
+        top_k_error,
+    )
+    from .scoring.references import References, collection_references
+    from .submission.problems import CODES, Problem, Severity
+    from .submission.validation import Validation, validate_submission
+    from .truth.dataroot import DataRoot
+    from .truth.eval_indices import load_eval_indices
+    from .truth.groundtruth import GroundTruth, SplitCatalog
+    from .truth.solution import load_solution
 
 _EXPORTS = {
     "Evaluator": ".api", "evaluate": ".api", "score_predictions": ".api", "score_submission": ".api",
@@ -23,7 +49,7 @@ _EXPORTS = {
     "Validation": ".submission.validation", "validate_submission": ".submission.validation",
     "DataRoot": ".truth.dataroot", "resolve_data_root": ".roots",
     "load_eval_indices": ".truth.eval_indices", "GroundTruth": ".truth.groundtruth",
-    "SplitCatalog": ".truth.groundtruth", "load_ground_truth": ".truth.npzread", "scan_catalog": ".truth.npzread",
+    "SplitCatalog": ".truth.groundtruth", "load_ground_truth": ".roots", "scan_catalog": ".roots",
     "load_solution": ".truth.solution",
     "UndefinedMetricError": ".scoring.metrics", "kendall_tau_b": ".scoring.metrics",
     "ordered_pair_accuracy": ".scoring.metrics", "slowdown": ".scoring.metrics", "tile_score": ".scoring.metrics",
@@ -33,7 +59,7 @@ _EXPORTS = {
 and the CLI's ``--help`` / ``--version`` load only what they use (docs/performance.md, "Imports")."""
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,7 +22,7 @@ from .roots import resolve_data_root
 from .submission.csvfile import SubmissionSource
 from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
-from .truth.eval_indices import EvalIndices, LoadedEvalIndices, load_eval_indices
+from .truth.eval_indices import EvalIndices, LoadedEvalIndices, indices_folder, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
 from .truth.npzread import load_ground_truth, scan_catalog
 
@@ -70,8 +70,8 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
         truth: the split's ground truth (:func:`npzread.load_ground_truth`); its ``tile_runtime``
             must match ``options.tile_runtime``.
         options: mode, tile runtime, config protocol.
-        eval_indices_dir: folder of the official ``{xla,nlp}_{default,random}.json`` lists; needed for
-            ``configs="official"`` (default for the demo: its own lists).
+        eval_indices_dir: folder of ``{xla,nlp}_{default,random}.json`` lists for ``configs="official"``
+            (default: the official lists the package ships; for the demo, its own).
         eval_indices: those lists already read (:func:`load_eval_indices`), instead of the folder.
 
     Returns:
@@ -122,14 +122,9 @@ def check_protocol(configs: str, split: str) -> None:
 
 
 def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> LoadedEvalIndices:
-    """The official index lists from ``given``, or the demo's own; UsageError when no folder is known."""
+    """The official index lists from ``given``, else the demo's own, else the official ones the package ships."""
     check_protocol("official", catalog.split)
-    if given is not None:
-        return load_eval_indices(Path(given), catalog)
-    if catalog.root.synthetic:
-        return load_eval_indices(catalog.root.path / "eval_indices", catalog)
-    raise UsageError("--configs official needs --eval-indices DIR: the folder of the official xla_default.json, "
-                     "xla_random.json, nlp_default.json, nlp_random.json (tpu_graphs/baselines/layout/eval_indices)")
+    return load_eval_indices(indices_folder(given, catalog.root), catalog)
 
 
 def _refuse_public_selection(public_only: bool, collections: Sequence[str] | None) -> None:
@@ -204,7 +199,8 @@ class Evaluator:
                 ``~/data/tpugraphs``; not with ``solution``.
             solution: a solution file (:mod:`.truth.solution`) instead of a data root: the public and
                 private leaderboards are scored too.
-            options, eval_indices_dir: see :func:`score_submission`.
+            options: see :func:`score_submission`.
+            eval_indices_dir: see :func:`score_submission`.
             validate_only: check files against the config counts only; runtimes are not read.
             public_only: with ``solution``: only the public leaderboard's graphs and numbers.
             collections: score only these collections (:func:`select_collections`); the overall is
@@ -235,7 +231,7 @@ class Evaluator:
                 raise UsageError(f"{solution} is a solution of the {truth.catalog.split} split, not {split}")
             check_protocol(options.configs, truth.catalog.split)
         else:
-            root = data_root if isinstance(data_root, DataRoot) else resolve_data_root(data_root)
+            root = resolve_data_root(data_root)
             if validate_only:
                 return cls.over(scan_catalog(root, split, progress=progress), None, options,
                                 collections=collections, graphs=graphs)
@@ -350,7 +346,8 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
              options: Options = Options(), eval_indices_dir: str | os.PathLike[str] | None = None,
              validate_only: bool = False, collections: Sequence[str] | None = None,
              progress: bool = False) -> Report:
-    """The whole pipeline from a data root for one submission: ``Evaluator.load(...).evaluate(source)``.
+    """The whole pipeline from a data root for one submission: ``Evaluator.load(...).score(source)``, the full
+    :class:`Report` (for a participant's view, ``Evaluator.load(..., public_only=True).evaluate(source)``).
 
     Args:
         source: the submission (path, bytes or binary file object; at most 256 MiB whatever the source, see
@@ -370,7 +367,7 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
             (``SUBMISSION_TOO_LARGE``; see :meth:`Evaluator.evaluate`).
     """
     return Evaluator.load(split=split, data_root=data_root, options=options, eval_indices_dir=eval_indices_dir,
-                          validate_only=validate_only, collections=collections, progress=progress).evaluate(source)
+                          validate_only=validate_only, collections=collections, progress=progress).score(source)
 
 
 def score_predictions(predictions: PredictionsSource,
@@ -427,4 +424,4 @@ def score_predictions(predictions: PredictionsSource,
     else:
         evaluator = Evaluator.load(split=split, data_root=truth_or_data_root, options=options,
                                    eval_indices_dir=eval_indices_dir, collections=collections)
-    return evaluator.evaluate_predictions(predictions)
+    return evaluator.score_predictions(predictions)

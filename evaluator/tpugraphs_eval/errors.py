@@ -129,6 +129,10 @@ ERROR_CODES: dict[str, str] = {
     "INVALID_SUBMISSION": "Exit code 1, not 2: a submission that `compare` must score has an error-severity "
                           "problem under the mode in force; nothing is compared, and the message names the "
                           "file(s) and the command that lists the problems.",
+    # an optional dependency (the console scripts' guard, commands/entrypoint.py)
+    "MISSING_EXTRA": "The command needs an optional dependency that is not installed (polars or pandas: the "
+                     "`organiser` extra, for solution files, Parquet predictions, prepare, exports and leaderboards; "
+                     "scipy: the `kit` extra, for the learned baseline): the message names the extra to install.",
     # the generic codes: an error without a code of its own (DataError, UsageError)
     "DATA_ERROR": "Another problem with the data (a missing or unreadable data root, a usage file that cannot be "
                   "used, ...): the message names the file and what is wrong.",
@@ -139,6 +143,22 @@ ERROR_CODES: dict[str, str] = {
 """Code → meaning of the coded :class:`DataError` and :class:`UsageError` raised on purpose (a submission's
 content problems have their own codes, :data:`tpugraphs_eval.submission.problems.CODES`). An error without a
 code of its own is ``DATA_ERROR`` or ``USAGE_ERROR``. Codes are stable: tools may match on them."""
+
+
+EXTRAS = {"polars": "organiser", "pandas": "organiser", "pyarrow": "organiser", "scipy": "kit"}
+"""Optional dependency (top-level module) → the extra of pyproject.toml that installs it (the core needs numpy and rich
+only)."""
+
+
+def missing_extra(err: ModuleNotFoundError) -> str | None:
+    """The ``[MISSING_EXTRA]`` message for an optional dependency that is not installed, or None for another
+    module (a broken install: not this error)."""
+    module = (err.name or "").partition(".")[0]
+    extra = EXTRAS.get(module)
+    if extra is None:
+        return None
+    return (f"[MISSING_EXTRA] this command needs {module}, which is not installed: pip install "
+            f"'tpugraphs-eval[{extra}]' (or '.[{extra}]' in a checkout; '[all]' installs every extra)")
 
 
 class TpuGraphsEvalError(Exception):

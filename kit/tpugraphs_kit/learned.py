@@ -28,7 +28,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from tpugraphs_eval import SplitCatalog, Validation
 
@@ -126,6 +125,8 @@ def fit_collection(root: RootLike, collection_name: str, split: str = "train", *
     scale = np.sqrt(np.diag(xtx) / n_graphs)
     scale[scale == 0] = 1.0
     a = xtx / np.outer(scale, scale) + alpha * n_graphs * np.eye(scale.size)
+    import scipy.linalg  # the [kit] extra: imported when a model is fitted, so that the rest of the kit needs no scipy
+
     weights = scipy.linalg.solve(a, xty / scale, assume_a="pos")
     return RidgeRanker(coll.name, weights, scale, alpha, n_graphs, n_rows)
 

@@ -30,6 +30,7 @@ from tpugraphs_eval import (
     score_submission,
 )
 from tpugraphs_eval.dataset import TILE_TOP_K
+from tpugraphs_eval.truth.eval_indices import indices_folder
 
 from .errors import KitError
 from .submission import csv_bytes, write_submission
@@ -131,7 +132,7 @@ def random_expectations(truth: GroundTruth, *, draws: int = 0, seed: int = 0, op
 
     indices = None
     if options.configs == "official":
-        indices, _ = load_eval_indices(eval_indices_dir or truth.catalog.root.path / "eval_indices", truth.catalog)
+        indices, _ = load_eval_indices(indices_folder(eval_indices_dir, truth.catalog.root), truth.catalog)
     references = collection_references(truth, indices)
     out = {}
     for name, ref in references.items():

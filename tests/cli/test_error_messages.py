@@ -14,6 +14,7 @@ import inspect
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -225,7 +226,13 @@ def _no_memory_left(monkeypatch):
     monkeypatch.setattr(npzread, "read_array", out_of_memory)
 
 
-PATCHES = {"PREPARE_PUBLIC_RUNTIME": _leaky_public_test_files, "OUT_OF_MEMORY": _no_memory_left}
+def _without_polars(monkeypatch):
+    """An install without the organiser extra (tests/cli/test_missing_extras.py runs it in a subprocess too)."""
+    monkeypatch.setitem(sys.modules, "polars", None)
+
+
+PATCHES = {"PREPARE_PUBLIC_RUNTIME": _leaky_public_test_files, "OUT_OF_MEMORY": _no_memory_left,
+           "MISSING_EXTRA": _without_polars}
 """Codes that no input file can cause through a correct program: the program is patched to cause them."""
 
 
@@ -298,6 +305,7 @@ CASES = {
     "NO_TEAM_FOLDERS": _no_team_folders,
     "OUT_OF_MEMORY": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,
                                                         "--split", "test"], None),
+    "MISSING_EXTRA": lambda tmp_path, tiny, solution: ([tmp_path / "s.csv", "--solution", solution], None),
     "DATA_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tmp_path / "gone",
                                                      "--split", "test"], tmp_path / "gone"),
     "USAGE_ERROR": lambda tmp_path, tiny, solution: (["validate", tmp_path / "s.csv", "--data-root", tiny,
@@ -399,6 +407,8 @@ UNDEFINED = {  # public function → calls where the old code returned NaN
     "pair_counts": [([0, np.nan], [1, 2]), ([0.0, 1.0], [np.nan, 2.0])],
     "first_k_minima": [(np.array([1.0, np.nan, 3.0]), np.array([2, 1]), 1)],
 }
+KEYWORD_ONLY = {"tile_score", "top_k_error", "slowdown", "ordered_pair_accuracy"}
+"""The public metrics of a model's output whose two arrays are not interchangeable: keyword-only arguments."""
 NO_NAN_BY_TYPE = {"tied_pairs", "dense_ranks", "dense_ranks_into", "discordant_pairs", "tau_b_from_counts",
                   "opa_from_counts", "defined_mean"}
 """Functions that return integers, or (for tau_b_from_counts, opa_from_counts) a ``defined`` mask beside the values, or (for
@@ -425,8 +435,12 @@ def test_every_public_metric_function_is_covered():
 @pytest.mark.usefixtures("kernel")
 @pytest.mark.parametrize("name, args", [(n, a) for n, calls in UNDEFINED.items() for a in calls])
 def test_undefined_metrics_raise_instead_of_returning_nan(name, args):
+    function = getattr(metrics, name)
     with pytest.raises(UndefinedMetricError):
-        getattr(metrics, name)(*args)
+        if name in KEYWORD_ONLY:  # (predictions, runtimes[, k]) by name
+            function(**dict(zip(("predictions", "runtimes", "k"), args)))
+        else:
+            function(*args)
     assert issubclass(UndefinedMetricError, ValueError)
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import zipfile
 
 import pytest
 from clients import check_codabench_bundle
 
 from tpugraphs_eval.commands import evaluate as cli
+from tpugraphs_eval.hosting.wheel import WHEEL_NAME
 
 yaml = pytest.importorskip("yaml")
 
@@ -83,7 +85,12 @@ def test_a_prepared_bundle_carries_the_public_data_and_a_starting_kit(form, prep
     assert all((out / "public_data" / f).read_bytes() == (prepared_demo / "public" / f).read_bytes()
                for f in _files(out / "public_data"))
     kit = out / "starting_kit"
-    assert _files(kit) == ["01_quickstart.ipynb", "02_learned_baseline.ipynb", "README.md", "sample_submission.csv"]
+    assert _files(kit) == ["01_quickstart.ipynb", "02_learned_baseline.ipynb", "README.md", "sample_submission.csv",
+                           WHEEL_NAME]
+    assert f"`pip install './{WHEEL_NAME}[kit]'`" in (kit / "README.md").read_text()  # what ships beside it
+    with zipfile.ZipFile(kit / WHEEL_NAME) as wheel:  # the package, its notebooks and the official eval indices
+        assert {"tpugraphs_eval/api.py", "tpugraphs_eval/py.typed", "tpugraphs_kit/notebooks/01_quickstart.ipynb",
+                "tpugraphs_eval/truth/official_indices/xla_default.json"} < set(wheel.namelist())
     assert (kit / "sample_submission.csv").read_bytes() == (out / "sample_submission/submission.csv").read_bytes()
     command = re.search(r"`(tpugraphs-eval validate [^`]+)`", (kit / "README.md").read_text())[1]
     assert command == "tpugraphs-eval validate sample_submission.csv --data-root public_data --split test"

@@ -18,6 +18,7 @@ from clients import grade_competition, mlebench_download_and_prepare
 from tpugraphs_eval import resolve_data_root, score_submission
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.hosting.mlebench import checksums
+from tpugraphs_eval.hosting.wheel import WHEEL_NAME
 from tpugraphs_eval.truth.solution import load_solution
 
 yaml = pytest.importorskip("yaml")
@@ -68,7 +69,7 @@ def prepared(competition, tmp_path_factory, dataset_zip) -> tuple[Path, str]:
 def test_the_folder_holds_mlebenchs_files(competition):
     assert sorted(p.name for p in competition.iterdir()) == [
         "checksums.yaml", "config.yaml", "description.md", "grade.py", "leaderboard.csv", "prepare.py",
-        "tpugraphs_metric.py"]
+        WHEEL_NAME, "tpugraphs_metric.py"]
     config = yaml.safe_load((competition / "config.yaml").read_text())
     assert config["id"] == ID and config["prizes"] is None and config["awards_medals"] is False
     assert config["dataset"] == {"answers": f"{ID}/prepared/private/answers.csv",
@@ -163,7 +164,10 @@ def test_the_leaderboard_is_the_references_best_first(competition, prepared):
     assert board.score[0] == pytest.approx(1.0, abs=1e-12)  # the oracle: tile 1, layout tau-b 1 (no ties here)
 
 
-def test_mlebench_grades_a_valid_and_an_invalid_submission(competition, prepared, tmp_path):
+@pytest.mark.parametrize("without_package", [False, True], ids=["package-installed", "package-absent"])
+def test_mlebench_grades_a_valid_and_an_invalid_submission(competition, prepared, tmp_path, without_package):
+    """Grading needs no install of the package: MLE-bench's registry imports prepare.py, which imports the package
+    inside prepare() only (the package blocked from import: ``sys.modules[name] = None``)."""
     data, _ = prepared
     private = data / ID / "prepared" / "private"
     sample = data / ID / "prepared/public/sample_submission.csv"
@@ -171,7 +175,8 @@ def test_mlebench_grades_a_valid_and_an_invalid_submission(competition, prepared
     lines[1] = lines[1].split(",")[0] + ",0;0;99999"
     bad = tmp_path / "bad.csv"
     bad.write_text("\n".join(lines) + "\n")
-    done = grade_competition(competition, data, str(sample), str(bad))
+    done = grade_competition(competition, data, str(sample), str(bad),
+                             blocked=("tpugraphs_eval", "tpugraphs_kit") if without_package else ())
     assert done.returncode == 0, done.stderr
     good_report, bad_report = (json.loads(line) for line in done.stdout.strip().splitlines())
     expected = score_submission(sample.read_bytes(), load_solution(private / "solution.parquet")).overall

@@ -38,7 +38,7 @@ def test_the_fields_are_exactly_the_public_ones(reports):
     assert [f.name for f in dataclasses.fields(PublicScores)] == ["overall", "collections", "not_shown", "n_counted"]
     assert [f.name for f in dataclasses.fields(PublicCollection)] == ["metric", "n_graphs", "value", "references"]
     organiser, view = reports
-    assert set(view.provenance) == {"submission_sha256", "evaluator_version"} < set(PUBLIC_PROVENANCE_KEYS)
+    assert set(view.provenance) == {"submission_sha256", "evaluator_version", "evaluator_source_sha256"} < set(PUBLIC_PROVENANCE_KEYS)
     assert "ground_truth_sha256" in organiser.provenance
     assert view.validation.submission == ParsedSubmission()  # the parsed rankings are dropped
     assert view.overall == organiser.leaderboards["public"].overall

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -26,6 +27,7 @@ from project_copy import copy_project_source
 from tpugraphs_eval import (
     Options,
     UsageError,
+    __version__,
     kernels,
     load_ground_truth,
     resolve_data_root,
@@ -224,18 +226,23 @@ def test_real_data_reports_identical_with_both_kernels(realdata):
 # --- which kernel, and saying so -----------------------------------------------------------------
 
 def version_line(capsys) -> str:
+    """The --version line with the source digest (64 hex digits, checked here) written as SHA."""
     assert cli.main(["--version"]) == 0
-    return capsys.readouterr().out.strip()
+    return without_digest(capsys.readouterr().out.strip())
+
+
+def without_digest(line: str) -> str:
+    return re.sub(r"\(source sha256 [0-9a-f]{64}; ", "(source sha256 SHA; ", line)
 
 
 def test_version_names_the_kernel(capsys, monkeypatch, restore_kernel):
     monkeypatch.setenv(kernels.ENV_VAR, "python")
     kernels.use(None)  # read the variable again
-    assert version_line(capsys) == "tpugraphs-eval 0.1.0 (kernel: numpy fallback — TPUGRAPHS_KERNEL=python)"
+    assert version_line(capsys) == f"tpugraphs-eval {__version__} (source sha256 SHA; kernel: numpy fallback — TPUGRAPHS_KERNEL=python)"
     monkeypatch.delenv(kernels.ENV_VAR)
     kernels.use(None)
     expected = "C extension" if C is not None else "numpy fallback — the C extension was not built"
-    assert version_line(capsys) == f"tpugraphs-eval 0.1.0 (kernel: {expected})"
+    assert version_line(capsys) == f"tpugraphs-eval {__version__} (source sha256 SHA; kernel: {expected})"
 
 
 def test_unknown_kernel_choice_is_a_usage_error(capsys, monkeypatch, restore_kernel):
@@ -285,7 +292,8 @@ def test_install_without_a_c_compiler_uses_the_fallback(tmp_path):
 
     version = subprocess.run([env_dir / "bin" / "tpugraphs-eval", "--version"], env=env, capture_output=True,
                              text=True)
-    assert version.stdout.strip() == "tpugraphs-eval 0.1.0 (kernel: numpy fallback — the C extension was not built)"
+    assert without_digest(version.stdout.strip()) == (f"tpugraphs-eval {__version__} (source sha256 SHA; kernel: numpy fallback "
+                                                      "— the C extension was not built)")
     samples = REPO / "sample_submissions"
     scored = subprocess.run([env_dir / "bin" / "tpugraphs-eval", samples / "demo_random_test.csv",
                              samples / "demo_identity_test.csv", "--data-root", "demo", "--split", "test", "--json", "-",

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.usefixtures("kernel")  # every test with each kernel (c
     ([0.5, 0.5, 0.1], [7, 7, 3], 1.0),    # tied in both: left out; (7,3) and (7,3) predicted 0.5 > 0.1: 2 of 2
 ])
 def test_opa_by_hand(predictions, runtimes, expected):
-    assert ordered_pair_accuracy(np.array(predictions), np.array(runtimes)) == pytest.approx(expected, abs=1e-15)
+    assert ordered_pair_accuracy(predictions=np.array(predictions), runtimes=np.array(runtimes)) == pytest.approx(expected, abs=1e-15)
     assert brute_force_opa(predictions, runtimes) == pytest.approx(expected, abs=1e-15)
 
 
@@ -42,7 +42,7 @@ def test_opa_by_hand(predictions, runtimes, expected):
 def test_opa_without_a_pair_of_different_runtimes_raises(predictions, runtimes):
     assert math.isnan(brute_force_opa(predictions, runtimes))
     with pytest.raises(UndefinedMetricError, match="OPA is undefined"):
-        ordered_pair_accuracy(predictions, runtimes)
+        ordered_pair_accuracy(predictions=predictions, runtimes=runtimes)
 
 
 def test_opa_from_counts_marks_undefined_without_nan():
@@ -65,9 +65,9 @@ def test_opa_equals_brute_force_with_ties_in_both(seed):
     expected = brute_force_opa(predictions, runtimes)
     if math.isnan(expected):
         with pytest.raises(UndefinedMetricError):
-            ordered_pair_accuracy(predictions, runtimes)
+            ordered_pair_accuracy(predictions=predictions, runtimes=runtimes)
     else:
-        assert ordered_pair_accuracy(predictions, runtimes) == expected  # the same two integers divided
+        assert ordered_pair_accuracy(predictions=predictions, runtimes=runtimes) == expected  # the same two integers divided
 
 
 @pytest.mark.parametrize("n", [2, 3, 17, 64, 65, 500, 4097])
@@ -75,7 +75,7 @@ def test_opa_is_tau_a_plus_one_over_two_without_ties(n):
     rng = np.random.default_rng(n)
     predictions, runtimes = rng.permutation(n).astype(np.float64), rng.permutation(n) + 100
     tau_a = float(scipy.stats.kendalltau(predictions, runtimes).statistic)  # no tie: tau-b == tau-a
-    assert abs(ordered_pair_accuracy(predictions, runtimes) - (tau_a + 1) / 2) <= 1e-12
+    assert abs(ordered_pair_accuracy(predictions=predictions, runtimes=runtimes) - (tau_a + 1) / 2) <= 1e-12
 
 
 def test_pair_counts_by_hand():

@@ -144,7 +144,8 @@ def test_report_json_shape(demo_root):
     assert set(data["collections"]) == {"tile:xla", "layout:xla:default", "layout:xla:random",
                                         "layout:nlp:default", "layout:nlp:random"}
     assert data["synthetic"] is True
-    assert set(data["provenance"]) == {"submission_sha256", "ground_truth_sha256", "evaluator_version"}
+    assert set(data["provenance"]) == {"submission_sha256", "ground_truth_sha256", "evaluator_version",
+                                        "evaluator_source_sha256"}
     assert data["provenance"]["ground_truth_sha256"] == truth.sha256
     assert data["options"]["mode"] == "strict" and data["options"]["configs"] == "all"
     assert len(data["graphs"]) == sum(len(g.names) for g in scan_catalog(demo_root, "test").collections.values())

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..display import safe
-from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError
+from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, missing_extra
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -96,7 +96,8 @@ def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] 
                  interrupted: str = "interrupted", bugs: tuple[type[BaseException], ...] = ()) -> int:
     """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code.
 
-    ``TpuGraphsEvalError`` → ``program: error: [CODE] message`` and its ``exit_code`` (2); argparse's exits → their code; Ctrl-C → 130; a
+    ``TpuGraphsEvalError`` → ``program: error: [CODE] message`` and its ``exit_code`` (2); an optional dependency that
+    is not installed → ``[MISSING_EXTRA]`` naming the extra to install (2); argparse's exits → their code; Ctrl-C → 130; a
     broken pipe not caught by the command's :func:`stop_at_closed_pipe` → 0 (the reader went away); other
     ``OSError`` (the terminal or disk refused the output) → 2 with a code (:func:`os_error_message`); ``MemoryError``
     → 2 (``OUT_OF_MEMORY``); ``bugs`` and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
@@ -125,6 +126,12 @@ def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] 
         print(f"{program}: error: [OUT_OF_MEMORY] out of memory: the input is larger than this machine can hold "
               "(docs/options.md, size limits); nothing was written", file=sys.stderr)
         code = EXIT_USAGE_OR_DATA
+    except ModuleNotFoundError as err:  # an optional dependency (errors.EXTRAS): which extra installs it; else a bug
+        if (message := missing_extra(err)) is None and os.environ.get("TPUGRAPHS_EVAL_DEBUG"):
+            raise
+        print(f"{program}: error: {message}" if message else f"{program}: internal error (ModuleNotFoundError: "
+              f"{safe(str(err))}). This is a bug; please report it.", file=sys.stderr)
+        code = EXIT_USAGE_OR_DATA if message else EXIT_INTERNAL
     except bugs as err:
         print(f"{program}: internal error: {safe(str(err))}. This is a bug; please report it.", file=sys.stderr)
         code = EXIT_INTERNAL

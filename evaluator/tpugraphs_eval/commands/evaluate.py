@@ -36,16 +36,18 @@ COMMANDS = ("score", "validate", "codes", "solution", "compare", "export", "prep
 
 
 class _Version(argparse.Action):
-    """``--version``: the version and the kernel in use (C extension or numpy), looked up only when asked: the
-    kernels' module imports numpy, which ``--help`` and a misspelt option need not wait for."""
+    """``--version``: the version, the digest of the package's source (reports' ``evaluator_source_sha256``) and the
+    kernel in use (C extension or numpy), looked up only when asked: the kernels' module imports numpy, which
+    ``--help`` and a misspelt option need not wait for."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
         from .. import kernels
+        from ..source_digest import source_digest
 
-        print(f"tpugraphs-eval {__version__} (kernel: {kernels.active().description})")
+        print(f"tpugraphs-eval {__version__} (source sha256 {source_digest()}; kernel: {kernels.active().description})")
         parser.exit()
 
 

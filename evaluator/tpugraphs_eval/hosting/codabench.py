@@ -13,7 +13,8 @@ Bundle layout (folders are zipped by Codabench at upload; zip the folder's *cont
     reference_data_private/          the same solution.csv + settings.json (usage Private)
     sample_submission/               submission.csv: a valid baseline (configs in index order)
     public_data/, starting_kit/      with --prepared: the prepared public tree (or DOWNLOAD.md above
-                                     PUBLIC_DATA_MAX_BYTES) and the notebooks, sample and validate command
+                                     PUBLIC_DATA_MAX_BYTES) and the notebooks, sample, validate command and
+                                     the package itself as a wheel (:mod:`.wheel`), which its README installs
 
 **Decision** (scoring program dependencies): the program vendors the self-contained metric file, so the
 stock ``codalab/codalab-legacy:py39`` image (numpy, pandas, scipy) runs it and nothing needs
@@ -190,16 +191,17 @@ def _tree_bytes(folder: Path) -> int:
 
 
 def _notebooks() -> list[Path]:
-    """The kit's starter notebooks (``kit/notebooks/*.ipynb`` of a source checkout; none in a wheel install)."""
-    import tpugraphs_kit
+    """The kit's starter notebooks (package data of ``tpugraphs_kit.notebooks``: a checkout's ``kit/notebooks``)."""
+    import importlib.resources
 
-    return sorted((Path(tpugraphs_kit.__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+    return sorted(Path(str(importlib.resources.files("tpugraphs_kit.notebooks"))).glob("*.ipynb"))
 
 
 def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool) -> None:
     """``public_data/`` (the prepared public tree, or a download note above :data:`PUBLIC_DATA_MAX_BYTES`) and
     ``starting_kit/`` (the starter notebooks, the sample submission and a README with the validate command)."""
     from .codabench_pages import validate_command
+    from .wheel import write_wheel
 
     public = prepared / "public"
     size = _tree_bytes(public)
@@ -219,11 +221,13 @@ def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: b
         shutil.copyfile(notebook, kit / notebook.name)
         names.append(notebook.name)
     shutil.copyfile(out / "sample_submission" / "submission.csv", kit / "sample_submission.csv")
+    wheel = write_wheel(kit).name
     command = validate_command(split, data_root=PARTICIPANT_ROOT, submission="sample_submission.csv")
     (kit / "README.md").write_text(
         "# Starting kit\n\n"
         + ("SYNTHETIC demo data: scores on it say nothing about real TPU programs.\n\n" if synthetic else "")
-        + "1. `pip install tpugraphs-eval` (the evaluator and the kit: `tpugraphs-data`, `tpugraphs-baseline`).\n"
+        + f"1. `pip install './{wheel}[kit]'` (the wheel in this folder: the evaluator and the kit, "
+        "`tpugraphs-eval`, `tpugraphs-data`, `tpugraphs-baseline`; `[kit]` adds scipy for the learned baseline).\n"
         f"2. Download this phase's public data and unzip it into `{PARTICIPANT_ROOT}/` next to this folder's files.\n"
         f"3. Check a submission before uploading it (here the sample, a valid one):\n\n   `{command}`\n\n"
         "4. Zip the CSV file itself and submit the zip.\n\n"

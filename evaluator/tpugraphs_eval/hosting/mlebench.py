@@ -6,6 +6,7 @@ Folder ``DIR/<id>`` (the folder's name is the competition id; MLE-bench keeps it
     config.yaml        id, name, type, description, dataset (answers, sample submission), grader, preparer
     description.md     the task for the agent: data, submission format, metric
     prepare.py         prepare(raw, public, private): :func:`prepare_competition` with the export's seed
+    tpugraphs_eval-<version>-py3-none-any.whl  the package (:mod:`.wheel`) that ``prepare.py`` needs, and installs
     grade.py           grade(submission, answers) -> float; InvalidSubmissionError for an invalid submission
     tpugraphs_metric.py  the standalone metric (:func:`.metric_file.metric_source`, as ``export kaggle-metric`` writes it)
     leaderboard.csv    reference scores on the prepared split, best first (not a Kaggle board)
@@ -16,9 +17,11 @@ Folder ``DIR/<id>`` (the folder's name is the competition id; MLE-bench keeps it
 **Decision** (the grader carries the metric): ``grade.py`` imports ``tpugraphs_metric.py`` beside it, not the
 installed package, so a grade never changes when the package is upgraded: it is the metric the
 ``leaderboard.csv`` beside it was computed with, and it needs only numpy, pandas and scipy (MLE-bench's
-grading environment). ``prepare.py`` does import the installed package (``pip install tpugraphs-eval``): the
-preparation is the package's ``prepare`` (docs/prepare.md), and the checksums say whether it still gives the
-same files. The score is the overall over every graph of the prepared test split, in strict mode, as
+grading environment). ``prepare.py`` imports the package inside ``prepare()`` only (MLE-bench's registry imports
+every competition's ``prepare.py`` to grade, where the package need not be installed): the preparation is the
+package's ``prepare`` (docs/prepare.md), installed from the wheel beside it (``pip install
+./tpugraphs_eval-<version>-py3-none-any.whl[organiser]``), and the checksums say whether it still gives the same
+files. The score is the overall over every graph of the prepared test split, in strict mode, as
 ``tpugraphs-eval SUBMISSION --solution private/solution.parquet`` prints it (its ``overall``); MLE-bench
 rounds it to 5 decimals.
 """
@@ -39,6 +42,7 @@ from ..errors import UsageError
 from ..file_digest import file_hexdigest
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
+from .wheel import WHEEL_NAME, write_wheel
 
 ANSWERS = "answers.csv"
 """The answers file MLE-bench hands to ``grade`` (``private/answers.csv``): the solution table of
@@ -168,13 +172,12 @@ def _config(competition_id: str, title: str) -> dict[str, Any]:
 
 _PREPARE_PY = '''"""MLE-bench preparer of {id} (written by tpugraphs-eval {version} export mlebench).
 
-Needs the package: pip install tpugraphs-eval=={version}. ``raw`` is the data root (a folder holding npz/,
-or the Kaggle download holding npz_all/npz/); docs/prepare.md says what is written.
+Preparing needs the package, which ships beside this file: pip install './{wheel}[organiser]'. Grading does not
+(grade.py carries the metric), so it is imported inside prepare() only. ``raw`` is the data root (a folder holding
+npz/, or the Kaggle download holding npz_all/npz/); docs/prepare.md says what is written.
 """
 
 from pathlib import Path
-
-from tpugraphs_eval.hosting.mlebench import prepare_competition
 
 SEED = {seed!r}
 """The organiser's seed: the held-out graphs, their names and the Usage draw derive from it (keep this folder
@@ -183,6 +186,8 @@ OPTIONS = {options!r}
 
 
 def prepare(raw: Path, public: Path, private: Path):
+    from tpugraphs_eval.hosting.mlebench import prepare_competition
+
     prepare_competition(raw, public, private, seed=SEED, **OPTIONS)
 '''
 
@@ -313,7 +318,8 @@ def write_competition(out: Path, data_root: str, *, seed: str, title: str = "Tpu
         files = {
             "config.yaml": _yaml(_config(competition_id, title)),
             "description.md": _description(competition_id, title, counts.to_dict()),
-            "prepare.py": _PREPARE_PY.format(id=competition_id, version=__version__, seed=seed, options=options),
+            "prepare.py": _PREPARE_PY.format(id=competition_id, version=__version__, seed=seed, options=options,
+                                             wheel=WHEEL_NAME),
             "grade.py": _GRADE_PY.format(id=competition_id, version=__version__, mode="strict",
                                          tile_runtime="normalized"),
             "tpugraphs_metric.py": metric_source(),
@@ -329,6 +335,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, title: str = "Tpu
         try:
             for name, text in files.items():
                 (staging / name).write_text(text, encoding="utf-8")
+            write_wheel(staging)
             os.chmod(staging, 0o777 & ~umask())
             os.replace(staging, out)
         finally:

@@ -45,7 +45,7 @@ PUBLIC_REPORT_FIELDS = ("report_format", "submission", "split", "synthetic", "gr
 ``collection_details`` of the shown collections only, without tile ``programs``."""
 PUBLIC_DATA_LABEL = "the public leaderboard"
 """What a public view names as its data (the solution file's path is the organiser's)."""
-PUBLIC_PROVENANCE_KEYS = ("submission_sha256", "evaluator_version", "eval_indices_sha256")
+PUBLIC_PROVENANCE_KEYS = ("submission_sha256", "evaluator_version", "evaluator_source_sha256", "eval_indices_sha256")
 """The provenance a public view keeps: not ``ground_truth_sha256`` (a digest of every private runtime)."""
 
 
@@ -158,7 +158,7 @@ NO_SCORES = {"overall": None, "collections": {}, "normalised": {}, "collections_
 """The score keys of an unscored public view's JSON report."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class PublicReport(ValidationFacts):
     """What a participant may see of one evaluation against a solution file (made by :func:`public_report`).
 
@@ -203,7 +203,8 @@ class PublicReport(ValidationFacts):
 
     @property
     def provenance(self) -> dict[str, Any]:
-        """``submission_sha256``, ``evaluator_version`` (and ``eval_indices_sha256``): no ground-truth digest."""
+        """``submission_sha256``, ``evaluator_version``, ``evaluator_source_sha256`` (and ``eval_indices_sha256``): no
+        ground-truth digest."""
         return dict(self.provenance_items)
 
     @property

@@ -4,6 +4,7 @@ JSON and the HTML page are views of it (:mod:`.terminal`, :mod:`.html`). What a 
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from dataclasses import dataclass, field
@@ -98,8 +99,30 @@ class ValidationFacts:
         """True when the submission has no error under the mode in force."""
         return self.validation.valid
 
+    # views of the report: Report and PublicReport define split, scored, overall and collection_values
+    split: str
 
-@dataclass
+    def __repr__(self) -> str:
+        """A short summary (the verdict, the problem codes, the overall and collection values), whatever the size of
+        the submission; the whole report is :meth:`to_json`."""
+        values = {name: _round(value) for name, value in self.collection_values().items()}
+        return (f"{type(self).__name__}(split={self.split!r}, valid={self.valid}, n_rows={self.n_rows}, "
+                f"problems={self.validation.code_counts()}, overall={_round(self.overall)}, collections={values})")
+
+    def _repr_html_(self) -> str:
+        """A notebook's table: the overall and each collection's value, then the validation table."""
+        cells = [("overall", self.overall), *self.collection_values().items()] if self.scored else []
+        rows = "".join(f"<tr><td>{html.escape(name)}</td><td>{_round(value)}</td></tr>" for name, value in cells)
+        table = f"<table><tr><th>{self.split}</th><th>value</th></tr>{rows}</table>" if rows else ""
+        return f"<div><b>{type(self).__name__}</b>{table}{self.validation._repr_html_()}</div>"
+
+
+def _round(value: float | None) -> float | None:
+    """A value as a summary shows it: 6 significant digits."""
+    return None if value is None else float(f"{value:.6g}")
+
+
+@dataclass(repr=False)
 class Report(ValidationFacts):
     """Everything one evaluation found and computed.
 
@@ -116,7 +139,8 @@ class Report(ValidationFacts):
         selected_collections: the collections ``--collections`` chose (the only ones validated and
             scored; the overall is their mean), or None when every collection present is.
         provenance: ``submission_sha256``, ``ground_truth_sha256`` (None when only validated),
-            ``evaluator_version``, and ``eval_indices_sha256`` under ``--configs official``.
+            ``evaluator_version``, ``evaluator_source_sha256`` (the digest of the package's code,
+            :func:`..source_digest.source_digest`), and ``eval_indices_sha256`` under ``--configs official``.
         submission: the submission's path when it was given as one, else None.
         ignored_files: dot files in the data root's folders of the split (macOS ``._*.npz``), not read.
     """
@@ -234,8 +258,10 @@ class Report(ValidationFacts):
 def provenance(submission_sha256: str, ground_truth_sha256: str | None,
                eval_indices_sha256: str | None = None) -> dict[str, Any]:
     """The provenance block of a report."""
+    from ..source_digest import source_digest
+
     out: dict[str, Any] = {"submission_sha256": submission_sha256, "ground_truth_sha256": ground_truth_sha256,
-                           "evaluator_version": __version__}
+                           "evaluator_version": __version__, "evaluator_source_sha256": source_digest()}
     if eval_indices_sha256 is not None:
         out["eval_indices_sha256"] = eval_indices_sha256
     return out

@@ -169,19 +169,34 @@ def pair_counts(x: np.ndarray, y: np.ndarray) -> PairCounts:
     return PairCounts(n, tied_pairs(runs_x), tied_pairs(_run_lengths([ys])), tied_pairs(runs_xy), discordant)
 
 
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall's tau-b between two 1-D arrays of equal length n (ties allowed in both).
+def kendall_tau_b(x: np.ndarray | list[float], y: np.ndarray | list[float]) -> float:
+    """Kendall's tau-b between two 1-D arrays of equal length n (ties allowed in both), in [-1, 1].
 
     Equals ``scipy.stats.kendalltau(x, y).statistic`` (counts by :func:`pair_counts`, then scipy's formula).
     Used for the official 1000-config protocol, where duplicated sampled configs tie in both x and y, and
     for predictions (x = predicted runtimes, y = runtimes: tied predictions are ties, as the official
-    ``layout_evaluate.py`` scores model outputs).
+    ``layout_evaluate.py`` scores model outputs). Symmetric: ``kendall_tau_b(x, y) == kendall_tau_b(y, x)``, so
+    the order of the two arrays cannot be wrong.
+
+    Args:
+        x: (n,) e.g. predicted runtimes (lower = faster) or a ranking's predicted ranks.
+        y: (n,) e.g. the measured runtimes (ns; only their order matters).
 
     Raises:
         ValueError: x and y differ in length.
         UndefinedMetricError: tau-b is undefined (n < 2, x or y constant; scipy returns NaN), or NaN in x or y.
+
+    Examples:
+        Three configs; the prediction orders pairs (0, 1) and (0, 2) as the runtimes do, and (1, 2) the other way
+        round: (2 - 1) / 3.
+
+        >>> from tpugraphs_eval import kendall_tau_b
+        >>> round(kendall_tau_b([1.0, 2.0, 3.0], [10, 30, 20]), 12)
+        0.333333333333
+        >>> kendall_tau_b([1.0, 2.0, 3.0], [10, 30, 20]) == kendall_tau_b([10, 30, 20], [1.0, 2.0, 3.0])
+        True
     """
-    counts = pair_counts(x, y)
+    counts = pair_counts(np.asarray(x), np.asarray(y))
     return _defined_tau(*tau_b_from_counts(*counts), counts.n)
 
 
@@ -207,7 +222,7 @@ def opa_from_counts(n, x_tied, y_tied, xy_tied, discordant) -> tuple[np.ndarray,
     return np.where(defined, opa, 0.0), defined
 
 
-def ordered_pair_accuracy(predictions: np.ndarray, runtimes: np.ndarray) -> float:
+def ordered_pair_accuracy(*, predictions: np.ndarray | list[float], runtimes: np.ndarray | list[float]) -> float:
     """Ordered pair accuracy (OPA) of predicted runtimes against measured ones, in [0, 1].
 
     Over the pairs (i, j) with ``runtimes[i] < runtimes[j]`` (pairs of equal runtimes are left out), the
@@ -223,8 +238,16 @@ def ordered_pair_accuracy(predictions: np.ndarray, runtimes: np.ndarray) -> floa
     Raises:
         ValueError: the arrays differ in length.
         UndefinedMetricError: no pair of different runtimes (c < 2, or constant runtimes), or NaN in either.
+
+    Examples:
+        Of the three pairs of different runtimes, (0, 1) and (0, 2) are predicted in the right order and (2, 1)
+        is not: 2 / 3.
+
+        >>> from tpugraphs_eval import ordered_pair_accuracy
+        >>> ordered_pair_accuracy(predictions=[1.0, 2.0, 3.0], runtimes=[10, 30, 20])
+        0.6666666666666666
     """
-    counts = pair_counts(predictions, runtimes)
+    counts = pair_counts(np.asarray(predictions), np.asarray(runtimes))
     opa, defined = opa_from_counts(*counts)
     if not defined:
         raise UndefinedMetricError(f"OPA is undefined: no pair of the {counts.n} runtimes differs (fewer than 2 "
@@ -312,7 +335,7 @@ def _predicted_top_k_ratio(name: str, predictions: np.ndarray, runtimes: np.ndar
     return best_of_top_k_ratio(ranked, runtimes.min(), k)
 
 
-def slowdown(predictions: np.ndarray, runtimes: np.ndarray, k: int) -> float:
+def slowdown(*, predictions: np.ndarray | list[float], runtimes: np.ndarray | list[float], k: int) -> float:
     """Layout slowdown@k (official ``layout_evaluate.py``): ``min(runtimes of the k configs predicted fastest) /
     min(runtimes) - 1``; 0 when the fastest config is among them.
 
@@ -325,21 +348,51 @@ def slowdown(predictions: np.ndarray, runtimes: np.ndarray, k: int) -> float:
     Raises:
         ValueError: the arrays differ in length, or k < 1.
         UndefinedMetricError: no config, NaN in either array, or a best runtime that is not finite and positive.
+
+    Examples:
+        The two configs predicted fastest are 1 (25 ns) and 0 (20 ns); the fastest config, 2, takes 10 ns:
+        20 / 10 - 1.
+
+        >>> from tpugraphs_eval import slowdown
+        >>> slowdown(predictions=[0.2, 0.1, 0.3], runtimes=[20, 25, 10], k=2)
+        1.0
+        >>> slowdown(predictions=[0.2, 0.1, 0.3], runtimes=[20, 25, 10], k=3)
+        0.0
     """
     return float(error_from_ratio(_predicted_top_k_ratio("slowdown", predictions, runtimes, k)))
 
 
-def top_k_error(predictions: np.ndarray, runtimes: np.ndarray, k: int) -> float:
+def top_k_error(*, predictions: np.ndarray | list[float], runtimes: np.ndarray | list[float], k: int) -> float:
     """Tile top-K error (paper; official ``tpu_graphs/baselines/tiles/metrics.py`` ``top_error_performance``):
     ``min(runtimes of the k configs predicted fastest) / min(runtimes) - 1``, the same formula as
-    :func:`slowdown`. Arguments, top-k rule and errors: as :func:`slowdown`."""
+    :func:`slowdown`. Arguments, top-k rule and errors: as :func:`slowdown`.
+
+    Examples:
+        The config predicted fastest, 0, takes 30 ns; the fastest takes 10 ns: 30 / 10 - 1.
+
+        >>> from tpugraphs_eval import top_k_error
+        >>> top_k_error(predictions=[0.1, 0.3, 0.2], runtimes=[30, 10, 20], k=1)
+        2.0
+    """
     return float(error_from_ratio(_predicted_top_k_ratio("top_k_error", predictions, runtimes, k)))
 
 
-def tile_score(predictions: np.ndarray, runtimes: np.ndarray, k: int = 5) -> float:
+def tile_score(*, predictions: np.ndarray | list[float], runtimes: np.ndarray | list[float], k: int = 5) -> float:
     """Kaggle tile score of one graph: ``2 - min(runtimes of the k configs predicted fastest) / min(runtimes)``,
     K = 5 (1 when the fastest config is among them; unbounded below). Arguments, top-k rule and errors: as
-    :func:`slowdown` (runtimes: tile runtimes, by default divided by the normalizer)."""
+    :func:`slowdown` (runtimes: tile runtimes, by default divided by the normalizer). The arguments are
+    keyword-only: ``tile_score(p, y)`` and ``tile_score(y, p)`` would give different numbers.
+
+    Examples:
+        The config predicted fastest, 0, takes 30 ns; the fastest takes 10 ns: 2 - 30 / 10. Of the two predicted
+        fastest (0, then 2) the faster takes 20 ns: 2 - 20 / 10.
+
+        >>> from tpugraphs_eval import tile_score
+        >>> tile_score(predictions=[0.1, 0.3, 0.2], runtimes=[30, 10, 20], k=1)
+        -1.0
+        >>> tile_score(predictions=[0.1, 0.3, 0.2], runtimes=[30, 10, 20], k=2)
+        0.0
+    """
     return float(tile_score_from_ratio(_predicted_top_k_ratio("tile_score", predictions, runtimes, k)))
 
 

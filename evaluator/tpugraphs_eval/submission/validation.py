@@ -6,6 +6,7 @@ submissions, and :mod:`tpugraphs_eval.scoring.score` scores what it returns. For
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -47,9 +48,16 @@ class ParsedSubmission:
     lines: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
+_SHOWN_CODES = 8
+"""Problem codes a ``repr`` or notebook table names (the most frequent first); the rest are summed as ``...``."""
+
+
+@dataclass(repr=False)
 class Validation:
     """The outcome of validating one submission against one split.
+
+    Its ``repr`` and notebook table (``_repr_html_``) are short: the verdict and the count of each problem code
+    (the problems themselves: :attr:`problems`, or ``tpugraphs-eval validate``).
 
     Attributes:
         mode: ``strict`` or ``lenient``.
@@ -87,6 +95,25 @@ class Validation:
         for code, n in self.counts.items():
             tally[CODES[code].severity(self.mode)] += n
         return tally
+
+    def code_counts(self) -> dict[str, int]:
+        """The :data:`_SHOWN_CODES` most frequent problem codes → their exact counts, and ``...`` → the rest."""
+        ranked = sorted(self.counts.items(), key=lambda item: (-item[1], item[0]))
+        shown = dict(ranked[:_SHOWN_CODES])
+        rest = sum(n for _, n in ranked[_SHOWN_CODES:])
+        return {**shown, "...": rest} if rest else shown
+
+    def __repr__(self) -> str:
+        return (f"Validation(mode={self.mode!r}, valid={self.valid}, n_rows={self.n_rows}, n_errors={self.n_errors}, "
+                f"problems={self.code_counts()})")
+
+    def _repr_html_(self) -> str:
+        """A notebook's table: one row per problem code (the most frequent :data:`_SHOWN_CODES`) with its count."""
+        verdict = "valid" if self.valid else f"invalid ({self.n_errors} errors)"
+        rows = "".join(f"<tr><td><code>{html.escape(code)}</code></td><td>{n}</td></tr>"
+                       for code, n in self.code_counts().items())
+        return (f"<p>{self.mode}: {verdict}, {self.n_rows} rows</p>"
+                + (f"<table><tr><th>problem</th><th>count</th></tr>{rows}</table>" if rows else ""))
 
 
 def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode: Mode = "strict") -> Validation:

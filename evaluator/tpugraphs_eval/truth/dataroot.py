@@ -1,7 +1,8 @@
 """Where the ground truth lives: a data root in the official layout, or the bundled synthetic demo.
 
 A data root is the folder holding ``npz/`` (the official download untars to
-``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README). Which one a command means (an
+``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README), or Kaggle's competition folder, which
+holds it as ``npz_all/npz/`` (``/kaggle/input/predict-ai-model-runtime/npz_all/npz/...`` in a Kaggle notebook). Which one a command means (an
 explicit path, the word ``demo``, ``$TPUGRAPHS_DATA``, ``~/data/tpugraphs``) is chosen by
 :func:`tpugraphs_eval.roots.resolve_data_root`, outside this package: the ground truth does not depend on
 the demo that is built from it.
@@ -105,9 +106,13 @@ def _npz_entries(folder: Path) -> list[Path] | None:
         raise DataError(f"cannot list {folder}: {err.strerror}") from None
 
 
+KAGGLE_FOLDER = "npz_all"
+"""The folder of Kaggle's competition download that holds ``npz/`` (``predict-ai-model-runtime/npz_all/npz``)."""
+
+
 def data_root_at(path: Path) -> DataRoot:
-    """The data root at ``path`` (a folder holding ``npz/``), checked; which path a command means is
-    :func:`tpugraphs_eval.roots.resolve_data_root`'s.
+    """The data root at ``path`` (a folder holding ``npz/``, or Kaggle's folder holding ``npz_all/npz/``: then
+    ``path/npz_all``), checked; which path a command means is :func:`tpugraphs_eval.roots.resolve_data_root`'s.
 
     Raises:
         DataError: the folder does not exist, is not a folder, or holds no ``npz/`` (the message says which,
@@ -119,11 +124,13 @@ def data_root_at(path: Path) -> DataRoot:
                         f"set ${ENV_VAR}, or use --data-root demo for the bundled synthetic demo data.")
     if not path.is_dir():
         raise DataError(f"data root {path} is not a folder")
+    if not (path / "npz").is_dir() and (path / KAGGLE_FOLDER / "npz").is_dir():
+        return DataRoot(path / KAGGLE_FOLDER)
     if not (path / "npz").is_dir():
         if path.name == "npz" or (path / "tile").is_dir() or (path / "layout").is_dir():
             raise DataError(f"data root {path} looks like the npz/ folder itself; pass its parent {path.parent}")
         raise DataError(f"data root {path} holds no npz/ folder (expected npz/tile/xla/{{split}}/*.npz and "
-                        "npz/layout/{xla,nlp}/{default,random}/{split}/*.npz)")
+                        "npz/layout/{xla,nlp}/{default,random}/{split}/*.npz, or Kaggle's npz_all/npz/)")
     return DataRoot(path)
 
 

@@ -3,13 +3,15 @@
 Source: ``tpu_graphs/evals/README.md`` and ``tpu_graphs/baselines/layout/eval_indices/*.json`` of
 google-research-datasets/tpu_graphs: one JSON file per layout collection (``xla_default.json``, …),
 ``{graph name: [1000 indices]}``. When a graph has fewer than 1000 configs its list repeats indices;
-duplicates are kept (docs/metrics.md, layout).
+duplicates are kept (docs/metrics.md, layout). The package ships those four files (:data:`OFFICIAL`, Apache-2.0,
+their notice beside them), so ``--configs official`` needs no folder; an explicit one is read instead.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -17,13 +19,26 @@ import numpy as np
 
 from ..errors import DataError
 from ..safeopen import InputRefused, read_regular_file
+from .dataroot import DataRoot
 from .groundtruth import SplitCatalog
 
 MAX_EVAL_INDICES_BYTES = 64 << 20
 """Largest eval-indices JSON file read: 64 MiB (the official files are 40-140 KB)."""
 
+OFFICIAL = Path(__file__).resolve().parent / "official_indices"
+"""The official lists shipped with the package: byte-exact copies of the four files of
+google-research-datasets/tpu_graphs (``official_indices/NOTICE.md``: source, commit, licence, sha256)."""
+
 EvalIndices = dict[str, dict[int, np.ndarray]]
 """Collection name → {graph position → (m,) int64 sampled config indices, duplicates included}."""
+
+
+def indices_folder(given: str | os.PathLike[str] | None, root: DataRoot) -> Path:
+    """The folder ``--configs official`` reads: ``given`` (``--eval-indices``), else the demo's own lists (a
+    synthetic data root's ``eval_indices/``), else the official lists the package ships (:data:`OFFICIAL`)."""
+    if given is not None:
+        return Path(given)
+    return root.path / "eval_indices" if root.synthetic else OFFICIAL
 
 
 class LoadedEvalIndices(NamedTuple):
@@ -39,7 +54,8 @@ class LoadedEvalIndices(NamedTuple):
 
 
 def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndices:
-    """Read the official index lists for every present layout collection of ``catalog``.
+    """Read the official index lists for every present layout collection of ``catalog`` from ``directory``
+    (:data:`OFFICIAL` for the lists the package ships).
 
     Returns:
         The lists and a sha256 over the JSON files read (a :class:`LoadedEvalIndices`).
@@ -94,5 +110,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
             out[name][position] = np.array(indices, dtype=np.int64)
     if faults:  # coded INPUT_NOT_A_FILE (or else INPUT_TOO_LARGE) when such a file is among them
         code = min(codes) if codes else None
-        raise DataError("cannot use the eval indices:\n  " + "\n  ".join(faults), code=code)
+        shipped = (" (the official lists shipped with the package, for the real dataset's valid graphs; pass "
+                   "--eval-indices DIR for others)") if directory == OFFICIAL else ""
+        raise DataError(f"cannot use the eval indices{shipped}:\n  " + "\n  ".join(faults), code=code)
     return LoadedEvalIndices(out, digest.hexdigest())
