@@ -152,4 +152,19 @@ def test_more_folds_than_a_collection_fills_is_refused(tmp_path, capsys):
     assert cli_data.main(["folds", "--data-root", "demo", "--split", "train", "--k", "20", "-o",
                           str(tmp_path / "f.csv")]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "[USAGE_ERROR] --k 20 leaves" in err and "choose --k" in err and not (tmp_path / "f.csv").exists()
+    assert "[USAGE_ERROR] --k 20 leaves" in err and not (tmp_path / "f.csv").exists()
+    # tile:xla's 8 programs fill 8 folds; `folds` has no --collections and --k must be 2 or more: neither is advised
+    assert err.endswith("choose --k 8 or less") and "--collections" not in err
+
+
+def test_a_collection_of_one_program_cannot_be_cross_validated(demo_root, tmp_path, capsys):
+    """One graph per collection: no --k spreads it; the advice was "choose --k 1 or less, or --collections"."""
+    from small_roots import demo_subset
+    from tpugraphs_kit import cli_data
+
+    root = demo_subset(demo_root, tmp_path / "root", 1, splits=("train",))
+    assert cli_data.main(["folds", "--data-root", str(root), "--split", "train", "--k", "2", "-o", "-"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "its graphs form 1 program group(s)" in err and "--k 1" not in err and "--collections" not in err
+    assert err.endswith("cross-validation needs 2 program groups of each collection: use a data root with more of "
+                        "its programs, or one without it")
