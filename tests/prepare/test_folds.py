@@ -160,6 +160,7 @@ def test_more_folds_than_a_collection_fills_is_refused(tmp_path, capsys):
 def test_a_collection_of_one_program_cannot_be_cross_validated(demo_root, tmp_path, capsys):
     """One graph per collection: no --k spreads it; the advice was "choose --k 1 or less, or --collections"."""
     from small_roots import demo_subset
+
     from tpugraphs_kit import cli_data
 
     root = demo_subset(demo_root, tmp_path / "root", 1, splits=("train",))
