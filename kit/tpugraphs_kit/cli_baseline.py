@@ -259,18 +259,15 @@ def _out_of_fold(args, root, catalog, trainable: list[str], _split: str) -> tupl
     learned.check_folds(catalog, folds)  # before any training
     start = time.perf_counter()
     progress = None if not args.no_progress else False
-    models = learned.train_folds(root, args.split, folds, trainable, alpha=args.alpha, max_configs=args.max_configs,
-                                 seed=args.seed, progress=progress)
-    counts = {name: min((m.n_graphs if isinstance(m, learned.RidgeRanker) else 0) for m in by_fold.values())
-              for name, by_fold in models.items()}
-    print(f"trained {sum(map(len, models.values()))} ridge models ({len(set(folds.values()))} folds × "
-          f"{len(models)} collections) on the {args.split} split in {time.perf_counter() - start:.1f} s; "
-          "graphs per fold's model: " + ", ".join(
-              f"{name} ({'/'.join(str(m.n_graphs) if isinstance(m, learned.RidgeRanker) else '0' for m in by_fold.values())})"
-              for name, by_fold in models.items()))
-    validation = learned.write_out_of_fold_submission(models, catalog, folds, args.output,
-                                                      fill_seed=args.fill_random, progress=progress)
-    return validation, counts
+    models = {name: learned.fit_folds(root, name, args.split, folds, alpha=args.alpha, max_configs=args.max_configs,
+                                      seed=args.seed, progress=progress) for name in trainable}
+    graphs = {name: [getattr(m, "n_graphs", 0) for m in by_fold.values()] for name, by_fold in models.items()}
+    print(f"trained a ridge model per fold of {len(set(folds.values()))} on the others of the {args.split} split in "
+          f"{time.perf_counter() - start:.1f} s; graphs per fold's model: "
+          + ", ".join(f"{name} ({'/'.join(map(str, n))})" for name, n in graphs.items()))
+    validation = learned.write_learned_submission(models, catalog, args.output, fill_seed=args.fill_random,
+                                                  progress=progress, folds=folds)
+    return validation, {name: min(n) for name, n in graphs.items()}
 
 
 def _combine(args) -> int:

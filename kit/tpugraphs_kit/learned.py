@@ -199,78 +199,45 @@ def predict(models: dict[str, RidgeRanker], root: RootLike, split: str, *,
     return out
 
 
-def write_learned_submission(models: dict[str, RidgeRanker], catalog: SplitCatalog,
-                             path: str | os.PathLike[str], *, fill_seed: int | None = None,
-                             progress: bool | None = None) -> Validation:
+def write_learned_submission(models: dict[str, RidgeRanker] | dict[str, dict[int, RidgeRanker | KitError]],
+                             catalog: SplitCatalog, path: str | os.PathLike[str], *, fill_seed: int | None = None,
+                             progress: bool | None = None, folds: Mapping[str, int] | None = None) -> Validation:
     """Rank every graph of ``catalog``'s split with ``models`` and write a strict submission (atomic).
 
     Args:
-        fill_seed: collections of the split without a model get the random baseline's rows (seeded as
-            :func:`tpugraphs_kit.random_baseline.random_rankings`); when None they are an error.
+        models: collection → its model; with ``folds``, collection → fold → the model fitted without that fold
+            (:func:`fit_folds`): out-of-fold rankings, the file ``tpugraphs-eval cv`` needs.
+        fill_seed: collections of the split without a model (with ``folds``: a fold's graphs without one) get the
+            random baseline's rows (seeded as :func:`tpugraphs_kit.random_baseline.random_rankings`); when None
+            they are an error.
+        folds: graph ID → fold, naming every graph of the split once (:func:`check_folds`).
 
     Raises:
-        KitError: ``NO_MODEL`` (a collection of the split has no model and no ``fill_seed``), ``OUTPUT_WRITE_FAILED``.
+        KitError: ``NO_MODEL`` (a collection of the split has no model and no ``fill_seed``), ``NO_TRAINING_DATA``
+            (a fold without a model and no ``fill_seed``), ``FOLDS_MISMATCH``, ``OUTPUT_WRITE_FAILED``.
     """
     from .random_baseline import random_rankings
     from .submission import rank_configs, write_submission
 
+    if folds is not None:
+        check_folds(catalog, folds)
     missing = [name for name in catalog.collections if name not in models]
     if missing and fill_seed is None:
         raise KitError("NO_MODEL", f"no model for {', '.join(missing)} (no training graphs?): train on a split that "
                                    "has them, or fill their rows with random rankings (--fill-random SEED, "
                                    "fill_seed=SEED)")
-    scores = predict({n: m for n, m in models.items() if n in catalog.collections}, catalog.root, catalog.split,
-                     progress=progress)
-    rankings = {graph_id: rank_configs(s, catalog.index[graph_id].collection.kind) for graph_id, s in scores.items()}
-    if missing:
-        rankings.update(random_rankings(catalog, fill_seed, ids=[i for i in catalog.index if i not in rankings]))
-    return write_submission(rankings, path, catalog)
-
-
-def train_folds(root: RootLike, split: str, folds: Mapping[str, int], collections: Iterable[str], *,
-                alpha: float = DEFAULT_ALPHA, max_configs: int = DEFAULT_MAX_CONFIGS, seed: int = 0,
-                progress: bool | None = None) -> dict[str, dict[int, RidgeRanker | KitError]]:
-    """Collection → :func:`fit_folds` of it: per fold, the model trained on the other folds' graphs."""
-    root = data_root(root)
-    return {name: fit_folds(root, name, split, folds, alpha=alpha, max_configs=max_configs, seed=seed,
-                            progress=progress) for name in collections}
-
-
-def write_out_of_fold_submission(models: dict[str, dict[int, RidgeRanker | KitError]], catalog: SplitCatalog,
-                                 folds: Mapping[str, int], path: str | os.PathLike[str], *,
-                                 fill_seed: int | None = None, progress: bool | None = None) -> Validation:
-    """Out-of-fold rankings: every graph of ``catalog``'s split ranked by the model of its fold (:func:`train_folds`,
-    trained on the other folds), written as a strict submission (atomic): the file ``tpugraphs-eval cv`` needs.
-
-    Args:
-        folds: graph ID → fold; it must name every graph of the split, and only those.
-        fill_seed: graphs whose fold has no model (a collection without training graphs in the other folds) get
-            the random baseline's rows (seeded); when None that is an error.
-
-    Raises:
-        KitError: ``FOLDS_MISMATCH`` (a graph of the split in no fold, or a fold ID that is not a graph of the
-            split), ``NO_TRAINING_DATA`` (a fold without a model and no ``fill_seed``), ``NO_MODEL``,
-            ``OUTPUT_WRITE_FAILED``.
-    """
-    from .random_baseline import random_rankings
-    from .submission import rank_configs, write_submission
-
-    check_folds(catalog, folds)
-    missing = [name for name in catalog.collections if name not in models]
-    if missing and fill_seed is None:
-        raise KitError("NO_MODEL", f"no model for {', '.join(missing)} (no training graphs?)")
     rankings = {}
-    for name in catalog.collections:
-        for graph in iter_graphs(catalog.root, name, catalog.split, progress=progress) if name in models else ():
-            model = models[name][folds[graph.id]]
+    for name in (n for n in catalog.collections if n in models):
+        for graph in iter_graphs(catalog.root, name, catalog.split, progress=progress):
+            model = models[name] if folds is None else models[name][folds[graph.id]]
             if isinstance(model, KitError) and fill_seed is None:
                 raise KitError(model.code, f"{model.message}; add --fill-random SEED (fill_seed=SEED) to give "
                                            "that fold's graphs random rows")
             if not isinstance(model, KitError):
                 rankings[graph.id] = rank_configs(model.predict(graph), graph.collection.kind)
             graph.forget()
-    rankings.update(random_rankings(catalog, fill_seed, ids=[i for i in catalog.index if i not in rankings])
-                    if len(rankings) < len(catalog.index) else {})
+    if len(rankings) < len(catalog.index):
+        rankings.update(random_rankings(catalog, fill_seed, ids=[i for i in catalog.index if i not in rankings]))
     return write_submission(rankings, path, catalog)
 
 
