@@ -206,7 +206,7 @@ def _learned(args) -> int:
         raise KitError("NO_MODEL", f"the {train_split} split of {root.label} has no graphs of "
                                    f"{', '.join(untrained)}: nothing to train their models on; add --fill-random SEED "
                                    "to give them random rows")
-    validation, counts = (_out_of_fold if args.folds else _in_split)(args, root, catalog, trainable, train_split)
+    validation, counts = _fit_and_write(args, root, catalog, trainable, train_split)
     untrained = [n for n in catalog.collections if n not in trainable]
     if untrained:
         print(f"no {train_split} graphs of {', '.join(untrained)}: their rows are random (seed {args.fill_random})")
@@ -237,37 +237,27 @@ def _learned(args) -> int:
     return EXIT_OK
 
 
-def _in_split(args, root, catalog, trainable: list[str], train_split: str) -> tuple[object, dict[str, int]]:
-    """Train one model per collection on ``train_split``, rank --split, write -o: (validation, graphs per model)."""
-    start = time.perf_counter()
-    progress = None if not args.no_progress else False
-    models = learned.train(root, train_split, collections=trainable, alpha=args.alpha,
-                           max_configs=args.max_configs, seed=args.seed, progress=progress)
-    print(f"trained {len(models)} ridge models on the {train_split} split in {time.perf_counter() - start:.1f} s: "
-          + ", ".join(f"{m.collection} ({m.n_graphs} graphs)" for m in models.values()))
-    validation = learned.write_learned_submission(models, catalog, args.output, fill_seed=args.fill_random,
-                                                  progress=progress)
-    return validation, {name: m.n_graphs for name, m in models.items()}
+def _fit_and_write(args, root, catalog, trainable: list[str], train_split: str) -> tuple[object, dict[str, int]]:
+    """Fit a model per collection of ``trainable`` on ``train_split`` (with --folds: per fold, on the other folds),
+    rank --split and write -o: (validation, collection → the fewest graphs a model of it learned from)."""
+    folds = None
+    if args.folds:
+        from tpugraphs_eval.prepare.folds import read_folds
 
-
-def _out_of_fold(args, root, catalog, trainable: list[str], _split: str) -> tuple[object, dict[str, int]]:
-    """Per fold of --folds, train on the other folds and rank the fold; write -o: (validation, the fewest graphs
-    any fold's model of each collection learned from)."""
-    from tpugraphs_eval.prepare.folds import read_folds
-
-    folds = {graph_id: fold for fold, ids in read_folds(args.folds).items() for graph_id in ids}
-    learned.check_folds(catalog, folds)  # before any training
-    start = time.perf_counter()
-    progress = None if not args.no_progress else False
-    models = {name: learned.fit_folds(root, name, args.split, folds, alpha=args.alpha, max_configs=args.max_configs,
-                                      seed=args.seed, progress=progress) for name in trainable}
-    graphs = {name: [getattr(m, "n_graphs", 0) for m in by_fold.values()] for name, by_fold in models.items()}
-    print(f"trained a ridge model per fold of {len(set(folds.values()))} on the others of the {args.split} split in "
-          f"{time.perf_counter() - start:.1f} s; graphs per fold's model: "
-          + ", ".join(f"{name} ({'/'.join(map(str, n))})" for name, n in graphs.items()))
+        folds = {graph_id: fold for fold, ids in read_folds(args.folds).items() for graph_id in ids}
+        learned.check_folds(catalog, folds)  # before any training
+    start, progress = time.perf_counter(), None if not args.no_progress else False
+    options = {"alpha": args.alpha, "max_configs": args.max_configs, "seed": args.seed, "progress": progress}
+    models = {name: learned.fit_folds(root, name, train_split, folds, **options) if folds else
+              learned.fit_collection(root, name, train_split, **options) for name in trainable}
+    graphs = {name: [getattr(m, "n_graphs", 0) for m in (model.values() if folds else [model])]
+              for name, model in models.items()}
+    print(f"trained {'a ridge model per fold, on the other folds' if folds else 'a ridge model per collection'} of "
+          f"the {train_split} split in {time.perf_counter() - start:.1f} s; training graphs"
+          f"{' per fold' if folds else ''}: " + ", ".join(f"{n} ({'/'.join(map(str, g))})" for n, g in graphs.items()))
     validation = learned.write_learned_submission(models, catalog, args.output, fill_seed=args.fill_random,
                                                   progress=progress, folds=folds)
-    return validation, {name: min(n) for name, n in graphs.items()}
+    return validation, {name: min(g) for name, g in graphs.items()}
 
 
 def _combine(args) -> int:
