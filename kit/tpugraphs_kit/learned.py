@@ -185,20 +185,6 @@ def train(root: RootLike, split: str = "train", *, collections: Iterable[str] | 
                                  progress=progress) for name in names}
 
 
-def predict(models: dict[str, RidgeRanker], root: RootLike, split: str, *,
-            progress: bool | None = None) -> dict[str, np.ndarray]:
-    """Submission ID → (c,) scores for every graph of ``split`` in the models' collections present there."""
-    root = data_root(root)
-    present = set(present_collections(root, split))
-    out = {}
-    for name, model in models.items():
-        if name in present:
-            for graph in iter_graphs(root, name, split, progress=progress):
-                out[graph.id] = model.predict(graph)
-                graph.forget()
-    return out
-
-
 def write_learned_submission(models: dict[str, RidgeRanker] | dict[str, dict[int, RidgeRanker | KitError]],
                              catalog: SplitCatalog, path: str | os.PathLike[str], *, fill_seed: int | None = None,
                              progress: bool | None = None, folds: Mapping[str, int] | None = None) -> Validation:
