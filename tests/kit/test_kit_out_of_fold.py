@@ -110,3 +110,20 @@ def test_random_draws_say_which_graphs_the_top10_error_covers(tmp_path, capsys, 
     assert "its top-10 error covers only the graphs with at most 5 configurations" in out
     numbers = json.loads((tmp_path / "r.json").read_text())["collections"]["tile:xla"]
     assert numbers["random_graphs"]["top10_error"] == [3, 24] and numbers["random_graphs"]["score"] == [24, 24]
+
+
+def test_a_fold_without_training_graphs_is_an_error_or_random_rows(demo_root, tmp_path, capsys):
+    """2 graphs per collection, both tile graphs in fold 0: fold 0's tile model would learn from no graph."""
+    root = demo_subset(demo_root, tmp_path / "root", 2, splits=("train",))
+    catalog = scan_catalog(resolve_data_root(str(root)), "train")
+    (tmp_path / "f.csv").write_text("ID,fold\n" + "".join(
+        f"{graph_id},{0 if name == 'tile:xla' else i}\n" for name, graphs in catalog.collections.items()
+        for i, graph_id in enumerate(graphs.ids)))
+    argv = ["learned", "--split", "train", "--data-root", str(root), "--folds", str(tmp_path / "f.csv"), "-o",
+            str(tmp_path / "o.csv"), "--no-progress"]
+    assert baseline_main(argv) == 2
+    assert "[NO_TRAINING_DATA] no tile:xla train (folds other than 0) graph" in capsys.readouterr().err
+    assert baseline_main([*argv, "--fill-random", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "training graphs per fold: tile:xla (0/2)" in out and "tile:xla (0 graphs)" in out
+    assert validate_submission(tmp_path / "o.csv", catalog).valid
