@@ -25,7 +25,6 @@ from .errors import DownloadError, KitError, SubmissionError
 from .learned import (
                    RidgeRanker,
                    fit_collection,
-                   predict,
                    train,
                    write_learned_submission,
 )
@@ -42,7 +41,7 @@ __all__ = [
     "Combined", "DownloadError", "Graph", "KitError", "RandomExpectation", "RidgeRanker", "SubmissionError",
     "collection", "combine_submissions", "csv_bytes", "data_root", "fit_collection", "iter_graphs", "iter_split",
     "list_graphs",
-    "load_graph", "predict", "present_collections", "random_expectations", "random_ranking", "random_rankings",
+    "load_graph", "present_collections", "random_expectations", "random_ranking", "random_rankings",
     "rank_configs", "train", "write_learned_submission", "write_predictions", "write_random_submission",
     "write_submission",
 ]

@@ -37,6 +37,8 @@ KIT_ERROR_CODES: dict[str, str] = {
     "NO_MODEL": "`learned`: a collection of the split has no training graphs, so no model, and no `--fill-random`.",
     "NO_TRAINING_DATA": "`learned`: no training graph of a collection has varying positive runtimes to learn from.",
     "WRONG_COLLECTION": "A model asked to rank a graph of another collection.",
+    "FOLDS_MISMATCH": "`learned --folds`: the fold file does not name every graph of the split once (a graph in no "
+                      "fold, or an ID that is not a graph of the split).",
     # downloading and extracting the archives (tpugraphs-data download)
     "DOWNLOAD_FAILED": "An archive could not be fetched: an HTTP error, a missing `file://` source (neither is "
                        "retried), a network error after every retry, a bad resume answer. The message says whether "

@@ -24,7 +24,7 @@ written file is the same unless a score lies within that noise of a grid boundar
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,12 +98,47 @@ def fit_collection(root: RootLike, collection_name: str, split: str = "train", *
             files), ``USAGE_ERROR`` (alpha not a finite positive number, or max_configs < 2), and
             data-access errors.
     """
+    sums = _sums(root, collection_name, split, {}, alpha=alpha, max_configs=max_configs, seed=seed, progress=progress)
+    return _solve(collection_name, split, [sums.get(None)], alpha)
+
+
+def fit_folds(root: RootLike, collection_name: str, split: str, folds: Mapping[str, int], *,
+              alpha: float = DEFAULT_ALPHA, max_configs: int = DEFAULT_MAX_CONFIGS, seed: int = 0,
+              progress: bool | None = None) -> dict[int, RidgeRanker | KitError]:
+    """Fold → the ridge model of one collection fitted on the graphs of ``split`` in the other folds (one pass
+    over the graphs: each graph's terms are summed into its fold's, a fold's model solves the others' sums;
+    the layout config sample is drawn as :func:`fit_collection` draws it over the whole split).
+
+    Args:
+        folds: graph ID → its fold (a fold file, :func:`tpugraphs_eval.prepare.folds.read_folds`); graphs of the
+            collection in no fold are not used.
+
+    Returns:
+        fold → model, or the ``NO_TRAINING_DATA`` :class:`KitError` of a fold whose other folds hold no graph of
+        the collection to learn from (e.g. a collection whose every graph is in that fold).
+    """
+    sums = _sums(root, collection_name, split, folds, alpha=alpha, max_configs=max_configs, seed=seed,
+                 progress=progress)
+    out: dict[int, RidgeRanker | KitError] = {}
+    for fold in sorted(set(folds.values())):
+        try:
+            out[fold] = _solve(collection_name, f"{split} (folds other than {fold})",
+                               [t for f, t in sums.items() if f not in (fold, None)], alpha)
+        except KitError as err:
+            out[fold] = err
+    return out
+
+
+def _sums(root: RootLike, collection_name: str, split: str, groups: Mapping[str, int], *, alpha: float,
+          max_configs: int, seed: int, progress: bool | None) -> dict[int | None, list]:
+    """Group (``groups[graph ID]``, None for a graph in no group) → ``[x'Wx (p, p), x'Wz (p,), graphs, rows]``
+    of its graphs with varying positive runtimes (W: 1 / c_g per row, the module doc's weights); ``alpha`` is
+    only checked."""
     if not 0 < alpha < float("inf") or max_configs < 2:
         raise KitError("USAGE_ERROR", f"alpha must be > 0 and max_configs >= 2 (got {alpha}, {max_configs})")
     coll = collection(collection_name)
     rng = np.random.default_rng(seed)
-    xtx = xty = None
-    n_graphs = n_rows = 0
+    sums: dict[int | None, list] = {}
     for graph in iter_graphs(root, coll, split, progress=progress):
         z = _target(graph.runtimes())
         if z is None:
@@ -116,19 +151,29 @@ def fit_collection(root: RootLike, collection_name: str, split: str = "train", *
         x = design(graph, rows)
         graph.forget()
         weight = 1.0 / z.size
-        xtx = weight * (x.T @ x) if xtx is None else xtx + weight * (x.T @ x)
-        xty = weight * (x.T @ z) if xty is None else xty + weight * (x.T @ z)
-        n_graphs += 1
-        n_rows += z.size
-    if not n_graphs:
-        raise KitError("NO_TRAINING_DATA", f"no {coll.name} {split} graph has varying positive runtimes to learn from")
+        terms = [weight * (x.T @ x), weight * (x.T @ z), 1, z.size]
+        group = groups.get(graph.id)
+        sums[group] = terms if group not in sums else [a + b for a, b in zip(sums[group], terms)]
+    return sums
+
+
+def _solve(collection_name: str, source: str, terms: list[list | None], alpha: float) -> RidgeRanker:
+    """The ridge model of the summed ``terms`` (:func:`_sums`' values); ``source`` names the graphs in errors."""
+    terms = [t for t in terms if t is not None]
+    if not terms:
+        raise KitError("NO_TRAINING_DATA", f"no {collection_name} {source} graph has varying positive runtimes to "
+                                           "learn from")
+    total = terms[0]
+    for more in terms[1:]:
+        total = [a + b for a, b in zip(total, more)]
+    xtx, xty, n_graphs, n_rows = total
     scale = np.sqrt(np.diag(xtx) / n_graphs)
     scale[scale == 0] = 1.0
     a = xtx / np.outer(scale, scale) + alpha * n_graphs * np.eye(scale.size)
     import scipy.linalg  # the [kit] extra: imported when a model is fitted, so that the rest of the kit needs no scipy
 
     weights = scipy.linalg.solve(a, xty / scale, assume_a="pos")
-    return RidgeRanker(coll.name, weights, scale, alpha, n_graphs, n_rows)
+    return RidgeRanker(collection(collection_name).name, weights, scale, alpha, n_graphs, n_rows)
 
 
 def train(root: RootLike, split: str = "train", *, collections: Iterable[str] | None = None,
@@ -141,43 +186,54 @@ def train(root: RootLike, split: str = "train", *, collections: Iterable[str] | 
                                  progress=progress) for name in names}
 
 
-def predict(models: dict[str, RidgeRanker], root: RootLike, split: str, *,
-            progress: bool | None = None) -> dict[str, np.ndarray]:
-    """Submission ID → (c,) scores for every graph of ``split`` in the models' collections present there."""
-    root = data_root(root)
-    present = set(present_collections(root, split))
-    out = {}
-    for name, model in models.items():
-        if name in present:
-            for graph in iter_graphs(root, name, split, progress=progress):
-                out[graph.id] = model.predict(graph)
-                graph.forget()
-    return out
-
-
-def write_learned_submission(models: dict[str, RidgeRanker], catalog: SplitCatalog,
-                             path: str | os.PathLike[str], *, fill_seed: int | None = None,
-                             progress: bool | None = None) -> Validation:
+def write_learned_submission(models: dict[str, RidgeRanker] | dict[str, dict[int, RidgeRanker | KitError]],
+                             catalog: SplitCatalog, path: str | os.PathLike[str], *, fill_seed: int | None = None,
+                             progress: bool | None = None, folds: Mapping[str, int] | None = None) -> Validation:
     """Rank every graph of ``catalog``'s split with ``models`` and write a strict submission (atomic).
 
     Args:
-        fill_seed: collections of the split without a model get the random baseline's rows (seeded as
-            :func:`tpugraphs_kit.random_baseline.random_rankings`); when None they are an error.
+        models: collection → its model; with ``folds``, collection → fold → the model fitted without that fold
+            (:func:`fit_folds`): out-of-fold rankings, the file ``tpugraphs-eval cv`` needs.
+        fill_seed: collections of the split without a model (with ``folds``: a fold's graphs without one) get the
+            random baseline's rows (seeded as :func:`tpugraphs_kit.random_baseline.random_rankings`); when None
+            they are an error.
+        folds: graph ID → fold, naming every graph of the split once (:func:`check_folds`).
 
     Raises:
-        KitError: ``NO_MODEL`` (a collection of the split has no model and no ``fill_seed``), ``OUTPUT_WRITE_FAILED``.
+        KitError: ``NO_MODEL`` (a collection of the split has no model and no ``fill_seed``), ``NO_TRAINING_DATA``
+            (a fold without a model and no ``fill_seed``), ``FOLDS_MISMATCH``, ``OUTPUT_WRITE_FAILED``.
     """
     from .random_baseline import random_rankings
     from .submission import rank_configs, write_submission
 
+    if folds is not None:
+        check_folds(catalog, folds)
     missing = [name for name in catalog.collections if name not in models]
     if missing and fill_seed is None:
         raise KitError("NO_MODEL", f"no model for {', '.join(missing)} (no training graphs?): train on a split that "
                                    "has them, or fill their rows with random rankings (--fill-random SEED, "
                                    "fill_seed=SEED)")
-    scores = predict({n: m for n, m in models.items() if n in catalog.collections}, catalog.root, catalog.split,
-                     progress=progress)
-    rankings = {graph_id: rank_configs(s, catalog.index[graph_id].collection.kind) for graph_id, s in scores.items()}
-    if missing:
+    rankings = {}
+    for name in (n for n in catalog.collections if n in models):
+        for graph in iter_graphs(catalog.root, name, catalog.split, progress=progress):
+            model = models[name] if folds is None else models[name][folds[graph.id]]
+            if isinstance(model, KitError) and fill_seed is None:
+                raise KitError(model.code, f"{model.message}; add --fill-random SEED (fill_seed=SEED) to give "
+                                           "that fold's graphs random rows")
+            if not isinstance(model, KitError):
+                rankings[graph.id] = rank_configs(model.predict(graph), graph.collection.kind)
+            graph.forget()
+    if len(rankings) < len(catalog.index):
         rankings.update(random_rankings(catalog, fill_seed, ids=[i for i in catalog.index if i not in rankings]))
     return write_submission(rankings, path, catalog)
+
+
+def check_folds(catalog: SplitCatalog, folds: Mapping[str, int]) -> None:
+    """Raise ``FOLDS_MISMATCH`` (:class:`KitError`) unless ``folds`` names every graph of ``catalog`` and only those."""
+    outside = [i for i in catalog.index if i not in folds]
+    unknown = [i for i in folds if i not in catalog.index]
+    if outside or unknown:
+        raise KitError("FOLDS_MISMATCH", f"the fold file must name every graph of the {catalog.split} split once: "
+                       + "; ".join(f"{len(ids)} {what} (first {ids[0]})" for ids, what in (
+                           (outside, "graph(s) of the split in no fold"), (unknown, "ID(s) not graphs of the split"))
+                                   if ids))

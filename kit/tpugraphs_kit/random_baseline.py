@@ -86,6 +86,8 @@ class RandomExpectation:
         draws: number of random submissions scored for ``estimated`` (0: none).
         estimated: metric → mean over the draws of the collection mean (every metric the evaluator reports).
         spread: metric → standard deviation over the draws of the collection mean.
+        graphs: metric → (graphs its mean is over, graphs of the collection) in the draws: a tile row lists
+            min(5, c) indices, so a top-K error with K > 5 covers only the graphs with at most 5 configurations.
     """
 
     collection: str
@@ -96,6 +98,7 @@ class RandomExpectation:
     draws: int = 0
     estimated: dict[str, float] = field(default_factory=dict)
     spread: dict[str, float] = field(default_factory=dict)
+    graphs: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 _METHOD = {"tile": "exact: 2 - E[min runtime of a uniform min(5,c)-subset] / min runtime, mean over graphs",
@@ -143,6 +146,7 @@ def random_expectations(truth: GroundTruth, *, draws: int = 0, seed: int = 0, op
     for i in range(draws):
         for name, result in score(seed + 1 + i).collections.items():
             if name in samples:
+                out[name].graphs = {m: (n, len(result.ids)) for m, n in result.counts().items()}
                 for metric, value in result.means().items():
                     if value is not None:
                         samples[name].setdefault(metric, []).append(value)

@@ -51,5 +51,8 @@ def test_the_program_counts_graphs_with_a_defined_metric(bundle, demo_solution, 
     values = re.findall(r'<td class="num">([-0-9.]+)</td>', page)
     if case == "flat-layout-graph":
         assert values == [f"{scores['overall']:.5f}", f"{scores['tile_xla']:.5f}"]
+        # the header names what the first column holds (it read "value | score" over the names)
+        assert re.findall(r"<tr><th>([^<]*)</th><th>([^<]*)</th></tr>", page) == [("leaderboard column", "score")]
+        assert re.findall(r"<tr><td>([^<]*)</td>", page) == ["Overall", "tile:xla"]
     else:  # one graph in all: the page shows no value either
         assert values == [] and "No value can be shown" in page

@@ -177,8 +177,15 @@ def _unsafe_target(tmp_path):
 
 GOOD_TAR = tar_bytes([("npz/tile/xla/valid/g.npz", npz_bytes([2, 1], True), {})])
 
+def _folds_mismatch(tmp_path):
+    (tmp_path / "folds.csv").write_text("ID,fold\ntile:xla:no-such-graph,0\n")
+    return [baseline_main, "learned", "--split", "valid", "--data-root", "demo", "--folds", tmp_path / "folds.csv",
+            "-o", tmp_path / "oof.csv", "--no-progress"], 2
+
+
 CLI_CASES = {
     "NO_GRAPHS": _no_graphs,
+    "FOLDS_MISMATCH": _folds_mismatch,
     "SAME_INPUT_TWICE": _same_input_twice,
     "MISSING_COLLECTIONS": _missing_collections,
     "NO_MODEL": _no_model,

@@ -175,3 +175,35 @@ def test_sorting_keeps_each_details_row_under_its_row(browser):
         assert all(pairs[i + 1] == "d" + pairs[i] for i in range(0, len(pairs), 2)), pairs
     finally:
         browser.call("Emulation.clearDeviceMetricsOverride", session=True)
+
+
+LONG_NAMES = ["Graph Neural Rankers of the Northern Hemisphere", "x" * 60,  # 48 and 60 characters
+              "A Team With A Rather Long Name From A University Course On Compilers 2023"]  # 74, as on Kaggle's board
+
+
+@pytest.mark.parametrize("view, width", [("organiser", 1400), ("public", 390)])
+def test_long_team_names_wrap(browser, demo_root, tmp_path, view, width):
+    """Team names of 48 to 74 characters (real Kaggle teams' lengths): before, the team cell did not wrap, so at
+    1400 px the organiser table's last columns were off-screen (scrolled in its box), and at 390 px the public
+    board showed only rank and team. Now the name wraps: at 1400 px every organiser column is in view; at 390 px
+    the public table shows rank, team and overall in view (the other values in a details row)."""
+    from tpugraphs_eval.truth.solution import build_solution
+    solution = tmp_path / "solution.parquet"  # 2 public graphs per layout collection: every collection shown
+    build_solution(demo_root, "test", solution, public_fraction=0.7)
+    subs = build_folder(tmp_path / "subs", solution, {n: [("s", 0.3 + 0.2 * i, True)] for i, n in enumerate(LONG_NAMES)})
+    build_leaderboard(subs, solution, tmp_path / "out", view=view, workers=1, resamples=50)
+    browser.set_width(width)
+    try:
+        browser.open((tmp_path / "out" / "leaderboard.html").resolve().as_uri())
+        assert browser.overflow() == 0
+        layout = browser.js(f"{TABLE_LAYOUT}('teams')")
+        assert layout["scroll"] <= layout["client"], layout
+        assert layout["right"] <= layout["boxRight"] + 0.5, layout
+        shown = browser.js("Array.prototype.filter.call(document.querySelectorAll('#teams thead th'), function (h) {"
+                           " return getComputedStyle(h).display !== 'none'; }).map(function (h) { return h.textContent; })")
+        assert shown[:3] == ["Rank", "Team", "Overall"] and len(shown) == (19 if view == "organiser" else 3)
+        if view == "public":
+            detail = browser.js("document.querySelector('#teams tr[data-detail]').textContent")
+            assert "entries 1" in detail and "tile:xla" in detail, detail
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride", session=True)

@@ -152,4 +152,46 @@ def test_more_folds_than_a_collection_fills_is_refused(tmp_path, capsys):
     assert cli_data.main(["folds", "--data-root", "demo", "--split", "train", "--k", "20", "-o",
                           str(tmp_path / "f.csv")]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "[USAGE_ERROR] --k 20 leaves" in err and "choose --k" in err and not (tmp_path / "f.csv").exists()
+    assert "[USAGE_ERROR] --k 20 leaves" in err and not (tmp_path / "f.csv").exists()
+    # tile:xla's 8 programs fill 8 folds; `folds` has no --collections and --k must be 2 or more: neither is advised
+    assert err.endswith("choose --k 8 or less") and "--collections" not in err
+
+
+def test_a_collection_of_one_program_cannot_be_cross_validated(demo_root, tmp_path, capsys):
+    """One graph per collection: no --k spreads it; the advice was "choose --k 1 or less, or --collections"."""
+    from small_roots import demo_subset
+
+    from tpugraphs_kit import cli_data
+
+    root = demo_subset(demo_root, tmp_path / "root", 1, splits=("train",))
+    assert cli_data.main(["folds", "--data-root", str(root), "--split", "train", "--k", "2", "-o", "-"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "its graphs form 1 program group(s)" in err and "--k 1" not in err and "--collections" not in err
+    assert err.endswith("cross-validation needs 2 program groups of each collection: use a data root with more of "
+                        "its programs, or one without it")
+
+
+def test_cv_warns_about_an_in_sample_file_and_takes_q(work, tmp_path, capsys):
+    """A file ranked by the runtimes themselves (what a model that memorised the split's runtimes writes) scores
+    tau-b 1 on every layout fold: cv warns, in the table view, with -q and in the JSON. The random file does not
+    warn. -q prints one line, its numbers those of the JSON (before, cv refused -q as an unknown argument)."""
+    from tpugraphs_eval import scan_catalog
+    from tpugraphs_kit import write_predictions
+    from tpugraphs_kit.data import iter_split
+
+    demo = resolve_data_root("demo")
+    runtimes = {g.id: g.runtimes() for g in iter_split(demo, "train", progress=False)}
+    write_predictions(runtimes, tmp_path / "memorised.csv", scan_catalog(demo, "train"))
+    common = ["--folds", str(work / "folds.csv"), "--split", "train", "--data-root", "demo", "--no-progress"]
+    assert cli.main(["cv", str(tmp_path / "memorised.csv"), *common, "--json", str(tmp_path / "m.json")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    warnings = json.loads((tmp_path / "m.json").read_text())["warnings"]
+    assert len(warnings) == 1 and "fold 0: layout:xla:default 1.000" in warnings[0]
+    assert "warning: the file looks in-sample: mean tau-b of 0.9 or more" in out and "learned --folds" in out
+    assert cli.main(["cv", str(tmp_path / "memorised.csv"), *common, "-q"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith(f"{tmp_path / 'memorised.csv'}: 3 folds, overall ") and "in-sample" in lines[1]
+    assert cli.main(["cv", str(work / "sub.csv"), *common, "-q", "--json", str(tmp_path / "r.json")]) == 0
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["warnings"] == [] and capsys.readouterr().out == (
+        f"{work / 'sub.csv'}: 3 folds, overall {result['mean']['overall']:.6f} ± {result['sd']['overall']:.6f}\n")

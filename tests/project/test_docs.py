@@ -114,3 +114,21 @@ def test_solution_build_warnings_are_in_codes_md():
     """Each warning code `solution build` can print has its row in docs/codes.md, with the code's own words."""
     for code, meaning in USAGE_WARNINGS.items():
         assert CODES_MD.count(f"| `{code}` | {meaning} |") == 1, code
+
+
+def test_readme_examples_on_the_test_split_only_validate():
+    """The public test files hold no runtimes, so scoring them stops with exit 2 (docs/codes.md, NO_GROUND_TRUTH):
+    a participant's README example on `--split test` must be `validate` (it showed `--split test --lenient --json
+    report.json` as a scoring command). The demo's test split has runtimes."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    participants = readme[readme.index("## For participants"):].split("\n## ")[0]
+    lines = [line for line in participants.splitlines() if line.startswith("tpugraphs-eval ") and "--split test" in line
+             and "--data-root demo" not in line]
+    assert lines and all(line.split()[1] == "validate" for line in lines), lines
+
+
+def test_readme_says_how_long_the_test_command_takes():
+    """The README's test command has its duration beside it (the house rule: within 5 minutes on 2 cores)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    after = readme[readme.index("<!-- ci:test -->"):]
+    assert re.search(r"about \d+ minutes on 2 (idle )?cores", after[:1500]), after[:1500]

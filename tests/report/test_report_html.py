@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tpugraphs_eval import evaluate
+from tpugraphs_eval import Evaluator, evaluate
 from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.report.html import WORST_SHOWN, render_html
 
@@ -168,3 +168,17 @@ def test_the_page_shows_no_absolute_path(tmp_path, capsys, monkeypatch):
                      "--html", str(relative)]) == 0
     assert "<h1>TpuGraphs evaluation: sample_submissions/demo_random_test.csv</h1>" in relative.read_text("utf-8")
     capsys.readouterr()
+
+
+def test_a_solution_report_shows_the_public_and_private_rows(demo_solution, page):
+    """With a solution file (a Usage split) the page has the terminal's Leaderboards table: public, private and
+    all rows of the report's own values (before, the page had none of them); without one, no such section."""
+    report = Evaluator.load(split=None, solution=demo_solution).evaluate(SAMPLES / "demo_random_test.csv")
+    table = _section(render_html(report), "leaderboards")
+    names = list(report.collections)
+    for label, scores in (*report.leaderboards.items(), ("all", report.scores)):
+        row = re.search(rf"<tr><td>{label}</td>(.*?)</tr>", table).group(1)
+        assert re.findall(r'<td class="num">([^<]*)</td>', row) == [
+            f"{scores.overall:.4f}", *(f"{scores.collections[n].value:.4f}" for n in names)]
+    assert list(report.leaderboards) == ["public", "private"]
+    assert 'id="leaderboards"' not in page

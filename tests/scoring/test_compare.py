@@ -133,7 +133,8 @@ def test_a_against_itself_is_a_tie_everywhere(capsys, tmp_path):
         assert (d["b_better"], d["tied"], d["b_wins"]) == (0.0, 1.0, 0.5)
         assert d["graphs"]["wins"] == d["graphs"]["losses"] == 0
     assert document["overall"]["graphs"]["ties"] == sum(c["n_graphs"] for c in document["collections"].values())
-    assert "50.0%" in out and "positive: B better" in out
+    # identical rows: "tied" (it read 50.0%, the coin flip of b_wins, which stays in the JSON)
+    assert "50.0%" not in out and out.count(" tied ") == 6 + 4 and "positive: B better" in out  # + 4 OPA rows
     text = " ".join(out.split())  # rich wraps the note at the terminal width
     assert ("Fewer than 10 graphs in layout:xla:default, layout:xla:random, layout:nlp:default, "
             "layout:nlp:random: a bootstrap") in text  # the 40 tile graphs are not flagged
@@ -209,3 +210,31 @@ def test_compare_and_the_leaderboard_share_one_bootstrap(monkeypatch):
     assert len(calls) == 4
     tails = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)  # compare's percentiles (2.500000000000002, 97.5)
     assert (overall.low, overall.high) == tuple(float(v) for v in np.percentile(leaderboard, tails))
+
+
+def test_one_graph_per_collection_has_no_interval_and_no_share(capsys, demo_root, tmp_path):
+    """With 1 graph per collection every resample draws the same graphs: the interval was a point and "B wins"
+    0% or 100%; now both are "—" (None in the JSON), the point difference and the tally stay."""
+    from small_roots import demo_subset
+
+    one = {"c": np.array([0.25]), "d": np.array([0.5])}
+    collections, overall = paired_bootstrap(one, {"c": np.array([0.75]), "d": np.array([0.5])},
+                                            draw_positions({"c": 1, "d": 1}, 50, 0))
+    for d in (*collections.values(), overall):
+        assert (d.low, d.high, d.b_better, d.tied, d.b_wins) == (None,) * 5
+    assert (collections["c"].difference, overall.difference, overall.graphs) == (0.5, 0.25, Tally(1, 0, 1, 0))
+    from tpugraphs_eval import resolve_data_root, scan_catalog
+    from tpugraphs_kit import write_random_submission
+
+    root = demo_subset(demo_root, tmp_path / "root", 1, splits=("valid",))
+    for seed in (0, 1):
+        write_random_submission(scan_catalog(resolve_data_root(str(root)), "valid"), tmp_path / f"{seed}.csv", seed)
+    target = tmp_path / "c.json"
+    code, out, err = run(capsys, "compare", str(tmp_path / "0.csv"), str(tmp_path / "1.csv"), "--data-root",
+                         str(root), "--split", "valid", "--json", str(target))
+    assert code == 0, err
+    document = json.loads(target.read_text())
+    assert all(d["low"] is None and d["b_wins"] is None for d in [*document["collections"].values(),
+                                                                   document["overall"]])
+    rows = [line.split()[:-1] for line in out.splitlines() if line.strip().startswith(("tile:xla", "overall"))]
+    assert [r[-2:] for r in rows] == [["—", "—"], ["—", "—"]]  # 95% interval, B wins; then +/-/=

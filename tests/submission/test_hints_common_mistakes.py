@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from badinput import ROW_A, ROW_B, ROW_L, VALID, A, B, L, run_cli
+from badinput import csv as csv_of
 
 from tpugraphs_eval import validate_submission
 from tpugraphs_eval.submission.problems import Severity
@@ -228,3 +229,31 @@ def test_a_long_unknown_prefix_gets_no_near_miss_search(catalog, monkeypatch):
     assert first.code == "UNKNOWN_COLLECTION" and len(first.message) < 1000
     short = validate_submission(b"ID,TopConfigs\ntile:xlaa:abc,1\n", catalog).problems[0]
     assert short.code == "UNKNOWN_COLLECTION" and "Did you mean `tile:xla`?" in short.message
+
+
+def test_indices_joined_by_unquoted_commas(catalog):
+    """`id,0,1,2` (';'.join forgotten, no quotes): before, each row gave EXTRA_COLUMNS and a TILE_TOO_FEW or
+    LAYOUT_NOT_PERMUTATION (104 errors on the demo test split); now one hint naming the delimiter, and the
+    rows are read with their indices (a real out-of-range index is still found on its line)."""
+    data = b"ID,TopConfigs\n" + b"".join(f"{row}\n".replace(";", ",").encode() for row in (ROW_A, ROW_B, ROW_L))
+    for mode in ("strict", "lenient"):
+        assert problems(data, catalog, mode) == [("INDICES_COMMA_SEPARATED", 2)]
+    message = validate_submission(data, catalog).problems[0].message
+    assert message.startswith("3 row(s) (line 2, 3, 4): indices joined by commas") and "join them with `;`" in message
+    assert problems(data.replace(b"0,1,2,3,4\n", b"0,1,2,3,99\n"), catalog) == [
+        ("INDEX_OUT_OF_RANGE", 3), ("TILE_TOO_FEW", 3), ("INDICES_COMMA_SEPARATED", 2)]
+    # a third column that is not an index stays EXTRA_COLUMNS
+    assert problems(f"ID,TopConfigs\n{ROW_A},x\n{ROW_B}\n{ROW_L}\n".encode(), catalog) == [("EXTRA_COLUMNS", 2)]
+
+
+def test_a_per_collection_file_is_told_about_collections(catalog):
+    """A file of tile rows only, validated as a whole submission: before, MISSING_IDS alone; now its (only)
+    MISSING_IDS ends with one sentence naming `--collections tile:xla`. A file with a row of each collection
+    gets no such sentence."""
+    validation = validate_submission(csv_of(ROW_A, ROW_B), catalog)
+    assert [p.code for p in validation.problems] == ["MISSING_IDS"]
+    assert validation.problems[0].message.endswith(
+        "Every row of the file is a graph of tile:xla: a per-collection file? `--collections tile:xla` validates "
+        "and scores those collections alone.")
+    missing_b = validate_submission(csv_of(ROW_A, ROW_L), catalog)
+    assert [p.code for p in missing_b.problems] == ["MISSING_IDS"] and "--collections" not in missing_b.problems[0].message

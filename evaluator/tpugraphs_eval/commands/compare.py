@@ -138,6 +138,11 @@ def _secondary(scores_a, scores_b, positions: dict) -> dict[str, dict[str, Any]]
     return {BESIDE_PRIMARY: {n: {"n_graphs": int(a[n].size), **d.to_dict()} for n, d in differences.items()}}
 
 
+def _wins(d: dict[str, Any]) -> str:
+    """B's share of wins: "—" without one, "tied" when every resample is a tie (A and B equal there)."""
+    return "—" if d.get("b_wins") is None else "tied" if d["tied"] == 1 else f"{100 * d['b_wins']:.1f}%"
+
+
 def _fmt(value: float | None, digits: int = 4, sign: bool = False) -> str:
     return "—" if value is None or value != value else f"{value:{'+' if sign else ''}.{digits}f}"
 
@@ -149,6 +154,7 @@ def _show(console, document: dict[str, Any]) -> None:
 
     from ..report.public_comparison import FEW_GRAPHS
     from ..rules.public_rule import MIN_PUBLIC_GRAPHS
+    from ..scoring.compare import MIN_GRAPHS
 
     console.print(Text(f"A: {safe(str(document['a']))}\nB: {safe(str(document['b']))}", style="bold"))
     if document["selected_collections"] is not None:
@@ -172,14 +178,14 @@ def _show(console, document: dict[str, Any]) -> None:
         short = name.removeprefix("layout:").replace("default", "def").replace("random", "rnd")
         table.add_row(Text(short, style="bold" if name == "overall" else ""), _fmt(d.get("a")), _fmt(d.get("b")),
                       _fmt(d.get("difference"), sign=True), interval,
-                      "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%", counts,
+                      _wins(d), counts,
                       end_section=i == len(rows) - 1)
     console.print(table)
     _show_secondary(console, document)
     console.print(f"[dim]Paired bootstrap over graphs, stratified by collection: {document['resamples']} "
                   f"resamples, seed {document['seed']}; {round(100 * document['level'])}% percentile interval. "
-                  "B wins: share of resamples where B - A > 0 (ties count half). Graphs: B better (+), worse (-), "
-                  "equal (=).[/]")
+                  "B wins: share of resamples where B - A > 0 (ties count half; tied: every one equal; —: fewer than "
+                  f"{MIN_GRAPHS} graphs). Graphs: B better (+), worse (-), equal (=).[/]")
     if document["graphs_compared"] != "all":
         console.print(f"[bold]Public leaderboard only: every number is over the public graphs.[/] Shown: a "
                       f"collection with at least {MIN_PUBLIC_GRAPHS} public graphs; an interval, B wins and "
@@ -210,7 +216,7 @@ def _show_secondary(console, document: dict[str, Any]) -> None:
             interval = "—" if d.get("low") is None else f"{_fmt(d['low'], sign=True)} {_fmt(d['high'], sign=True)}"
             extra.add_row(name.removeprefix("layout:").replace("default", "def").replace("random", "rnd"),
                           _fmt(d.get("a")), _fmt(d.get("b")), _fmt(d.get("difference"), sign=True), interval,
-                          "—" if d.get("b_wins") is None else f"{100 * d['b_wins']:.1f}%")
+                          _wins(d))
         console.print(extra)
 
 

@@ -268,7 +268,7 @@ def detailed_results_html(settings: dict, collections, scores: dict | None = Non
         rows = [("Overall", scores["overall"])] if "overall" in scores else []
         rows += [(names[key], value) for key, value in scores.items() if key != "overall"]
         if rows:
-            parts.append("<table><tr><th>value</th><th>score</th></tr>" + "".join(
+            parts.append("<table><tr><th>leaderboard column</th><th>score</th></tr>" + "".join(
                 f'<tr><td>{escape(name)}</td><td class="num">{value:.5f}</td></tr>' for name, value in rows)
                 + "</table>")
         else:

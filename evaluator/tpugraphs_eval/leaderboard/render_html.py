@@ -10,9 +10,11 @@
   1400 px window with every column. Below :data:`NARROW_PX` (an 800 px window) the columns marked ``wide``
   are hidden and their values are shown in a details row under each row instead; a submission's problem
   messages are always in a details row spanning the table (they made its rows tall and its last column
-  1634 px wide), its Problems column holds the codes only.
+  1634 px wide), its Problems column holds the codes only. Team names wrap (a 74-character name pushed the
+  last columns off-screen).
 - A ``public`` document gives the summary and the teams table only (rank, team, overall, the shown
-  collections, entries, last submission): no plot, no submissions, no notes.
+  collections, entries, last submission): no plot, no submissions, no notes. Below :data:`PHONE_PX` (a 390 px
+  phone) it shows rank, team and overall, the other values in a details row.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from .render_text import (
 
 NARROW_PX = 1100
 """Below this window width the ``wide`` columns give way to details rows (the media query of :data:`_CSS`)."""
+PHONE_PX = 640
+"""Below this window width (a phone) the public table's ``wide`` columns give way to details rows."""
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem;color:#1b1f24;max-width:90rem}
@@ -52,11 +56,12 @@ th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending]
 tr.tied td:first-child{box-shadow:inset 3px 0 #2a7de1}
 td.wrap{overflow-wrap:anywhere;min-width:6rem}
 tr.detail td{color:#555;font-size:.8rem;padding-top:0;overflow-wrap:anywhere}tr.detail ul{margin:.1rem 0;padding-left:1.2rem}
-tr.has-detail td{border-bottom:0}tr.detail.narrow,.narrow-only{display:none}
+tr.has-detail td{border-bottom:0}tr.detail.narrow,.narrow-only,tr.detail.phone,.phone-only{display:none}
 @media (max-width:NARROW_PXpx){.wide{display:none}th,td,#teams th,#teams td{padding:.25rem .25rem}tr.detail.narrow{display:table-row}.narrow-only{display:inline}}
+@media (max-width:PHONE_PXpx){body{margin:.75rem}.phone{display:none}tr.detail.phone{display:table-row}.phone-only{display:inline}}
 .muted{color:#777}.error{color:#a40000}
 svg text{font-size:11px;font-family:inherit}
-""".strip().replace("NARROW_PX", str(NARROW_PX))
+""".strip().replace("NARROW_PX", str(NARROW_PX)).replace("PHONE_PX", str(PHONE_PX))
 
 _JS = """
 (function () {
@@ -122,44 +127,46 @@ def _num(value: float | None, digits: int = 5) -> tuple[str, str]:
 
 
 def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowrap: bool = False,
-          wide: bool = False, wrap: bool = False, breaks: bool = False) -> str:
-    """A cell; ``wide``: hidden below :data:`NARROW_PX` (its value is then in the row's details row);
+          wide: bool | str = False, wrap: bool = False, breaks: bool = False) -> str:
+    """A cell; ``wide``: hidden below :data:`NARROW_PX` (its value is then in the row's details row), or below
+    :data:`PHONE_PX` when it is ``"phone"``;
     ``wrap``: long words may break anywhere; ``breaks``: a number cell whose text may break at its spaces
     (an interval)."""
     return f'<td{_class_attribute(numeric, nowrap, wide, wrap, breaks)} data-sort="{e(sort)}"{extra}>{shown}</td>'
 
 
 @functools.lru_cache(maxsize=None)
-def _class_attribute(numeric: bool, nowrap: bool, wide: bool, wrap: bool, breaks: bool) -> str:
+def _class_attribute(numeric: bool, nowrap: bool, wide: bool | str, wrap: bool, breaks: bool) -> str:
     """`` class="..."`` of a cell with those flags (:func:`_cell`), or "" when none is on."""
-    classes = " ".join(c for c, on in (("num", numeric), ("nw", nowrap and not numeric), ("wide", wide),
+    classes = " ".join(c for c, on in (("num", numeric), ("nw", nowrap and not numeric), ("wide" if wide is True else wide, wide),
                                        ("wrap", wrap), ("brk", breaks)) if on)
     return f' class="{classes}"' if classes else ""
 
 
-def _row(index: int, cells: list[str], cls: str = "", narrow: list[str] = (), always: str = "") -> str:
+def _row(index: int, cells: list[str], cls: str = "", narrow: list[str] = (), always: str = "",
+         hide: str = "narrow") -> str:
     """A table row and, when it has any, its details row (``data-detail``: the row's index; spans the table):
-    ``narrow`` (label: value texts of the ``wide`` cells, shown only below :data:`NARROW_PX`) then ``always``
-    (HTML shown at every width)."""
+    ``narrow`` (label: value texts of the ``wide`` cells, shown only below :data:`NARROW_PX`, or below
+    :data:`PHONE_PX` when ``hide`` is ``"phone"``) then ``always`` (HTML shown at every width)."""
     classes = " ".join(c for c in (cls, "has-detail" if always else "") if c)
     cls_attr = f' class="{classes}"' if classes else ""
     row = f'<tr data-index="{index}"{cls_attr}>{"".join(cells)}</tr>'
     if not narrow and not always:
         return row
-    narrow_html = f'<span class="narrow-only">{" · ".join(narrow)}</span>' if narrow else ""
-    kind = "detail" if always else "detail narrow"
+    narrow_html = f'<span class="{hide}-only">{" · ".join(narrow)}</span>' if narrow else ""
+    kind = "detail" if always else f"detail {hide}"
     return f'{row}<tr class="{kind}" data-detail="{index}"><td colspan="{len(cells)}">{narrow_html}{always}</td></tr>'
 
 
 def _table(head: list[tuple[str, ...]], rows: list[str], table_id: str, sorted_by: int | None = None,
-           wide: frozenset[int] = frozenset()) -> str:
+           wide: frozenset[int] = frozenset(), hide: str = "wide") -> str:
     """A sortable table; ``head``: per column ``(label, kind)`` or ``(label, kind, title)`` (the header's
     tooltip); ``sorted_by``: the column its rows are already in ascending order of, if any; ``wide``: the
-    columns hidden below :data:`NARROW_PX`."""
+    columns hidden below :data:`NARROW_PX` (``hide="phone"``: below :data:`PHONE_PX`)."""
     marks = [' aria-sort="ascending"' if i == sorted_by else "" for i in range(len(head))]
     # a long collection name may wrap after its colons (<wbr>), so that every column fits a 1400 px window
     tips = [f' title="{e(column[2])}"' if len(column) > 2 else "" for column in head]
-    cells = "".join(f'<th scope="col" data-type="{column[1]}"{mark}{" class=wide" if i in wide else ""}{tip}><button '
+    cells = "".join(f'<th scope="col" data-type="{column[1]}"{mark}{f" class={hide}" if i in wide else ""}{tip}><button '
                     f'type="button">{e(column[0]).replace(":", ":<wbr>")}</button></th>'
                     for i, (column, mark, tip) in enumerate(zip(head, marks, tips)))
     return (f'<table class="sortable" id="{table_id}"><thead><tr>{cells}</tr></thead>'
@@ -167,18 +174,22 @@ def _table(head: list[tuple[str, ...]], rows: list[str], table_id: str, sorted_b
 
 
 def _public_teams(document: dict[str, Any]) -> str:
+    """The public teams table; below :data:`PHONE_PX` it shows rank, team and overall, the rest in a details row."""
     shown = document["collections"]
     head = [("Rank", "number"), ("Team", "text"), ("Overall", "number"), *((n, "number") for n in shown),
             ("Entries", "number"), ("Last submission", "text")]
     rows = []
     for index, team in enumerate(document["teams"]):
-        cells = [_cell(team["rank"], e(team["rank"]), True), _cell(team["team"], e(team["team"]), nowrap=True),
-                 _cell(*_num(team["overall"]), True),
-                 *(_cell(*_num(team["collections"][n], 4), True) for n in shown),
-                 _cell(team["entries"], e(team["entries"]), True),
-                 _cell(team["last_submission"] or "", e(team["last_submission"] or "unknown"), nowrap=True)]
-        rows.append(f'<tr data-index="{index}">{"".join(cells)}</tr>')
-    return _table(head, rows, "teams", sorted_by=0)
+        last = team["last_submission"] or "unknown"
+        values = [_num(team["collections"][n], 4) for n in shown]
+        cells = [_cell(team["rank"], e(team["rank"]), True), _cell(team["team"], e(team["team"]), wrap=True),
+                 _cell(*_num(team["overall"]), True), *(_cell(*v, True, wide="phone") for v in values),
+                 _cell(team["entries"], e(team["entries"]), True, wide="phone"),
+                 _cell(team["last_submission"] or "", e(last), nowrap=True, wide="phone")]
+        narrow = [*(f"{e(n)} {v[1]}" for n, v in zip(shown, values)), f"entries {e(team['entries'])}",
+                  f"last submission {e(last)}"]
+        rows.append(_row(index, cells, narrow=narrow, hide="phone"))
+    return _table(head, rows, "teams", sorted_by=0, wide=frozenset(range(3, len(head))), hide="phone")
 
 
 SECONDARY_DIGITS = 3
@@ -207,7 +218,7 @@ def _teams(document: dict[str, Any]) -> str:
         last = team["last_submission"] or "unknown"
         public_overall = _num(team["public_overall"])
         cells = [_cell("" if team["rank"] is None else team["rank"], e(team["rank"] or "—"), True),
-                 _cell(team["team"], e(team["team"]), nowrap=True), _cell(*_num(team["overall"]), True),
+                 _cell(team["team"], e(team["team"]), wrap=True), _cell(*_num(team["overall"]), True),
                  _cell(*(("", "—") if low is None else (repr(low), e(interval_text(team["interval"])).replace(
                      ", ", ", <wbr>"))), True, breaks=True),
                  _cell("" if not team["rank_interval"] else team["rank_interval"][0], e(ranks), True, wide=True),

@@ -37,10 +37,11 @@ def fold_rows(catalog: SplitCatalog, k: int, seed: str) -> list[tuple[str, int]]
     for collection in catalog.collections.values():  # a fold without a collection has an overall without it
         held = {folds[(collection.collection, catalog.split, name)] for name in collection.names}
         if collection.names and len(held) < k:
+            advice = (f"choose --k {len(held)} or less" if len(held) >= 2 else "cross-validation needs 2 program "
+                      "groups of each collection: use a data root with more of its programs, or one without it")
             raise UsageError(f"--k {k} leaves {k - len(held)} fold(s) without a graph of {collection.collection.name} "
                              f"(its graphs form {len(held)} program group(s) that fill only {len(held)} folds; "
-                             "a fold's overall would then leave the collection out): choose --k "
-                             f"{len(held)} or less, or --collections")
+                             f"a fold's overall would then leave the collection out): {advice}")
     return [(f"{c.name}:{name}", folds[(c, split, name)]) for c, split, name in graphs]
 
 

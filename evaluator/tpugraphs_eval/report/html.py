@@ -1,7 +1,8 @@
 """HTML view of a :class:`Report`: one self-contained page (inline CSS and SVG; no script, no request).
 
 Sections: header (split, data, options, verdict, overall), problems (when any), collections (table and a
-bar per collection against the random and oracle references, :mod:`..scoring.references`), the per-graph
+bar per collection against the random and oracle references, :mod:`..scoring.references`), the public and
+private leaderboards' values (a solution file with a Usage split, as the terminal prints them), the per-graph
 tau-b histogram of each layout collection, the worst graphs of each collection, and the tile per-program
 table; a participant's :class:`.public.PublicReport` has the header, problems and collections only (it holds
 nothing else, docs/public-view.md). Every text from the submission, the file system or the report is HTML-escaped
@@ -190,6 +191,20 @@ def _collections(report: Report | PublicReport) -> str:
             + "<h3>Value against the random and oracle references</h3>" + "".join(bars) + "</section>")
 
 
+def _leaderboards(report: Report) -> str:
+    """The overall and collection values on the public and private leaderboards (a solution file's Usage)
+    and on all graphs, as the terminal's Leaderboards table; "" without a Usage split."""
+    if not report.leaderboards:
+        return ""
+    names = list(report.collections)
+    rows = [f"<tr><td>{_e(label)}</td>{_num(scores.overall)}"
+            + "".join(_num(scores.collections[n].value if n in scores.collections else None) for n in names)
+            + "</tr>" for label, scores in (*report.leaderboards.items(), ("all", report.scores))]
+    return ('<section id="leaderboards"><h2>Leaderboards</h2>' + _table(["graphs", "overall", *names], rows)
+            + '<p class="muted">The values over the public and the private graphs of the solution file, and over '
+              "all graphs.</p></section>")
+
+
 def _histograms(report: Report) -> str:
     layouts = [(n, r) for n, r in report.collections.items() if r.collection.kind == "layout"]
     if not layouts:
@@ -244,7 +259,7 @@ def render_html(report: Report | PublicReport) -> str:
         if report.scores is not None:
             body += _collections(report)
     elif report.scored:
-        body += _collections(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
+        body += _collections(report) + _leaderboards(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
     provenance = " · ".join(f"{_e(k)} {_e(v)}" for k, v in report.provenance.items())
     title = _title(report)
     return ("<!DOCTYPE html>\n"

@@ -47,7 +47,7 @@ PROBLEM_CODES = (
     ("EMPTY_CONFIGS", ERROR, ERROR, "TopConfigs is empty."),
     ("INDICES_SPACE_SEPARATED", ERROR, ERROR, "Indices joined by spaces (`0 1 2`) instead of `;`: one problem for the file, naming the rows."),
     ("INDICES_AS_LIST", ERROR, ERROR, "Indices written as a Python or numpy list (`[0, 1, 2]`) instead of `0;1;2`: one problem for the file."),
-    ("INDICES_COMMA_SEPARATED", ERROR, ERROR, "Indices joined by commas inside a quoted field (`\"0,1,2\"`) instead of `;`: one problem for the file, naming the rows."),
+    ("INDICES_COMMA_SEPARATED", ERROR, ERROR, "Indices joined by commas, in a quoted field (`\"0,1,2\"`) or unquoted (`ID,0,1,2`: more columns), instead of `;`: one problem for the file, naming the rows."),
     ("INDICES_ONE_BASED", ERROR, ERROR, "Indices counted from 1: no row lists configuration 0 and rows list c, one past the last index c-1. One problem for the file, an error in lenient mode too (its rows' out-of-range problems are withdrawn)."),
     ("EMPTY_TOKEN", ERROR, ERROR, "An empty entry between separators (`1;;2`) or a leading/trailing `;`."),
     ("NON_INTEGER", ERROR, ERROR, "An entry that is not a plain decimal integer (`3.0`, `1e3`, `abc`, ` 3`, `+3`)."),

@@ -9,7 +9,7 @@ lines, encoding, the header, the delimiter, the number of fields and RFC 4180 qu
 
 One mistake gets one hint, not a problem per line: Excel's ``sep=`` line, a pandas index column, a tab or ``;``
 delimiter (quoted fields and an index column included: ``df.to_csv(f, sep=";", quoting=csv.QUOTE_ALL)``), a
-TopConfigs list split at its commas.
+TopConfigs list split at its commas, indices joined by unquoted commas (``id,19,20,34``).
 
 Problems go to ``add(code, message, line=None, id=None)``, the caller's log.
 """
@@ -47,9 +47,10 @@ def index_column(fields):
 
 
 def looks_like_list(fields):
-    """True when the fields after the ID are an unquoted list split at its commas (``id,[0, 1, 2]``)."""
-    return (len(fields) > 2 and fields[1].lstrip().startswith((b"[", b"("))
-            and fields[-1].rstrip().endswith((b"]", b")")))
+    """True when the fields after the ID are an unquoted list split at its commas (``id,[0, 1, 2]``), or indices
+    joined by unquoted commas (``id,19,20,34``: every field after the ID an integer)."""
+    return len(fields) > 2 and ((fields[1].lstrip().startswith((b"[", b"(")) and fields[-1].rstrip().endswith((b"]", b")")))
+                                or all(f.strip().isdigit() for f in fields[1:]))
 
 
 def split_quoted(body, delimiter):
@@ -282,7 +283,7 @@ class ShapeReader:
                 return None
         if self.index_column and len(fields) > 2:
             fields = fields[1:]
-        if looks_like_list(fields):  # `id,[0, 1, 2]`: the TopConfigs rules report the list once for the file
+        if looks_like_list(fields):  # `id,[0, 1, 2]`, `id,0,1,2`: the TopConfigs rules report it once for the file
             fields = [fields[0], b",".join(fields[1:])]
         if fields[0].strip() == HEADER[0] and len(fields) > 1 and fields[1].strip() == HEADER[1]:
             add("HEADER_REPEATED", "the header `ID,TopConfigs` appears again (concatenated files?).", line=number)

@@ -85,8 +85,8 @@ METRICS: Tuple[Metric, ...] = (
     Metric("opa", "opa", "layout", None, True, False, "OPA", 0.0, 1.0,
            "ordered pair accuracy: of the pairs of configs with different y, the share that L orders strictly the "
            "faster first (a pair tied in prediction is not ordered)",
-           "TF-Ranking `tfr.keras.metrics.OPAMetric`, the official baselines' `val_opa` "
-           "(`tpu_graphs/baselines/layout/train_lib.py`: labels = runtimes, ranking = argsort(scores))"),
+           "TF-Ranking `tfr.keras.metrics.OPAMetric` per graph; the official baselines' `val_opa` "
+           "(`tpu_graphs/baselines/layout/train_lib.py`) weighs graphs by pairs, on float32 runtime / 1e7"),
     _slowdown(1), _slowdown(10), _slowdown(100),
 )
 """Every metric, tile ones first; within a kind, the order of the report's columns (primary first)."""

@@ -39,8 +39,9 @@ _FIELD_ADVICE = {
     "INDICES_SPACE_SEPARATED": "indices joined by spaces (`0 1 2`); join them with `;` (`0;1;2`).",
     "INDICES_AS_LIST": "TopConfigs written as a Python or numpy list (`[0, 1, 2]`); write the indices joined by "
                        "`;` (`0;1;2`), e.g. `';'.join(map(str, ranking))`.",
-    "INDICES_COMMA_SEPARATED": "indices joined by commas inside a quoted field (`\"0,1,2\"`); join them with `;` "
-                               "(`0;1;2`), e.g. `';'.join(map(str, ranking))`.",
+    "INDICES_COMMA_SEPARATED": "indices joined by commas (`\"0,1,2\"`, or unquoted `ID,0,1,2`, where every comma "
+                               "also starts a new CSV column); join them with `;` (`0;1;2`), e.g. "
+                               "`';'.join(map(str, ranking))`.",
 }
 _DIGITS = re.compile(r"[0-9]+")
 

@@ -19,6 +19,8 @@ Definitions (pure computation on per-graph metric arrays; no I/O):
   the difference is > 0, ``tied`` the share where it is exactly 0, and ``b_wins`` = b_better + tied/2
   (a coin flip, 0.5, when A and B are the same). Resamples where the difference is undefined (every
   drawn graph undefined) are counted in ``undefined_resamples`` and left out of the shares.
+- Fewer than :data:`MIN_GRAPHS` graphs with a defined value (overall: in every collection): every resample draws
+  the same values, so the interval would be a point and the shares 0 or 100%: they are None ("—").
 
 The resampled collection and overall means are :mod:`.bootstrap`'s, the leaderboard's too (one
 implementation: a file's resampled values are the same bytes in ``compare`` and on a leaderboard); the
@@ -40,6 +42,8 @@ DEFAULT_RESAMPLES = COMPARE_RESAMPLES
 DEFAULT_SEED = COMPARE_SEED
 LEVEL = 0.95
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
+MIN_GRAPHS = 2
+"""A collection needs this many graphs with a defined value for an interval and B's share of wins."""
 
 
 @dataclass(frozen=True)
@@ -99,11 +103,13 @@ class Difference:
         return asdict(self)
 
 
-def _summary(a: float | None, b: float | None, sign: float, resampled: np.ndarray, graphs: Tally) -> Difference:
-    """Summarise (R,) oriented resampled differences (NaN: undefined) beside the point values."""
+def _summary(a: float | None, b: float | None, sign: float, resampled: np.ndarray, graphs: Tally,
+             varies: bool) -> Difference:
+    """Summarise (R,) oriented resampled differences (NaN: undefined) beside the point values; ``varies``: False
+    when too few graphs for the resamples to differ (:data:`MIN_GRAPHS`): no interval, no shares."""
     defined = resampled[~np.isnan(resampled)]
     low = high = better = tied = None
-    if defined.size:
+    if defined.size and varies:
         low, high = (float(v) for v in np.percentile(defined, _TAILS))
         better = float((defined > 0).sum() / defined.size)
         tied = float((defined == 0).sum() / defined.size)
@@ -143,13 +149,14 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
             resampled = sign * (resampled_b[name] - resampled_a[name])
         else:
             resampled = np.empty(0)
-        out[name] = _summary(defined_mean(a[name]), defined_mean(b[name]), sign, resampled, graphs)
+        out[name] = _summary(defined_mean(a[name]), defined_mean(b[name]), sign, resampled, graphs,
+                             graphs.wins + graphs.losses + graphs.ties >= MIN_GRAPHS)
     overall_a = _overall([d.a for d in out.values()])
     overall_b = _overall([d.b for d in out.values()])
     resampled = (sign * (resampled_overall_means(resampled_b.values()) - resampled_overall_means(resampled_a.values()))
                  if resampled_a else np.empty(0))
     total = sum((d.graphs for d in out.values()), Tally(0, 0, 0, 0))
-    return out, _summary(overall_a, overall_b, sign, resampled, total)
+    return out, _summary(overall_a, overall_b, sign, resampled, total, any(d.low is not None for d in out.values()))
 
 
 def _overall(values: list[float | None]) -> float | None:

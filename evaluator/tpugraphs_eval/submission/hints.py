@@ -4,6 +4,7 @@
   another split, a missing collection prefix, a cut-off ID, a partial copy of the dataset).
 - the header-level mistakes (Excel's ``sep=,`` line, a pandas index column, a tab or ``;`` delimiter) are rules
   of :mod:`..rules.csvshape`.
+- :func:`collections_hint`: a per-collection file validated without ``--collections``.
 - :class:`FieldHints`: TopConfigs written with spaces (``0 1 2``), as a list (``[0, 1, 2]``) or joined by commas
   in a quoted field (``"0,1,2"``), read with their indices and reported as one problem for the whole file.
 
@@ -123,6 +124,21 @@ class IdHints:
                    f"dataset: {'is it' if root.noun == 'data root' else 'was it built from'} a partial copy?"
                    if len(names) < real and not root.synthetic else "")
         return f"`{shown}` is not a graph of {collection.name} in the {split} split.{partial}"
+
+
+def collections_hint(catalog: SplitCatalog, lines: dict[str, int]) -> str:
+    """The sentence a MISSING_IDS problem ends with when every listed ID is a graph of some of the split's
+    collections only (a per-collection file validated as a whole submission): it names ``--collections``; else "".
+
+    Args:
+        lines: ID → line of the rows whose ID is a graph of the split.
+    """
+    listed = {catalog.index[graph_id].collection.name for graph_id in lines}
+    if not listed or len(listed) == len(catalog.collections):
+        return ""
+    names = ",".join(name for name in catalog.collections if name in listed)
+    return (f" Every row of the file is a graph of {names.replace(',', ', ')}: a per-collection file? "
+            f"`--collections {names}` validates and scores those collections alone.")
 
 
 class FieldHints:

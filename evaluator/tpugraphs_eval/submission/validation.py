@@ -19,7 +19,7 @@ from ..kernels import FLAG_BAD_TOKEN, Scanned
 from ..rules.topconfigs import MAX_FIELD_BYTES, ONE_BASED_FOLLOWS, TILE_MAX_LISTED, one_based, too_long
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
-from .hints import FieldHints, IdHints, code_of
+from .hints import FieldHints, IdHints, code_of, collections_hint
 from .problems import CODES, Mode, Problem, ProblemLog, Severity, errors_in, preview
 from .rankings import INDEX_DTYPE, Rankings
 from .topconfigs import diagnose
@@ -255,10 +255,12 @@ def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) 
         return missing  # nothing was readable: one problem says so, no need for five more
     if len(lines) == len(catalog.index):
         return missing  # every ID of the split has a row (lines holds known IDs only)
+    hint = collections_hint(catalog, lines)  # said once, on the first MISSING_IDS
     for name, graphs in catalog.collections.items():
         absent = [graph_id for graph_id in graphs.ids if graph_id not in lines]
         if absent:
             missing[name] = absent
             log.add("MISSING_IDS", f"{len(absent)} of the {len(graphs.names)} {name} "
-                    f"{catalog.split} graphs have no row: {preview(absent, _MISSING_NAMED)}.")
+                    f"{catalog.split} graphs have no row: {preview(absent, _MISSING_NAMED)}.{hint}")
+            hint = ""
     return missing
