@@ -5,6 +5,7 @@
     tpugraphs-data urls --collections tile:xla --splits valid     # the official archive URLs
     tpugraphs-data download --collections tile:xla,layout:xla:default --splits train,valid,test
     tpugraphs-data folds --data-root demo --split train --k 5 --seed 0 -o folds.csv   # graph -> fold
+    tpugraphs-data noise --data-root ~/data/tpugraphs --splits train,valid   # measurement noise, noise ceilings
 
 Exit codes: 0 ok, 2 usage or data problem (including a failed download or an unsafe archive: every archive is
 still attempted, each failure reported), 3 internal error.
@@ -13,6 +14,7 @@ still attempted, each failure reported), 3 internal error.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -93,6 +95,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--k", type=int_at_least(2), default=5, help="number of folds (default 5)")
     sub.add_argument("--seed", default="0", help="seed of the draw (any text; default 0)")
     sub.add_argument("-o", "--output", required=True, metavar="CSV", help="the fold file to write (`-`: stdout)")
+    sub = commands.add_parser("noise", help="measurement noise and noise ceilings of splits (docs/metrics.md)",
+                              description="Read every graph's feature rows once (streaming), find configurations with "
+                                          "identical rows, write the noise file <split>.json that scoring reads, and "
+                                          "print a table per graph.")
+    sub.add_argument("--data-root", metavar="DIR", help=_ROOT_HELP)
+    sub.add_argument("--splits", type=_splits, required=True, metavar="NAMES", help="comma-separated splits, or all")
+    sub.add_argument("-o", "--output-dir", metavar="DIR", help="where <split>.json goes (default <data root>/noise)")
     add_codes_command(commands)
     return parser
 
@@ -175,10 +184,39 @@ def _folds(args) -> int:
     return EXIT_OK
 
 
+def _noise(args) -> int:
+    from tpugraphs_eval.commands.outputs import write_stream
+    from tpugraphs_eval.scoring.noisefile import build_noise, default_noise_path
+    from tpugraphs_eval.truth.npzread import load_ground_truth
+
+    root = data_root(args.data_root)
+    print("| file | configs | in duplicate groups (groups) | relative sd | max/min runtime | noise ceiling | "
+          "two measurements |\n|---|---|---|---|---|---|---|")
+    for split in args.splits:
+        truth = load_ground_truth(root, split)
+        noise = build_noise(root, truth)
+        target = Path(args.output_dir) / f"{split}.json" if args.output_dir else default_noise_path(root, split)
+        if target is None:
+            raise UsageError("pass -o DIR: the demo data root has no noise folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_stream(str(target), json.dumps(noise, indent=1) + "\n", "the noise file")
+        for name, t in truth.collections.items():
+            metric = "score" if t.graphs.collection.kind == "tile" else "kendall_tau"
+            for graph, y in zip(t.graphs.names, t.runtimes):
+                g = noise["collections"][name]["graphs"][graph]
+                cells = [f"{g[k][metric][0]:.3f} ± {g[k][metric][1]:.3f}" if k in g else "no estimate"
+                         for k in ("ceiling", "two_measurements")]
+                sd = "—" if g["sd"] is None else f"{g['sd']:.3g}" + (" (pooled)" if g["sd_source"] == "pooled" else "")
+                print(f"| {t.graphs.collection.split_dir(split)}/{graph} | {g['configs']} | {g['duplicate_configs']} "
+                      f"({g['groups']}) | {sd} | {y.max() / y.min():.4f} | {cells[0]} | {cells[1]} |")
+        print(f"wrote {target}", file=sys.stderr)
+    return EXIT_OK
+
+
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     commands = {"info": _info, "list": _list, "urls": _urls, "download": _download, "codes": print_codes,
-                "folds": _folds}
+                "folds": _folds, "noise": _noise}
     return commands[args.command](args)
 
 

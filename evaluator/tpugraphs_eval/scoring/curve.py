@@ -1,0 +1,67 @@
+"""The autotuner's search curve (docs/metrics.md, "Search curve"; SPEC §3.6), pure functions on arrays.
+
+``curve[k] = min(y of the first k configurations ranked) / min(y)``, k = 1..K: what measuring the first k
+configurations of a ranking buys. ``curve[k]`` is the ratio the slowdown@k (top-K error) is computed from, by the
+same operations (the minimum is exact, then one division), so ``curve[k] == 1 + slowdown@k`` to the last bit (for a
+ratio r >= 1, ``r - 1`` is exact in binary floating point). Beside it, a uniformly random ranking's exact curve.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+LAYOUT_K = 100
+"""K of a layout graph's curve (the largest slowdown@k)."""
+TILE_K = 10
+"""K of a tile graph's curve: the most indices a tile row lists."""
+TOLERANCES = (0.01, 0.05, 0.10)
+"""Within how much of the best the reports say how many configurations must be measured."""
+
+
+def search_curves(values: np.ndarray, lengths: np.ndarray, best: np.ndarray, k: int) -> np.ndarray:
+    """(R, k) search curves of R rankings stored back to back.
+
+    Args:
+        values: (sum(lengths),) runtimes in ranked order, ranking after ranking (only the first k of each are read).
+        lengths: (R,) length of each ranking, each >= 1.
+        best: (R,) the best runtime the ratio is taken to (all configs, or the sampled ones).
+        k: the curve's length K; a ranking shorter than K keeps its last value (the minimum of all it lists).
+
+    Returns:
+        float64 ``curve[r, j] = min(values of ranking r's first j + 1) / best[r]``.
+    """
+    starts = np.cumsum(lengths) - lengths
+    take = np.minimum(np.arange(k)[None, :], lengths[:, None] - 1) + starts[:, None]
+    return np.minimum.accumulate(values[take], axis=1) / best[:, None]
+
+
+def random_curve(runtimes: np.ndarray, k: int) -> np.ndarray:
+    """(k,) exact expected curve of a uniformly random ranking: ``E[min of j draws without replacement] / min(y)``.
+
+    With the runtimes sorted, y_(1) <= ... <= y_(c), ``P(min >= y_(i)) = C(c - i + 1, j) / C(c, j)``, so
+    ``E[min] = sum_i P(min >= y_(i)) * (y_(i) - y_(i-1))`` (y_(0) = 0): non-negative terms, updated from j - 1 to j
+    by one factor per i. For j >= c every configuration is drawn: the value is 1.
+    """
+    y = np.sort(np.asarray(runtimes, dtype=np.float64))
+    c = y.size
+    steps = np.diff(y, prepend=0.0)
+    survive = np.ones(c)
+    remaining = np.arange(c, 0, -1, dtype=np.float64)  # c - i + 1 for i = 1..c
+    out = np.empty(k)
+    for j in range(k):
+        survive *= np.maximum(remaining - j, 0.0) / max(c - j, 1)
+        out[j] = np.sum(survive * steps) / y[0] if j < c else 1.0
+    return out
+
+
+def configs_within(curve: np.ndarray, tolerance: float) -> int | None:
+    """The smallest k with ``curve[k] <= 1 + tolerance`` (1-based), None when the curve never gets there."""
+    hit = np.flatnonzero(np.asarray(curve) <= 1.0 + tolerance)
+    return int(hit[0]) + 1 if hit.size else None
+
+
+def mean_curve(curves: np.ndarray) -> np.ndarray:
+    """(K,) the unweighted mean of (G, K) curves over graphs, ``math.fsum`` per k (docs: Means)."""
+    return np.array([math.fsum(column) / curves.shape[0] for column in curves.T.tolist()])

@@ -1,0 +1,127 @@
+"""Measurement noise (docs/metrics.md, "Measurement noise"; SPEC §3.6), pure functions on arrays.
+
+Configurations of one graph whose feature rows are byte-identical are the same input to any feature-based model;
+their runtime differences are measurement noise. The model: a recorded runtime is ``t * (1 + e)``,
+``e ~ N(0, sd)`` independent per configuration, ``sd`` the pooled relative standard deviation within groups of
+identical rows. The **noise ceiling** is the expected metric of a perfect, noise-free predictor against recorded
+runtimes, estimated by a seeded simulation: predictions ``y`` (the recorded runtimes standing in for ``t``),
+runtimes ``y * (1 + e)``, :data:`DRAWS` draws. Two measurements of the same configurations carry the noise twice:
+the same simulation with ``sd * sqrt(2)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from ..rules.metric_table import ks
+from .layout import pair_metrics
+
+DRAWS = 40
+"""Draws of the simulation (the issue's table: 40); the standard error of a mean is its spread / sqrt(40)."""
+SEED = 0
+"""Seed of every graph's draws (each graph draws from ``default_rng(SEED)``: independent of the graph order)."""
+
+
+def duplicate_groups(row_hashes: Sequence[bytes]) -> np.ndarray:
+    """(c,) int64 label per configuration: configurations with equal row hashes (identical feature rows) share a
+    label 0, 1, ... (in order of first appearance); a configuration whose row occurs once gets -1."""
+    first: dict[bytes, int] = {}
+    seen = np.array([first.setdefault(h, i) for i, h in enumerate(row_hashes)], dtype=np.int64)
+    sizes = np.bincount(seen, minlength=seen.size)
+    repeated = sizes[seen] > 1
+    labels = np.full(seen.size, -1, dtype=np.int64)
+    _, labels[repeated] = np.unique(seen[repeated], return_inverse=True)
+    return labels
+
+
+class NoiseEstimate(NamedTuple):
+    """Within-group relative runtime variation of one graph (or pooled over graphs: fields added up).
+
+    Attributes:
+        duplicates: configurations in groups of identical feature rows.
+        groups: number of such groups.
+        sum_squares: ``sum_g sum_i ((y_i - m_g) / m_g) ** 2`` (m_g: the group's mean runtime).
+        dof: degrees of freedom, ``sum_g (n_g - 1)``.
+    """
+
+    duplicates: int
+    groups: int
+    sum_squares: float
+    dof: int
+
+    @property
+    def sd(self) -> float | None:
+        """The pooled relative standard deviation ``sqrt(sum_squares / dof)`` (SPEC §3.6); None without a group."""
+        return math.sqrt(self.sum_squares / self.dof) if self.dof else None
+
+
+def noise_estimate(runtimes: np.ndarray, labels: np.ndarray) -> NoiseEstimate:
+    """:class:`NoiseEstimate` of one graph from its (c,) runtimes (ns) and :func:`duplicate_groups` labels."""
+    keep = labels >= 0
+    y, g = np.asarray(runtimes, dtype=np.float64)[keep], labels[keep]
+    if g.size == 0:
+        return NoiseEstimate(0, 0, 0.0, 0)
+    n = np.bincount(g)
+    mean = np.bincount(g, weights=y) / n
+    deviation = (y - mean[g]) / mean[g]
+    return NoiseEstimate(int(g.size), int(n.size), math.fsum((deviation * deviation).tolist()), int(g.size - n.size))
+
+
+def pooled(estimates: Sequence[NoiseEstimate]) -> NoiseEstimate:
+    """Several graphs' estimates pooled (sums of squares and degrees of freedom added): a collection's noise."""
+    return NoiseEstimate(sum(e.duplicates for e in estimates), sum(e.groups for e in estimates),
+                         math.fsum(e.sum_squares for e in estimates), sum(e.dof for e in estimates))
+
+
+def _layout_draw(predicted: np.ndarray, order: np.ndarray, noisy: np.ndarray) -> list[float]:
+    tau, opa = pair_metrics(predicted, noisy)
+    head = np.minimum.accumulate(noisy[order][:max(ks("slowdown"))])
+    return [tau, opa] + [float(head[min(k, head.size) - 1] / noisy.min() - 1.0) for k in ks("slowdown")]
+
+
+def _tile_draw(order: np.ndarray, noisy: np.ndarray) -> list[float]:
+    head = np.minimum.accumulate(noisy[order][:max(ks("top_k_error"))])
+    ratios = [float(head[min(k, head.size) - 1] / noisy.min()) for k in (5, *ks("top_k_error"))]
+    return [2.0 - ratios[0]] + [r - 1.0 for r in ratios[1:]]
+
+
+def metric_names(kind: str) -> tuple[str, ...]:
+    """The metrics a ceiling is given for, in :func:`noise_ceiling`'s order (names of the metric table)."""
+    if kind == "tile":
+        return ("score", *(f"top{k}_error" for k in ks("top_k_error")))
+    return ("kendall_tau", "opa", *(f"slowdown{k}" for k in ks("slowdown")))
+
+
+def noise_ceiling(runtimes: np.ndarray, sd: float, kind: str, *, sampled: np.ndarray | None = None,
+                  draws: int = DRAWS, seed: int = SEED) -> dict[str, tuple[float, float]]:
+    """The expected metrics of a perfect, noise-free predictor against runtimes carrying relative noise ``sd``.
+
+    Args:
+        runtimes: (c,) recorded runtimes y (ns; tile: as scored).
+        sd: relative noise sd (:attr:`NoiseEstimate.sd`; ``sd * sqrt(2)`` for two measurements).
+        kind: ``layout`` (tau-b, OPA, slowdown@1/10/100) or ``tile`` (score, top-1/5/10 errors).
+        sampled: the official protocol's sampled config indices (duplicates share their draw), or None for all.
+        draws, seed: the simulation (module docstring): draw d scores predictions y against ``y * (1 + e_d)``.
+
+    Returns:
+        metric → (mean, spread): the mean over draws and their standard deviation (ddof 0; the standard error of
+        the mean is spread / sqrt(draws)). NaN where a metric is undefined on every draw.
+    """
+    y = np.asarray(runtimes, dtype=np.float64)
+    at = np.arange(y.size) if sampled is None else np.asarray(sampled)
+    predicted = y[at]
+    order = np.argsort(predicted, kind="stable")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(draws):
+        noisy = (y * (1.0 + rng.normal(0.0, sd, y.size)))[at]
+        rows.append(_tile_draw(order, noisy) if kind == "tile" else _layout_draw(predicted, order, noisy))
+    table = np.array(rows)
+    with np.errstate(invalid="ignore"):
+        return {name: (float(np.nanmean(table[:, i])) if not np.isnan(table[:, i]).all() else math.nan,
+                       float(np.nanstd(table[:, i])) if not np.isnan(table[:, i]).all() else math.nan)
+                for i, name in enumerate(metric_names(kind))}

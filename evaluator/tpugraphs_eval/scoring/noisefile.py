@@ -1,0 +1,103 @@
+"""The noise file: a split's measurement noise and noise ceilings, computed once, kept as JSON (docs/metrics.md,
+"Measurement noise"; format: docs/report-json.md, "Noise file").
+
+Reading the feature rows costs a pass over every graph's largest member (GBs), so ``tpugraphs-data noise`` does it
+once per data root and split and writes ``<data root>/noise/<split>.json`` (or a file named with ``-o``); scoring
+reads the file given with ``--noise``, else the one at that place, and says when there is none. The file names
+the ground truth it was computed from (``ground_truth_sha256``); another split's or data root's file is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..errors import DataError
+from ..truth.dataroot import DataRoot
+from ..truth.groundtruth import CollectionTruth, GroundTruth
+from ..truth.rowhash import FEATURE_KEYS, feature_row_hashes
+from .noise import DRAWS, SEED, duplicate_groups, noise_ceiling, noise_estimate, pooled
+
+NOISE_FORMAT = 1
+"""Version of the noise file's JSON layout."""
+
+
+def default_noise_path(root: DataRoot, split: str) -> Path | None:
+    """``<data root>/noise/<split>.json``, where scoring looks for a noise file; None for a solution file or the demo."""
+    return None if root.noun != "data root" or root.synthetic else root.path / "noise" / f"{split}.json"
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def ceilings(runtimes, sd: float | None, kind: str, sampled=None) -> dict[str, Any]:
+    """``{ceiling, two_measurements}``: metric → ``[mean, spread]`` (:func:`.noise.noise_ceiling`, ``sd`` and
+    ``sd * sqrt(2)``); {} without an ``sd``."""
+    if sd is None:
+        return {}
+    return {label: {m: [_finite(a), _finite(b)] for m, (a, b) in noise_ceiling(runtimes, s, kind, sampled=sampled).items()}
+            for label, s in (("ceiling", sd), ("two_measurements", sd * math.sqrt(2.0)))}
+
+
+def _collection_noise(root: DataRoot, split: str, truth: CollectionTruth) -> dict[str, Any]:
+    collection = truth.graphs.collection
+    folder = root.path / collection.split_dir(split)
+    estimates = []
+    for name, runtime in zip(truth.graphs.names, truth.runtimes):
+        labels = duplicate_groups(feature_row_hashes(folder / f"{name}.npz", FEATURE_KEYS[collection.kind]))
+        estimates.append(noise_estimate(runtime, labels))
+    total = pooled(estimates)
+    graphs = {}
+    for name, runtime, own in zip(truth.graphs.names, truth.runtimes, estimates):
+        sd, source = (own.sd, "own") if own.dof else (total.sd, "pooled" if total.dof else None)
+        graphs[name] = {"configs": int(runtime.size), "duplicate_configs": own.duplicates, "groups": own.groups,
+                        "sum_squares": own.sum_squares, "dof": own.dof, "sd": sd, "sd_source": source,
+                        **ceilings(runtime, sd, collection.kind)}
+    return {"sd": total.sd, "dof": total.dof, "duplicate_configs": total.duplicates, "graphs": graphs}
+
+
+def build_noise(root: DataRoot, truth: GroundTruth) -> dict[str, Any]:
+    """The noise file's content for every graph of ``truth`` (read from ``root``'s ``.npz`` files).
+
+    Per graph: configs, duplicate_configs, groups, sum_squares, dof, sd (own; else the collection's pooled value,
+    ``sd_source`` ``pooled``; null with ``sd_source`` null when no graph of the collection has a duplicate),
+    ``ceiling`` and ``two_measurements`` (metric → [mean, spread]; absent without an sd). Per collection: the pooled
+    sd, dof and duplicate configs.
+
+    Raises:
+        DataError: a graph's feature member cannot be read (:func:`..truth.rowhash.feature_row_hashes`).
+    """
+    split = truth.catalog.split
+    return {"noise_format": NOISE_FORMAT, "split": split, "data_root": root.label, "tile_runtime": truth.tile_runtime,
+            "ground_truth_sha256": truth.sha256, "model": "y * (1 + e), e ~ N(0, sd)", "draws": DRAWS, "seed": SEED,
+            "evaluator_version": __version__,
+            "collections": {name: _collection_noise(root, split, t) for name, t in truth.collections.items()}}
+
+
+def read_noise(path: Path, truth: GroundTruth) -> dict[str, Any]:
+    """A noise file made from ``truth``'s runtimes (:func:`build_noise`'s content).
+
+    Raises:
+        DataError: unreadable, not a noise file of format :data:`NOISE_FORMAT`, or made from other runtimes (its
+            ``ground_truth_sha256`` or tile runtime differs).
+    """
+    try:
+        noise = json.loads(Path(path).read_text(encoding="utf-8"))
+        same = (noise["noise_format"] == NOISE_FORMAT and noise["ground_truth_sha256"] == truth.sha256
+                and noise["tile_runtime"] == truth.tile_runtime and isinstance(noise["collections"], dict))
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise DataError(f"{path}: not a readable noise file ({err})") from None
+    if not same:
+        raise DataError(f"{path}: a noise file of other runtimes (its ground_truth_sha256 or tile runtime differs from "
+                        f"the {truth.catalog.split} split's); run `tpugraphs-data noise` on this data root and split")
+    return noise
+
+
+def graph_sd(noise: dict[str, Any], collection: str, name: str) -> float | None:
+    """The sd a graph's ceiling uses (own or pooled), None when the file has none for it."""
+    return noise["collections"].get(collection, {}).get("graphs", {}).get(name, {}).get("sd")
+
