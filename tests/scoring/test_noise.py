@@ -16,7 +16,6 @@ from tpugraphs_eval.truth.rowhash import feature_row_hashes
 
 def _layout_npz(path: Path, features: np.ndarray, runtimes: np.ndarray) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    c = runtimes.size
     np.savez(path, node_feat=np.zeros((2, 140), np.float32), node_opcode=np.zeros(2, np.uint8),
              edge_index=np.zeros((1, 2), np.int64), node_config_feat=features, node_config_ids=np.arange(2),
              node_splits=np.zeros((1, 1), np.int64), config_runtime=runtimes.astype(np.int64))
@@ -95,3 +94,19 @@ def test_real_unet_noise_and_ceiling(realdata):
     assert estimate.sd == pytest.approx(1.61e-5, rel=0.05)
     mean, spread = noise_ceiling(runtimes, estimate.sd, "layout")["kendall_tau"]
     assert abs(mean - 0.638) <= 0.03 and 0.002 < spread < 0.02
+
+
+def test_feature_rows_of_a_large_member_are_hashed_in_bounded_memory(tmp_path):
+    """A 256 MB member (np.savez streams the zero-stride view) hashed by a fresh process: its peak RSS (ru_maxrss)
+    stays under 150 MB, below the member's size (reading it whole would hold 256 MB)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "big.npz"
+    np.savez(path, node_config_feat=np.broadcast_to(np.float32(0), (256, 14564, 18)))
+    code = ("import sys; from tpugraphs_eval.truth.rowhash import feature_row_hashes; "
+            "assert len(set(feature_row_hashes(sys.argv[1], 'node_config_feat'))) == 1")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)])
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert status == 0 and usage.ru_maxrss / 1024 < 150  # ru_maxrss: KiB on Linux
