@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.groundtruth import CollectionTruth
+from .curve import LAYOUT_K, search_curves
 from .metrics import (
     discordant_pairs,
     error_from_ratio,
@@ -52,10 +53,12 @@ class GraphMetrics(NamedTuple):
     Attributes:
         per_graph: metric name → (G,) float64 values (NaN where undefined).
         n_scored: (G,) int64 configurations entering each graph's metrics.
+        curves: (G, K) float64 search curves (:mod:`.curve`; NaN rows where none), or None (predictions).
     """
 
     per_graph: dict[str, np.ndarray]
     n_scored: np.ndarray
+    curves: np.ndarray | None = None
 
 
 def _threads() -> ThreadPoolExecutor | None:
@@ -138,6 +141,7 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
     metrics = {"kendall_tau": taus, "opa": opas}
     for k in SLOWDOWN_KS:
         metrics[f"slowdown{k}"] = error_from_ratio(first_k_minima(head_values, heads, k) / best)
+    curves = search_curves(head_values, heads, best, LAYOUT_K)
 
     out, graph = [], 0
     for truth, r in zip(truths, rankings):
@@ -145,7 +149,8 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
         for g in np.flatnonzero(lengths[part] != n_configs[part]):  # lenient partial rows
             runtime = truth.values[truth.offsets[g]:truth.offsets[g + 1]]  # (not .runtimes: a view per graph)
             taus[graph + g], opas[graph + g] = pair_metrics(_predicted_ranks(runtime.size, r.indices(int(g))), runtime)
-        out.append(GraphMetrics({name: values[part] for name, values in metrics.items()}, n_configs[part]))
+        out.append(GraphMetrics({name: values[part] for name, values in metrics.items()}, n_configs[part],
+                                curves[part]))
         graph += truth.best.size
     return out
 
@@ -179,12 +184,13 @@ def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _official_graph(runtime: np.ndarray, ranking: np.ndarray, sampled: np.ndarray) -> tuple[list[float], int]:
+def _official_graph(runtime: np.ndarray, ranking: np.ndarray,
+                    sampled: np.ndarray) -> tuple[list[float], int, np.ndarray]:
     """tau-b, OPA and slowdowns of one layout graph under the paper's protocol (docs/metrics.md).
 
     The ranking is restricted to the sampled indices, in their order, duplicates included (a duplicate
     ties with itself in predicted rank and runtime); the slowdown's best runtime is the best over the
-    sampled configs.
+    sampled configs. Third: the (K,) search curve (NaN when no sampled config is listed).
     """
     predicted = _predicted_ranks(runtime.size, ranking)[sampled]  # lenient partial rows: unlisted tie last
     sampled_runtime = runtime[sampled]
@@ -192,14 +198,16 @@ def _official_graph(runtime: np.ndarray, ranking: np.ndarray, sampled: np.ndarra
     listed = predicted < ranking.size
     ordered = sampled_runtime[listed][np.argsort(predicted[listed], kind="stable")]
     if ordered.size == 0:  # (a partial row that lists none of the sampled configs)
-        return [tau, opa] + [math.nan] * len(SLOWDOWN_KS), int(sampled.size)
+        return [tau, opa] + [math.nan] * len(SLOWDOWN_KS), int(sampled.size), np.full(LAYOUT_K, math.nan)
     ratios = [ordered[:k].min() / sampled_runtime.min() for k in SLOWDOWN_KS]
-    return [tau, opa, *error_from_ratio(np.array(ratios)).tolist()], int(sampled.size)
+    curve = search_curves(ordered, np.array([ordered.size]), np.array([sampled_runtime.min()]), LAYOUT_K)[0]
+    return [tau, opa, *error_from_ratio(np.array(ratios)).tolist()], int(sampled.size), curve
 
 
 def score_official(truth: CollectionTruth, rankings: Rankings, sampled: dict[int, np.ndarray]) -> GraphMetrics:
     """tau-b, OPA and slowdowns of every graph of one layout collection on the official sampled configs."""
-    rows, counts = zip(*(_official_graph(runtime, rankings.indices(g), sampled[g])
-                         for g, runtime in enumerate(truth.runtimes)))
+    rows, counts, curves = zip(*(_official_graph(runtime, rankings.indices(g), sampled[g])
+                                 for g, runtime in enumerate(truth.runtimes)))
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64))
+    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64),
+                        np.array(curves))

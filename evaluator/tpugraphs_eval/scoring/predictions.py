@@ -45,7 +45,7 @@ def _tile(truth: CollectionTruth, values: dict[int, np.ndarray]) -> GraphMetrics
     """The ranking route's tile metrics of each graph's first 10 configs by stable argsort of its predictions."""
     rankings = Rankings({g: np.argsort(values[g], kind="stable")[:TILE_MAX_LISTED].astype(INDEX_DTYPE).tobytes()
                          for g in range(truth.best.size)})
-    per_graph, _ = tile_metrics(truth, rankings)
+    per_graph = tile_metrics(truth, rankings).per_graph
     return GraphMetrics(per_graph, truth.graphs.n_configs.astype(np.int64))  # every config entered the argsort
 
 
@@ -69,8 +69,8 @@ def score_predictions_parsed(parsed: ParsedPredictions, truth: GroundTruth,
         graphs = collection_truth.graphs
         values = parsed.values[name]
         if graphs.collection.kind == "tile":
-            per_graph, n_scored = _tile(collection_truth, values)
+            scored = _tile(collection_truth, values)
         else:
-            per_graph, n_scored = _layout(collection_truth, values, None if eval_indices is None else eval_indices[name])
-        results[name] = CollectionResult(graphs.collection, graphs.ids, per_graph, n_scored)
+            scored = _layout(collection_truth, values, None if eval_indices is None else eval_indices[name])
+        results[name] = CollectionResult(graphs.collection, graphs.ids, *scored)
     return results

@@ -21,6 +21,7 @@ from ..submission.rankings import Rankings
 from ..submission.validation import ParsedSubmission
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
+from .curve import TILE_K, search_curves
 from .layout import GraphMetrics, score_all_configs, score_official
 from .metrics import defined_mean, error_from_ratio, first_k_minima, tile_score_from_ratio
 
@@ -39,17 +40,20 @@ class CollectionResult:
             scored runtimes are all equal or that has fewer than 2 scored configs; the top-K error of a
             tile row listing fewer than min(K, c) usable indices).
         n_scored: (G,) number of configurations entering each graph's metrics.
+        curves: (G, K) search curves (:mod:`.curve`: layout K = 100, tile K = 10), or None (predictions).
     """
 
     collection: Collection
     ids: list[str]
     per_graph: dict[str, np.ndarray]
     n_scored: np.ndarray
+    curves: np.ndarray | None = None
 
     def restrict(self, keep: np.ndarray) -> CollectionResult:
         """The same results for the graphs where ``keep`` ((G,) bool) is True, e.g. the public leaderboard's."""
         return CollectionResult(self.collection, [i for i, k in zip(self.ids, keep.tolist()) if k],
-                                {m: v[keep] for m, v in self.per_graph.items()}, self.n_scored[keep])
+                                {m: v[keep] for m, v in self.per_graph.items()}, self.n_scored[keep],
+                                None if self.curves is None else self.curves[keep])
 
     @property
     def metric(self) -> str:
@@ -108,7 +112,7 @@ def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
     metrics = {"score": tile_score_from_ratio(ratios[TILE_TOP_K])}
     listed_enough = {k: lengths >= np.minimum(k, truth.graphs.n_configs) for k in TOP_K_ERRORS}
     metrics.update({f"top{k}_error": np.where(listed_enough[k], error_from_ratio(ratios[k]), np.nan) for k in TOP_K_ERRORS})
-    return GraphMetrics(metrics, lengths)
+    return GraphMetrics(metrics, lengths, search_curves(values, lengths, truth.best, TILE_K))
 
 
 def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
@@ -133,9 +137,9 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
     for name, collection_truth in truth.collections.items():
         graphs = collection_truth.graphs
         if graphs.collection.kind == "tile":
-            per_graph, n_scored = tile_metrics(collection_truth, parsed.rankings[name])
+            scored = tile_metrics(collection_truth, parsed.rankings[name])
         else:
-            per_graph, n_scored = by_name[name]
-        results[name] = CollectionResult(graphs.collection, graphs.ids, per_graph, n_scored)
+            scored = by_name[name]
+        results[name] = CollectionResult(graphs.collection, graphs.ids, *scored)
     return results
 
