@@ -104,14 +104,19 @@ def _add_scores(report: Report, results: dict[str, CollectionResult], truth: Gro
                 indices: EvalIndices | None) -> None:
     """Put the scores of a valid submission or valid predictions into ``report``: every graph's, and with a
     solution file's truth the public and private leaderboards' too."""
+    from .scoring.ceilings import collection_noise, random_curves
     from .scoring.references import collection_references
 
-    report.scores = Scores(results, collection_references(truth, indices))
+    report.noise_file = None if truth.noise is None else truth.noise["path"]
+    report.scores = Scores(results, collection_references(truth, indices), collection_noise(truth, truth.noise, indices),
+                           lambda: random_curves(truth, indices))
     if truth.has_usage:
         for board in LEADERBOARDS:
             keep = {name: t.public if board == "public" else ~t.public for name, t in truth.collections.items()}
-            report.leaderboards[board] = Scores({name: r.restrict(keep[name]) for name, r in results.items()},
-                                                collection_references(truth, indices, keep))
+            report.leaderboards[board] = Scores(
+                {name: r.restrict(keep[name]) for name, r in results.items()}, collection_references(truth, indices, keep),
+                collection_noise(truth, truth.noise, indices, keep),
+                lambda keep=keep: {n: c[keep[n]] for n, c in random_curves(truth, indices).items()})
 
 
 def check_protocol(configs: str, split: str) -> None:
@@ -190,7 +195,8 @@ class Evaluator:
              solution: str | os.PathLike[str] | None = None, options: Options = Options(),
              eval_indices_dir: str | os.PathLike[str] | None = None, validate_only: bool = False,
              public_only: bool = False, collections: Sequence[str] | None = None,
-             progress: bool = False, graphs: Mapping[str, int | None] | Iterable[str] | None = None) -> Evaluator:
+             progress: bool = False, graphs: Mapping[str, int | None] | Iterable[str] | None = None,
+             noise: str | os.PathLike[str] | None = None) -> Evaluator:
         """Read what evaluating a split needs: its catalog (``validate_only``) or its runtimes.
 
         Args:
@@ -208,6 +214,8 @@ class Evaluator:
             progress: draw a progress bar on stderr while reading many graph files.
             graphs: score only these graphs (submission IDs, or ID → line of the file that lists them,
                 ``--graphs``): rows of the others are counted, not scored, and not missing. None: all.
+            noise: the split's noise file (``--noise``); None: ``<data root>/noise/<split>.json`` when present
+                (:func:`.scoring.noisefile.attach_noise`).
 
         Raises:
             UsageError: inconsistent options (no split, ``public_only`` without ``solution``,
@@ -238,6 +246,9 @@ class Evaluator:
             truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
         if validate_only:
             return cls.over(truth.catalog, None, options, collections=collections, graphs=graphs)
+        from .scoring.noisefile import attach_noise
+
+        attach_noise(truth, noise)
         return cls.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir, public_only=public_only,
                         collections=collections, graphs=graphs)
 

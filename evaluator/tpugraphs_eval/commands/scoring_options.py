@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from ..api import Evaluator
 
 SCORING_OPTIONS = ("--split", "--data-root", "--solution", "--public-only", "--collections", "--graphs", "--fold",
-                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--no-progress")
+                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--noise", "--no-progress")
 """The options :func:`add_scoring_options` adds (``validate``: all but ``--tile-runtime``, ``--configs``,
-``--eval-indices``, which only change scores)."""
+``--eval-indices``, ``--noise``, which only change scores)."""
 
 
 def collection_list(text: str) -> list[str]:
@@ -63,6 +63,9 @@ def add_scoring_options(parser: argparse.ArgumentParser, *, scored: bool = True)
         parser.add_argument("--eval-indices", metavar="DIR",
                             help="folder of the official {xla,nlp}_{default,random}.json index lists "
                                  "(for --configs official; the demo brings its own)")
+        parser.add_argument("--noise", metavar="FILE", type=Path,
+                            help="the split's noise file (`tpugraphs-data noise`): noise ceilings beside the scores "
+                                 "(default: <data root>/noise/<split>.json when present)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
 
 
@@ -88,4 +91,4 @@ def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: b
     return Evaluator.load(split=args.split, data_root=root, solution=args.solution, options=options,
                           eval_indices_dir=getattr(args, "eval_indices", None), validate_only=validate_only,
                           public_only=args.public_only, collections=args.collections, progress=progress,
-                          graphs=graphs)
+                          graphs=graphs, noise=getattr(args, "noise", None))

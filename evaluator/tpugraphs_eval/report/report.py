@@ -7,7 +7,9 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
@@ -16,6 +18,9 @@ from ..submission.problems import Problem
 from ..submission.validation import Validation
 
 if TYPE_CHECKING:  # scoring modules: imported by the scorer, not by `validate`
+    import numpy as np
+
+    from ..scoring.ceilings import CollectionNoise
     from ..scoring.references import References
     from ..scoring.score import CollectionResult
 
@@ -39,10 +44,19 @@ class Scores:
     Attributes:
         collections: collection → per-graph results over these graphs.
         references: collection → expected random and oracle values over these graphs (:mod:`..scoring.references`).
+        noise: collection → noise ceilings over these graphs (:mod:`..scoring.ceilings`); {} without a noise file.
+        random_curves: computes collection → (G, K) random rankings' search curves when a view asks (JSON, HTML).
     """
 
     collections: dict[str, CollectionResult] = field(default_factory=dict)
     references: dict[str, References] = field(default_factory=dict)
+    noise: dict[str, CollectionNoise] = field(default_factory=dict)
+    random_curves: Callable[[], dict[str, np.ndarray]] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def random(self) -> dict[str, np.ndarray]:
+        """:attr:`random_curves`, computed once ({} without it)."""
+        return self.random_curves() if self.random_curves is not None else {}
 
     @property
     def overall(self) -> float | None:
@@ -55,16 +69,26 @@ class Scores:
         return {name: self.references[name].normalise(r.value) if name in self.references else None
                 for name, r in self.collections.items()}
 
+    def normalised_to_ceiling(self) -> dict[str, float | None]:
+        """Collection → ``(value - random) / (ceiling - random)``: 1 is what a noise-free predictor scores against
+        the recorded runtimes (None without a ceiling)."""
+        from ..scoring.references import References
+
+        return {name: References(self.references[name].random, self.noise[name].ceiling).normalise(r.value)
+                if name in self.noise and name in self.references and self.noise[name].ceiling is not None else None
+                for name, r in self.collections.items()}
+
     @property
     def undefined_collections(self) -> list[str]:
         """Collections whose value is undefined everywhere (left out of the overall)."""
         return [name for name, r in self.collections.items() if r.value is None]
 
     def summary(self) -> dict[str, Any]:
-        """``{overall, collections, normalised}`` for the JSON report."""
+        """``{overall, collections, normalised, normalised_to_ceiling}`` for the JSON report."""
         return {"overall": _finite(self.overall),
                 "collections": {name: _finite(r.value) for name, r in self.collections.items()},
-                "normalised": {name: _finite(v) for name, v in self.normalised().items()}}
+                "normalised": {name: _finite(v) for name, v in self.normalised().items()},
+                "normalised_to_ceiling": {name: _finite(v) for name, v in self.normalised_to_ceiling().items()}}
 
 
 class ValidationFacts:
@@ -143,6 +167,7 @@ class Report(ValidationFacts):
             :func:`..source_digest.source_digest`), and ``eval_indices_sha256`` under ``--configs official``.
         submission: the submission's path when it was given as one, else None.
         ignored_files: dot files in the data root's folders of the split (macOS ``._*.npz``), not read.
+        noise_file: the noise file read (``--noise`` or the data root's), None when there was none.
     """
 
     split: str
@@ -157,7 +182,7 @@ class Report(ValidationFacts):
     provenance: dict[str, Any] = field(default_factory=dict)
     submission: str | None = None
     ignored_files: list[str] = field(default_factory=list)
-
+    noise_file: str | None = None
 
     # -- the scores (over every graph of the split) ------------------------------------------------
     @property
@@ -193,15 +218,34 @@ class Report(ValidationFacts):
         """Scored collections whose value is undefined everywhere (left out of the overall)."""
         return self.scores.undefined_collections
 
-    def graph_metrics(self) -> dict[str, dict[str, float | None]]:
-        """Submission ID → {metric: value} for every scored graph (null where undefined)."""
-        out: dict[str, dict[str, float | None]] = {}
-        for result in self.collections.values():
+    def graph_metrics(self) -> dict[str, dict[str, Any]]:
+        """Submission ID → {metric: value} for every scored graph (null where undefined), its ``search_curve``
+        (:func:`curve_block`) and, with a noise file, its ``noise`` (the file's entry; null: no estimate)."""
+        out: dict[str, dict[str, Any]] = {}
+        for name, result in self.collections.items():
             columns = list(result.per_graph.items())
+            random, noise = self.scores.random.get(name), self.scores.noise.get(name)
             for i, graph_id in enumerate(result.ids):
-                metrics = {name: _finite(values[i]) for name, values in columns}
+                metrics: dict[str, Any] = {name: _finite(values[i]) for name, values in columns}
                 metrics["n_configs_scored"] = int(result.n_scored[i])
+                if result.curves is not None and random is not None:
+                    metrics["search_curve"] = curve_block(result.curves[i], random[i])
+                if noise is not None:
+                    metrics["noise"] = noise.graphs[i]
                 out[graph_id] = metrics
+        return out
+
+    def _noise_and_curves(self, name: str, result: CollectionResult) -> dict[str, Any]:
+        """A collection's ``noise`` block (with a noise file) and mean ``search_curve``."""
+        from ..scoring.curve import mean_curve
+
+        out: dict[str, Any] = {}
+        if name in self.scores.noise:
+            out["noise"] = {**self.scores.noise[name].to_dict(),
+                            "normalised_to_ceiling": _finite(self.scores.normalised_to_ceiling()[name])}
+        random = self.scores.random.get(name)
+        if result.curves is not None and random is not None and len(result.ids):
+            out["search_curve"] = curve_block(mean_curve(result.curves), mean_curve(random))
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -221,6 +265,7 @@ class Report(ValidationFacts):
             if name in self.references:
                 details[name].update(random=self.references[name].random, oracle=self.references[name].oracle,
                                      normalised=normalised[name])
+            details[name].update(self._noise_and_curves(name, result))
             programs = result.programs()
             if programs:
                 details[name]["programs"] = programs
@@ -238,6 +283,7 @@ class Report(ValidationFacts):
             "missing_collections": self.missing_collections,
             "selected_collections": self.selected_collections,
             "ignored_files": self.ignored_files,
+            "noise_file": self.noise_file,
             "undefined_collections": self.undefined_collections,
             "collection_details": details,
             "graphs": self.graph_metrics(),
@@ -253,6 +299,18 @@ class Report(ValidationFacts):
     def to_json(self) -> str:
         """:meth:`to_dict` as indented JSON text."""
         return json.dumps(self.to_dict(), indent=2) + "\n"
+
+
+def curve_block(curve, random) -> dict[str, Any]:
+    """``{curve, random, configs_within, random_configs_within}`` of one (K,) search curve and a random ranking's
+    (docs/metrics.md, "Search curve"); ``configs_within``: tolerance (``1%``...) → the k that first gets there."""
+    from ..scoring.curve import TOLERANCES, configs_within
+
+    def within(c):
+        return {f"{round(t * 100)}%": configs_within(c, t) for t in TOLERANCES}
+
+    return {"curve": [_finite(v) for v in curve.tolist()], "random": [_finite(v) for v in random.tolist()],
+            "configs_within": within(curve), "random_configs_within": within(random)}
 
 
 def provenance(submission_sha256: str, ground_truth_sha256: str | None,

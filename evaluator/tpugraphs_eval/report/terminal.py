@@ -121,18 +121,23 @@ def _secondary(means: dict[str, float | None], counts: dict[str, int], n: int, m
 
 
 def _scores(console: Console, report: Report) -> None:
-    table = _scores_table(beside=True)
-    normalised = report.normalised()
+    noise = report.scores.noise
+    table = _scores_table(beside=True, ceiling=bool(noise))
+    normalised, to_ceiling = report.normalised(), report.scores.normalised_to_ceiling()
     for name, result in report.collections.items():
         secondary = _secondary(result.means(), result.counts(), len(result.ids), result.metric)
         if result.undefined:
             secondary += f" ({len(result.undefined)} undefined)"
         means, counts, n = result.means(), result.counts(), len(result.ids)
         beside = _mean(means, counts, n, BESIDE) if BESIDE in means else ""
+        ceiling = [_fmt(noise[name].ceiling if name in noise else None, 3), _fmt(to_ceiling[name], 3)] if noise else []
         table.add_row(name, str(n), _label(result.metric), _fmt(result.value), beside,
-                      _fmt(normalised[name], 3), secondary)
+                      _fmt(normalised[name], 3), *ceiling, secondary)
     counted = len(report.collections) - len(report.undefined_collections)
     _overall_row(console, table, report, counted)
+    console.print(f"[dim]ceiling: what a noise-free predictor scores against the recorded runtimes (noise file "
+                  f"{report.noise_file}; model y(1+e), docs/metrics.md) · norm./ceil.: (value - random) / (ceiling - "
+                  "random)[/]" if noise else "[dim]No noise file: no noise ceilings (`tpugraphs-data noise`).[/]")
     for name, result in report.collections.items():
         counts, n = result.counts(), len(result.ids)
         fewer = [f"{_label(m)} over {counts[m]} of {n} graphs" for m in result.per_graph
@@ -151,9 +156,10 @@ def _scores(console: Console, report: Report) -> None:
         console.print(f"[yellow]Undefined everywhere, left out of the overall:[/] {', '.join(report.undefined_collections)}")
 
 
-def _scores_table(*, beside: bool = False) -> Table:
+def _scores_table(*, beside: bool = False, ceiling: bool = False) -> Table:
     """The score table's columns; ``beside``: a column for the secondary metric shown beside the value (OPA; the
-    organiser view: the public view shows primary values only)."""
+    organiser view: the public view shows primary values only); ``ceiling``: the noise ceiling and the value
+    normalised to it (organiser view, with a noise file)."""
     table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("collection", no_wrap=True, min_width=18)
     table.add_column("n", justify="right", no_wrap=True)
@@ -162,6 +168,8 @@ def _scores_table(*, beside: bool = False) -> Table:
     if beside:
         table.add_column(_label(BESIDE), justify="right", no_wrap=True)
     table.add_column("norm.", justify="right", no_wrap=True)
+    for header in ("ceiling", "norm./ceil.") if ceiling else ():
+        table.add_column(header, justify="right", no_wrap=True)
     table.add_column(f"tile err@{'/'.join(map(str, ks('top_k_error')))}\nlayout slow@{'/'.join(map(str, ks('slowdown')))}",
                      no_wrap=True)
     return table

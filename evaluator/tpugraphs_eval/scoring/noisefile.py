@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..truth.dataroot import DataRoot
 from ..truth.groundtruth import CollectionTruth, GroundTruth
 from ..truth.rowhash import FEATURE_KEYS, feature_row_hashes
@@ -26,8 +26,8 @@ NOISE_FORMAT = 1
 
 
 def default_noise_path(root: DataRoot, split: str) -> Path | None:
-    """``<data root>/noise/<split>.json``, where scoring looks for a noise file; None for a solution file or the demo."""
-    return None if root.noun != "data root" or root.synthetic else root.path / "noise" / f"{split}.json"
+    """``<data root>/noise/<split>.json``, where scoring looks for a noise file; None for a solution file."""
+    return None if root.noun != "data root" else root.path / "noise" / f"{split}.json"
 
 
 def _finite(value: float) -> float | None:
@@ -97,7 +97,16 @@ def read_noise(path: Path, truth: GroundTruth) -> dict[str, Any]:
     return noise
 
 
-def graph_sd(noise: dict[str, Any], collection: str, name: str) -> float | None:
-    """The sd a graph's ceiling uses (own or pooled), None when the file has none for it."""
-    return noise["collections"].get(collection, {}).get("graphs", {}).get(name, {}).get("sd")
+def attach_noise(truth: GroundTruth, given: str | Path | None = None) -> None:
+    """Set ``truth.noise`` from the noise file ``given`` (``--noise``), else from :func:`default_noise_path` when a
+    file is there (with its ``path``); left None otherwise (the report then says there is none).
+
+    Raises:
+        UsageError: ``given`` is not a file. DataError: as :func:`read_noise`.
+    """
+    path = Path(given) if given is not None else default_noise_path(truth.catalog.root, truth.catalog.split)
+    if given is not None and not path.is_file():
+        raise UsageError(f"--noise {given}: no such file (write one with `tpugraphs-data noise`)")
+    if path is not None and path.is_file():
+        truth.noise = {**read_noise(path, truth), "path": str(path)}
 

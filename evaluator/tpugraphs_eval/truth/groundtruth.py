@@ -209,12 +209,14 @@ class GroundTruth:
         tile_runtime: ``normalized`` (default, Kaggle) or ``raw`` (docs/metrics.md **Decision**).
         collections: per present collection, its runtimes.
         sha256: hex digest over every runtime and normalizer read (the report's provenance).
+        noise: the split's noise file (``scoring.noisefile``), or None when there is none.
     """
 
     catalog: SplitCatalog
     tile_runtime: TileRuntime
     collections: dict[str, CollectionTruth]
     sha256: str
+    noise: dict | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     """Values derived from the runtimes alone (e.g. the random and oracle references), computed once."""
 
@@ -227,7 +229,7 @@ class GroundTruth:
         """
         catalog = self.catalog.restrict(names)
         return GroundTruth(catalog, self.tile_runtime, {name: self.collections[name] for name in catalog.collections},
-                           self.sha256)
+                           self.sha256, self.noise)
 
     def restrict_graphs(self, catalog: SplitCatalog) -> GroundTruth:
         """The runtimes of the graphs of ``catalog`` only (:meth:`SplitCatalog.restrict_graphs` of this truth's
@@ -241,7 +243,7 @@ class GroundTruth:
             truth = CollectionTruth.from_values(graphs, np.concatenate([runtimes[i] for i in positions]))
             truth.public = None if old.public is None else old.public[positions]
             collections[name] = truth
-        return GroundTruth(catalog, self.tile_runtime, collections, self.sha256)
+        return GroundTruth(catalog, self.tile_runtime, collections, self.sha256, self.noise)
 
     @property
     def has_usage(self) -> bool:
