@@ -110,7 +110,9 @@ def compare_reports(a: Report, b: Report, *, public_only: bool = False, resample
         "graphs_compared": "public leaderboard only" if public_only else "all",
         "sign": SIGN, "resamples": resamples, "seed": seed, "level": LEVEL,
         "selected_collections": a.selected_collections,
-        "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict()}
+        "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict(),
+                               **({"within_noise": scores_a.noise[name].within_noise(d.difference),
+                                   "noise_spread": scores_a.noise[name].spread} if name in scores_a.noise else {})}
                         for name, d in collections.items()},
         "overall": overall.to_dict(),
         "secondary": _secondary(scores_a, scores_b, positions),
@@ -193,6 +195,10 @@ def _show(console, document: dict[str, Any]) -> None:
                       "to single graphs' values).")
         if document["collections_not_shown"]:
             console.print(f"Not shown: {', '.join(document['collections_not_shown'])}.")
+    noisy = [name for name, d in document["collections"].items() if d.get("within_noise")]
+    if noisy:
+        console.print(f"[yellow]Inside the measurement noise (|B - A| <= 2 x the spread noise alone gives a difference; "
+                      f"docs/metrics.md): {', '.join(noisy)}.[/]")
     few = [name for name, d in document["collections"].items() if d["n_graphs"] < FEW_GRAPHS and "low" in d]
     if few:
         console.print(f"[yellow]Fewer than {FEW_GRAPHS} graphs in {', '.join(few)}: a bootstrap over so few graphs "

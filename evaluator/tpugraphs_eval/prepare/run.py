@@ -30,6 +30,7 @@ from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION
 from ..errors import DataError, UsageError
 from ..file_digest import file_hexdigest
 from ..roots import resolve_data_root
+from ..scoring.noisefile import held_out_noise
 from ..truth.dataroot import DataRoot, present_collections
 from ..truth.npzread import read_split
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
@@ -293,7 +294,8 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
     private_json = {**public_json, "source": source_name(plan.root), "source_sha256": written["hashes"],
                     "seed": plan.seed, "held_out_programs": plan.programs, "names": written["names"],
                     "solution_sha256": file_hexdigest(private / "solution.parquet"),
-                    "ground_truth_sha256": manifest["ground_truth_sha256"]}
+                    "ground_truth_sha256": manifest["ground_truth_sha256"],
+                    "held_out_noise": held_out_noise(plan.root, written["names"], plan.runtimes)}
     del test_counts
     (public / "prepare.json").write_text(json.dumps(public_json, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (private / "prepare.json").write_text(json.dumps(private_json, indent=2, sort_keys=True) + "\n",

@@ -20,7 +20,8 @@ from .curve import LAYOUT_K, TILE_K, random_curve
 from .noisefile import ceilings
 
 NOISE_SPREADS = 2.0
-"""A difference is inside the noise when it is at most this many of the noise's standard deviations (compare)."""
+"""A difference of two collection values is inside the noise when it is at most this many standard deviations of
+the difference that noise alone gives two values (each :attr:`CollectionNoise.spread`: ``spread * sqrt(2)``)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,13 @@ class CollectionNoise:
         spreads = self._primary(1)
         have = spreads[~np.isnan(spreads)]
         return math.sqrt(math.fsum((have * have).tolist())) / have.size if have.size else None
+
+    def within_noise(self, difference: float | None) -> bool | None:
+        """True when ``|difference|`` between two values of this collection is at most
+        ``NOISE_SPREADS * spread * sqrt(2)`` (noise alone could make it); None without a spread or a difference."""
+        if difference is None or self.spread is None:
+            return None
+        return abs(difference) <= NOISE_SPREADS * self.spread * math.sqrt(2.0)
 
     def to_dict(self) -> dict[str, Any]:
         """The report's collection-level noise block."""

@@ -60,12 +60,14 @@ class NoiseEstimate(NamedTuple):
 
 
 def noise_estimate(runtimes: np.ndarray, labels: np.ndarray) -> NoiseEstimate:
-    """:class:`NoiseEstimate` of one graph from its (c,) runtimes (ns) and :func:`duplicate_groups` labels."""
-    keep = labels >= 0
-    y, g = np.asarray(runtimes, dtype=np.float64)[keep], labels[keep]
-    if g.size == 0:
+    """:class:`NoiseEstimate` of one graph from its (c,) runtimes (ns) and :func:`duplicate_groups` labels (a label
+    left with one configuration, e.g. after sampling, is no group)."""
+    _, group, n = np.unique(labels, return_inverse=True, return_counts=True)
+    keep = (labels >= 0) & (n[group] > 1)
+    if not keep.any():
         return NoiseEstimate(0, 0, 0.0, 0)
-    n = np.bincount(g)
+    _, g, n = np.unique(labels[keep], return_inverse=True, return_counts=True)
+    y = np.asarray(runtimes, dtype=np.float64)[keep]
     mean = np.bincount(g, weights=y) / n
     deviation = (y - mean[g]) / mean[g]
     return NoiseEstimate(int(g.size), int(n.size), math.fsum((deviation * deviation).tolist()), int(g.size - n.size))

@@ -14,12 +14,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._version import __version__
 from ..errors import DataError, UsageError
 from ..truth.dataroot import DataRoot
 from ..truth.groundtruth import CollectionTruth, GroundTruth
 from ..truth.rowhash import FEATURE_KEYS, feature_row_hashes
-from .noise import DRAWS, SEED, duplicate_groups, noise_ceiling, noise_estimate, pooled
+from .noise import DRAWS, SEED, NoiseEstimate, duplicate_groups, noise_ceiling, noise_estimate, pooled
 
 NOISE_FORMAT = 1
 """Version of the noise file's JSON layout."""
@@ -43,21 +45,61 @@ def ceilings(runtimes, sd: float | None, kind: str, sampled=None) -> dict[str, A
             for label, s in (("ceiling", sd), ("two_measurements", sd * math.sqrt(2.0)))}
 
 
+def noise_entries(paths: list[Path], runtimes: list, kind: str,
+                  kept: list | None = None) -> tuple[list[dict[str, Any]], NoiseEstimate]:
+    """The noise-file entries of one collection's graphs and their pooled estimate.
+
+    Args:
+        paths: each graph's ``.npz`` (its feature rows are hashed, :mod:`..truth.rowhash`).
+        runtimes: each graph's (c,) runtimes.
+        kind: ``tile`` or ``layout``.
+        kept: per graph the config indices kept (a prepared test file's sample), or None for all.
+
+    Returns:
+        Per graph ``{configs, duplicate_configs, groups, sum_squares, dof, sd, sd_source, ceiling, two_measurements}``
+        (sd: own, else the pooled one with ``sd_source`` ``pooled``, else null with ``sd_source`` null and no
+        ceilings), and the pooled :class:`NoiseEstimate`.
+    """
+    kept = kept or [None] * len(paths)
+    estimates, ys = [], []
+    for path, y, keep in zip(paths, runtimes, kept):
+        labels = duplicate_groups(feature_row_hashes(path, FEATURE_KEYS[kind]))
+        y = np.asarray(y) if keep is None else np.asarray(y)[keep]
+        estimates.append(noise_estimate(y, labels if keep is None else labels[keep]))
+        ys.append(y)
+    total = pooled(estimates)
+    entries = []
+    for y, own in zip(ys, estimates):
+        sd, source = (own.sd, "own") if own.dof else (total.sd, "pooled" if total.dof else None)
+        entries.append({"configs": int(y.size), "duplicate_configs": own.duplicates, "groups": own.groups,
+                        "sum_squares": own.sum_squares, "dof": own.dof, "sd": sd, "sd_source": source,
+                        **ceilings(y, sd, kind)})
+    return entries, total
+
+
 def _collection_noise(root: DataRoot, split: str, truth: CollectionTruth) -> dict[str, Any]:
     collection = truth.graphs.collection
     folder = root.path / collection.split_dir(split)
-    estimates = []
-    for name, runtime in zip(truth.graphs.names, truth.runtimes):
-        labels = duplicate_groups(feature_row_hashes(folder / f"{name}.npz", FEATURE_KEYS[collection.kind]))
-        estimates.append(noise_estimate(runtime, labels))
-    total = pooled(estimates)
-    graphs = {}
-    for name, runtime, own in zip(truth.graphs.names, truth.runtimes, estimates):
-        sd, source = (own.sd, "own") if own.dof else (total.sd, "pooled" if total.dof else None)
-        graphs[name] = {"configs": int(runtime.size), "duplicate_configs": own.duplicates, "groups": own.groups,
-                        "sum_squares": own.sum_squares, "dof": own.dof, "sd": sd, "sd_source": source,
-                        **ceilings(runtime, sd, collection.kind)}
-    return {"sd": total.sd, "dof": total.dof, "duplicate_configs": total.duplicates, "graphs": graphs}
+    entries, total = noise_entries([folder / f"{name}.npz" for name in truth.graphs.names], truth.runtimes,
+                                   collection.kind)
+    return {"sd": total.sd, "dof": total.dof, "duplicate_configs": total.duplicates,
+            "graphs": dict(zip(truth.graphs.names, entries))}
+
+
+def held_out_noise(root: DataRoot, names: list[dict[str, Any]], runtimes: dict) -> dict[str, Any]:
+    """``prepare``'s held-out graphs' noise entries (:func:`noise_entries` on their kept configs, pooled per
+    collection), by test ID ``<collection>:<test graph>``: for the private ``prepare.json`` only."""
+    from ..dataset import BY_NAME
+
+    out = {}
+    for name in dict.fromkeys(n["collection"] for n in names):
+        mine = [n for n in names if n["collection"] == name]
+        c = BY_NAME[name]
+        entries, _ = noise_entries([root.path / c.split_dir(n["split"]) / f"{n['graph']}.npz" for n in mine],
+                                   [runtimes[(name, n["split"], n["graph"])].runtime for n in mine], c.kind,
+                                   [n["kept_configs"] for n in mine])
+        out.update({f"{name}:{n['test_graph']}": e for n, e in zip(mine, entries)})
+    return out
 
 
 def build_noise(root: DataRoot, truth: GroundTruth) -> dict[str, Any]:
