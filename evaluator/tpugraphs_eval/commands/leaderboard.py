@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--resamples", type=int_at_least(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES, metavar="N",
                        help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}, at most {MAX_RESAMPLES:,})")
     build.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    build.add_argument("--noise", type=Path, metavar="FILE",
+                       help="the solution's noise file (`tpugraphs-data noise`): note which top ranks differ by less "
+                            "than the measurement noise (organiser view)")
     cache = build.add_mutually_exclusive_group()
     cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="score cache folder (default: OUTPUT/.cache)")
     cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no cache")
@@ -154,7 +157,7 @@ def run(argv: list[str]) -> int:
                 view="public" if args.public_only else "organiser", workers=args.workers, resamples=args.resamples,
                 seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or "default",
                 max_bytes=args.max_size << 20, max_daily=args.max_daily, progress=progress,
-                allow_empty=args.allow_empty, rehash=args.rehash)
+                allow_empty=args.allow_empty, rehash=args.rehash, noise=args.noise)
     finally:
         for bar in bars:
             bar.stop()

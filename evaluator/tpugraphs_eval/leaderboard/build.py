@@ -16,11 +16,13 @@ from typing import Any, Callable
 
 from ..errors import DataError, UsageError
 from ..options import Options
+from ..scoring.noisefile import attach_noise
 from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble, tally
 from .bootstrap_cache import BootstrapCache
 from .cache import ScoreCache
 from .folder import Folder, read_folder
+from .noise_note import noise_note
 from .output import build_lock, check_output_folder, render_all, write_outputs
 from .reading import DEFAULT_MAX_BYTES
 from .scorer import score_entries
@@ -88,7 +90,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                       cache_dir: Path | None | str = "default", max_bytes: int = DEFAULT_MAX_BYTES,
                       max_daily: int = DEFAULT_MAX_DAILY,
                       progress: Callable[[int], Callable[[int], None]] | None = None,
-                      allow_empty: bool = False, rehash: bool = False) -> BuildResult:
+                      allow_empty: bool = False, rehash: bool = False, noise: Path | None = None) -> BuildResult:
     """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
 
     Args:
@@ -110,6 +112,7 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         allow_empty: write a leaderboard even when ``submissions`` holds no team folder.
         rehash: read and hash every submission, and read every metadata file, even one whose size, mtime and
             inode the cache's stat index holds unchanged (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
+        noise: the solution's noise file: the organiser's document gets a ``noise`` note (:mod:`noise_note`).
 
     Raises:
         UsageError: bad folders or options; output.OutputNotAFolder (code ``OUTPUT_NOT_A_FOLDER``: ``out`` is a
@@ -147,6 +150,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
     truth = load_solution(solution, tile_runtime=options.tile_runtime)
     if not truth.has_usage:
         raise DataError(f"{solution} has no Public/Private usage: rebuild it with `tpugraphs-eval solution build`")
+    if noise is not None:
+        attach_noise(truth, noise)
     if view == "public" and cache_dir is not None and Path(cache_dir).resolve().is_relative_to(out.resolve()):
         raise UsageError("a public leaderboard's cache holds private scores: put --cache-dir outside the output folder")
     if view == "public" and os.path.lexists(out / CACHE_FOLDER):
@@ -165,6 +170,8 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                             bootstrap=bootstrap)
         if view != "public":  # (a public document has no bootstrap: the file it would write would hold no row)
             bootstrap.save()
+            if truth.noise is not None:
+                document["noise"] = noise_note(document, truth)
         cache.notes.extend(bootstrap.notes)
         lap("assemble")
         files = render_all(document)

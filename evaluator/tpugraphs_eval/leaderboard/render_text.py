@@ -196,6 +196,10 @@ def render_markdown(document: dict[str, Any]) -> str:
     notes = [n for team in document["teams"] for n in team["notes"]]
     if notes:
         out += ["", "Team notes:", ""] + [f"- `{n['code']}`: {md(n['message'])}" for n in notes]
+    if "noise" in document:
+        from .noise_note import noise_markdown
+
+        out += noise_markdown(document["noise"])
     shake = document["shakeup"]
     tau = "undefined" if shake["kendall_tau"] is None else f"{shake['kendall_tau']:.4f}"
     out += ["", "## Shake-up", "", f"Kendall's tau-b between the public and private ranks of "
