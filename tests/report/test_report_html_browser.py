@@ -14,7 +14,7 @@ from test_report_html import HOSTILE, SAMPLES, hostile_submission
 from tpugraphs_eval import evaluate
 from tpugraphs_eval.report.html import write_html
 
-SECTIONS = ("collections", "tau-histograms", "worst-graphs", "tile-programs")
+SECTIONS = ("collections", "tau-histograms", "noise-and-curves", "worst-graphs", "tile-programs")
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +57,10 @@ def test_every_section_renders_inside_the_window(browser, pages, width):
             box = browser.js(f"(function () {{ var r = document.getElementById('{section}').getBoundingClientRect();"
                              " return [r.width, r.height]; })()")
             assert box[0] > 0 and box[1] > 50, section
-        # 5 reference bars and 4 histograms, each drawn at a readable size
+        # 5 reference bars, 4 histograms and 5 search curves (the demo has no noise file), each at a readable size
         sizes = browser.js("Array.prototype.map.call(document.querySelectorAll('svg.chart'), "
                            "function (s) { var r = s.getBoundingClientRect(); return [r.width, r.height]; })")
-        assert len(sizes) == 9 and all(w >= 300 and h >= 30 for w, h in sizes)
+        assert len(sizes) == 14 and all(w >= 300 and h >= 30 for w, h in sizes)
         assert browser.js("document.querySelectorAll('svg.chart rect.bar').length") == 5
         assert browser.js("document.querySelectorAll('#tau-histograms rect.bin').length") == 4 * 20
         assert _widest(browser, "svg, table, th, td") <= window  # no chart or column cut off

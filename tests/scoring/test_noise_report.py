@@ -69,6 +69,29 @@ def test_noise_file_gives_the_analytic_sd_and_pooled_values(tmp_path, capsys):
     detail = out["collection_details"]["layout:xla:default"]
     assert detail["noise"]["graphs_pooled"] == 1 and detail["noise"]["ceiling"] < 1.0
     assert out["noise_file"] == str(root / "noise" / "valid.json") and out["normalised_to_ceiling"]["layout:xla:default"] > 1
+    from tpugraphs_eval.report.html import render_html
+
+    page = render_html(report).split('id="noise-and-curves"')[1]
+    assert page.count("<circle") == 3 and page.count("<polyline") == 2  # 3 graphs; the mean and random curves
+
+
+def test_leaderboard_notes_the_top_ranks_inside_the_noise(tmp_path):
+    from tpugraphs_eval.leaderboard.build import build_leaderboard
+    from tpugraphs_eval.truth.solution import build_solution
+
+    root = _root(tmp_path / "root")
+    solution = tmp_path / "solution.parquet"
+    build_solution(resolve_data_root(str(root)), "valid", solution, public_fraction=0.34, seed=0)
+    for team, rows in (("best", _rows(np.argsort)), ("close", _rows(lambda y: np.argsort(y)[[1, 0, 2, 3, 4, 5]], "a")),
+                       ("worst", _rows(lambda y: np.argsort(-y)))):
+        (tmp_path / "subs" / team).mkdir(parents=True)
+        (tmp_path / "subs" / team / "s.csv").write_bytes(rows)
+    result = build_leaderboard(tmp_path / "subs", solution, tmp_path / "out", noise=root / "noise" / "valid.json",
+                               cache_dir=None, workers=1, resamples=10)
+    ranks = {t["team"]: t["rank"] for t in result.document["teams"]}
+    pairs = result.document["noise"]["collections"]["layout:xla:default"]["pairs_within_noise"]
+    assert [ranks["best"], ranks["close"]] in pairs and [ranks["close"], ranks["worst"]] not in pairs
+    assert "Measurement noise" in result.files["leaderboard.md"]
 
 
 def test_without_any_duplicate_there_is_no_ceiling(tmp_path):

@@ -96,3 +96,45 @@ def tau_histogram(name: str, taus: np.ndarray, bins: int = 20) -> str:
 def finite(value: float | None) -> float | None:
     """None for None and NaN, else the float."""
     return None if value is None or math.isnan(value) else float(value)
+
+
+def _svg(title: str, height: int, body: list[str]) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {BAR_WIDTH} {height}" role="img" '
+            f'aria-label="{_e(title)}"><title>{_e(title)}</title>' + "".join(body) + "</svg>")
+
+
+def ceiling_scatter(name: str, values: np.ndarray, ceilings: np.ndarray) -> str:
+    """Each graph's value (y) against its noise ceiling (x), both (G,), with the diagonal value = ceiling (SVG);
+    graphs without a ceiling or a value (NaN) are not drawn."""
+    keep = ~(np.isnan(values) | np.isnan(ceilings))
+    points = np.concatenate([values[keep], ceilings[keep], [0.0, 1.0]])
+    lo, hi, size, left = float(points.min()), float(points.max()), 200, 40
+
+    def at(v: float) -> float:
+        return round((v - lo) / ((hi - lo) or 1.0) * size, 2)
+
+    body = [f'<line x1="{left}" y1="{size + 10}" x2="{left + size}" y2="10" stroke="#888" stroke-dasharray="3 2"/>',
+            f'<text x="{left + size + 8}" y="{size + 10}" class="tick">x: ceiling, y: value; {lo:.2f} to {hi:.2f}'
+            "</text>"]
+    body += [f'<circle cx="{left + at(c)}" cy="{size + 10 - at(v)}" r="3" fill="#2a7de1"><title>value {v:.4f}, '
+             f"ceiling {c:.4f}</title></circle>" for v, c in zip(values[keep].tolist(), ceilings[keep].tolist())]
+    return _svg(f"{name}: {int(keep.sum())} graphs' values against their noise ceilings", size + 20, body)
+
+
+def curve_chart(name: str, curve: np.ndarray, random: np.ndarray) -> str:
+    """A collection's mean search curve (blue) and a random ranking's (grey dashed) over k = 1..K (SVG): the
+    best runtime measured in the first k configurations ranked, over the best."""
+    top = float(np.nanmax(np.concatenate([curve, random, [1.0001]])))
+    left, width, height = 40, BAR_WIDTH - 60, 140
+
+    def line(c: np.ndarray, style: str) -> str:
+        xy = " ".join(f"{round(left + i / max(c.size - 1, 1) * width, 2)},{round(10 + (top - v) / (top - 1) * height, 2)}"
+                      for i, v in enumerate(c.tolist()) if not math.isnan(v))
+        return f'<polyline points="{xy}" fill="none" {style}/>'
+
+    body = [line(random, 'stroke="#888" stroke-dasharray="4 3"'), line(curve, 'stroke="#2a7de1" stroke-width="2"'),
+            f'<text x="{left - 4}" y="16" text-anchor="end" class="tick">{top:.3g}</text>',
+            f'<text x="{left - 4}" y="{height + 10}" text-anchor="end" class="tick">1</text>',
+            f'<text x="{left + width}" y="{height + 26}" text-anchor="end" class="tick">k = {curve.size}</text>']
+    return _svg(f"{name}: mean search curve (blue) and a random ranking's (dashed), k = 1..{curve.size}",
+                height + 32, body)

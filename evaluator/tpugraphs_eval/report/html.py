@@ -29,7 +29,7 @@ from ..rules.public_rule import RULE_IN_WORDS
 from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
-from .charts import finite, reference_bar, tau_histogram
+from .charts import ceiling_scatter, curve_chart, finite, reference_bar, tau_histogram
 from .public import PublicReport
 from .report import Report
 
@@ -216,6 +216,25 @@ def _histograms(report: Report) -> str:
             + "</div></section>")
 
 
+def _noise_and_curves(report: Report) -> str:
+    """One chart of each graph's value against its noise ceiling (with a noise file) and one of the mean search
+    curves, per collection."""
+    from ..scoring.curve import mean_curve
+
+    scores, out = report.scores, []
+    for name, result in report.collections.items():
+        if name in scores.noise:
+            out.append(f"<h3>{_e(name)}: value against the noise ceiling</h3>"
+                       + ceiling_scatter(name, result.per_graph[result.metric], scores.noise[name].ceilings))
+        if result.curves is not None and name in scores.random and len(result.ids):
+            out.append(f"<h3>{_e(name)}: search curve</h3>"
+                       + curve_chart(name, mean_curve(result.curves), mean_curve(scores.random[name])))
+    return ('<section id="noise-and-curves"><h2>Noise ceilings and search curves</h2><p class="muted">Ceiling: what a '
+            "noise-free predictor scores against the recorded runtimes (docs/metrics.md, model y(1+e)). Search "
+            "curve: the best runtime among the first k configurations ranked, over the best.</p>"
+            + "".join(out) + "</section>") if out else ""
+
+
 def _worst(name: str, result: CollectionResult) -> str:
     values = result.per_graph[result.metric]
     order = np.argsort(np.where(np.isnan(values), np.inf, values), kind="stable")[:WORST_SHOWN]
@@ -259,7 +278,8 @@ def render_html(report: Report | PublicReport) -> str:
         if report.scores is not None:
             body += _collections(report)
     elif report.scored:
-        body += _collections(report) + _leaderboards(report) + _histograms(report) + _worst_graphs(report) + _programs(report)
+        body += (_collections(report) + _leaderboards(report) + _histograms(report) + _noise_and_curves(report)
+                 + _worst_graphs(report) + _programs(report))
     provenance = " · ".join(f"{_e(k)} {_e(v)}" for k, v in report.provenance.items())
     title = _title(report)
     return ("<!DOCTYPE html>\n"
