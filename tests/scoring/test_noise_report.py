@@ -137,3 +137,19 @@ def test_the_public_view_shows_no_noise_and_no_curve(tmp_path):
     public = Evaluator.load(split=None, solution=solution, noise=noise, public_only=True)
     text = public.evaluate(_rows(lambda y: np.argsort(y))).to_json()
     assert not any(word in text for word in ("noise", "ceiling", "curve"))
+
+
+def test_real_unet_report_json(realdata, tmp_path):
+    """The issue's table through the JSON report: xla default valid unet_3d.4x4.bf16, relative sd 1.61e-5 (within
+    5%), noise ceiling 0.638 ± 0.006 (within 0.03)."""
+    source = realdata / "tpugraphs" / LAYOUT / "unet_3d.4x4.bf16.npz"
+    (tmp_path / LAYOUT).mkdir(parents=True)
+    (tmp_path / LAYOUT / source.name).symlink_to(source)
+    assert cli_data.main(["noise", "--data-root", str(tmp_path), "--splits", "valid"]) == 0
+    y = np.load(source)["config_runtime"]
+    rows = csv_bytes({"layout:xla:default:unet_3d.4x4.bf16": np.argsort(y, kind="stable").tolist()})
+    graph = Evaluator.load(split="valid", data_root=str(tmp_path)).evaluate(rows).to_dict()["graphs"][
+        "layout:xla:default:unet_3d.4x4.bf16"]["noise"]
+    assert graph["sd"] == pytest.approx(1.61e-5, rel=0.05) and graph["dof"] == 496
+    mean, spread = graph["ceiling"]["kendall_tau"]
+    assert abs(mean - 0.638) <= 0.03 and 0.002 < spread < 0.02
