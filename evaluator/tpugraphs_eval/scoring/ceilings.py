@@ -17,6 +17,7 @@ from ..rules.metric_table import primary
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import GroundTruth
 from .curve import LAYOUT_K, TILE_K, random_curve
+from .metrics import defined_mean
 from .noisefile import ceilings
 
 NOISE_SPREADS = 2.0
@@ -52,16 +53,14 @@ class CollectionNoise:
     @property
     def ceiling(self) -> float | None:
         """The mean ceiling over the graphs that have one (``math.fsum``), None when none has."""
-        have = self.ceilings[~np.isnan(self.ceilings)]
-        return math.fsum(have.tolist()) / have.size if have.size else None
+        return defined_mean(self.ceilings)
 
     @property
     def spread(self) -> float | None:
         """The standard deviation that noise alone gives the collection value: ``sqrt(sum spread_g^2) / G`` over the
         graphs with a ceiling (their draws are independent), None when none has."""
-        spreads = self._primary(1)
-        have = spreads[~np.isnan(spreads)]
-        return math.sqrt(math.fsum((have * have).tolist())) / have.size if have.size else None
+        variance = defined_mean(self._primary(1) ** 2)
+        return None if variance is None else math.sqrt(variance / np.count_nonzero(~np.isnan(self.ceilings)))
 
     def within_noise(self, difference: float | None) -> bool | None:
         """True when ``|difference|`` between two values of this collection is at most

@@ -12,12 +12,13 @@ the same simulation with ``sd * sqrt(2)``.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-from ..rules.metric_table import ks
+from ..rules.metric_table import metrics_of
 from .layout import pair_metrics
 
 DRAWS = 40
@@ -79,23 +80,13 @@ def pooled(estimates: Sequence[NoiseEstimate]) -> NoiseEstimate:
                          math.fsum(e.sum_squares for e in estimates), sum(e.dof for e in estimates))
 
 
-def _layout_draw(predicted: np.ndarray, order: np.ndarray, noisy: np.ndarray) -> list[float]:
-    tau, opa = pair_metrics(predicted, noisy)
-    head = np.minimum.accumulate(noisy[order][:max(ks("slowdown"))])
-    return [tau, opa] + [float(head[min(k, head.size) - 1] / noisy.min() - 1.0) for k in ks("slowdown")]
-
-
-def _tile_draw(order: np.ndarray, noisy: np.ndarray) -> list[float]:
-    head = np.minimum.accumulate(noisy[order][:max(ks("top_k_error"))])
-    ratios = [float(head[min(k, head.size) - 1] / noisy.min()) for k in (5, *ks("top_k_error"))]
-    return [2.0 - ratios[0]] + [r - 1.0 for r in ratios[1:]]
-
-
-def metric_names(kind: str) -> tuple[str, ...]:
-    """The metrics a ceiling is given for, in :func:`noise_ceiling`'s order (names of the metric table)."""
-    if kind == "tile":
-        return ("score", *(f"top{k}_error" for k in ks("top_k_error")))
-    return ("kendall_tau", "opa", *(f"slowdown{k}" for k in ks("slowdown")))
+def _draw(kind: str, predicted: np.ndarray, order: np.ndarray, noisy: np.ndarray) -> list[float]:
+    """One draw's metrics (:func:`..rules.metric_table.metrics_of` order) of ``predicted`` against ``noisy``."""
+    tau, opa = pair_metrics(predicted, noisy) if kind == "layout" else (math.nan, math.nan)
+    head = np.minimum.accumulate(noisy[order][:max(m.k or 1 for m in metrics_of(kind))])
+    ratio = {m.k: float(head[min(m.k, head.size) - 1] / noisy.min()) for m in metrics_of(kind) if m.k}
+    return [tau if m.name == "kendall_tau" else opa if m.name == "opa" else 2.0 - ratio[m.k] if m.name == "score"
+            else ratio[m.k] - 1.0 for m in metrics_of(kind)]
 
 
 def noise_ceiling(runtimes: np.ndarray, sd: float, kind: str, *, sampled: np.ndarray | None = None,
@@ -118,12 +109,9 @@ def noise_ceiling(runtimes: np.ndarray, sd: float, kind: str, *, sampled: np.nda
     predicted = y[at]
     order = np.argsort(predicted, kind="stable")
     rng = np.random.default_rng(seed)
-    rows = []
-    for _ in range(draws):
-        noisy = (y * (1.0 + rng.normal(0.0, sd, y.size)))[at]
-        rows.append(_tile_draw(order, noisy) if kind == "tile" else _layout_draw(predicted, order, noisy))
-    table = np.array(rows)
-    with np.errstate(invalid="ignore"):
-        return {name: (float(np.nanmean(table[:, i])) if not np.isnan(table[:, i]).all() else math.nan,
-                       float(np.nanstd(table[:, i])) if not np.isnan(table[:, i]).all() else math.nan)
-                for i, name in enumerate(metric_names(kind))}
+    table = np.array([_draw(kind, predicted, order, (y * (1.0 + rng.normal(0.0, sd, y.size)))[at])
+                      for _ in range(draws)])
+    with warnings.catch_warnings():  # a metric undefined on every draw: NaN, without numpy's warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means, spreads = np.nanmean(table, axis=0), np.nanstd(table, axis=0)
+    return {m.name: (float(a), float(b)) for m, a, b in zip(metrics_of(kind), means, spreads)}
