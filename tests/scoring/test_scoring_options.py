@@ -11,13 +11,13 @@ from conftest import REPO
 from tpugraphs_eval.commands import evaluate as cli
 
 SCORING = {"--split", "--data-root", "--solution", "--public-only", "--collections", "--graphs", "--fold", "--lenient",
-           "--tile-runtime", "--configs", "--eval-indices", "--no-progress"}
+           "--tile-runtime", "--configs", "--eval-indices", "--noise", "--no-progress"}
 """Written out here (not imported) so that an option added to one command only fails this test."""
 SCORE_ONLY = {"-h", "--help", "--json", "--max-problems", "--quiet", "-q", "--validate-only", "--html", "--per-graph",
               "--predictions"}
 """``--predictions FILE``: an input instead of submission CSVs (score and validate; compare compares two CSVs)."""
 COMPARE_ONLY = {"-h", "--help", "--json", "--resamples", "--seed"}
-SCORE_CHANGES_ONLY = {"--tile-runtime", "--configs", "--eval-indices"}
+SCORE_CHANGES_ONLY = {"--tile-runtime", "--configs", "--eval-indices", "--noise"}
 
 
 def _command(name: str) -> argparse.ArgumentParser:
