@@ -58,8 +58,9 @@ def test_ten_indices_are_strict_and_scored_from_their_first_five_and_ten(truth):
     assert twelve["top1_error"] == 9.0  # config 0 alone: 50 / 5 - 1
     assert twelve["top10_error"] == 0.0  # config 9 (the best) is 9th of the 10
     # three: first = config 2 (20), best 10: top-1 error 1; all 3 listed: score 1, top-5 and top-10 error 0
-    assert graphs["tile:xla:three"] == {"score": 1.0, "top1_error": 1.0, "top5_error": 0.0, "top10_error": 0.0,
-                                        "n_configs_scored": 3}
+    three = graphs["tile:xla:three"]
+    assert three.pop("search_curve")["curve"] == [2.0, 2.0] + [1.0] * 8  # best of the first 1, 2: 20; the best (10) is third
+    assert three == {"score": 1.0, "top1_error": 1.0, "top5_error": 0.0, "top10_error": 0.0, "n_configs_scored": 3}
     # other: 5 of 12 listed, min of first 5 = 8 (config 4), best 2: score 2 - 4 = -2, top-5 error 3;
     # top-10 error undefined: the row lists 5 < min(10, 12) indices (not the top-5 value 3)
     assert graphs["tile:xla:other"]["top10_error"] is None
