@@ -112,3 +112,13 @@ def test_feature_rows_of_a_large_member_are_hashed_in_bounded_memory(tmp_path):
     peak_kib = int(subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                                   check=True).stdout)
     assert peak_kib / 1024 < 150
+
+
+def test_official_protocol_ceiling_draws_once_per_config():
+    """Sampled configs take the draw of their config: a permutation of all configs gives the all-configs tau-b, and
+    a repeated index ties with itself (tau-b over 4 sampled values with one tied pair, as scipy counts it)."""
+    y = np.linspace(100.0, 101.0, 50)
+    everything = noise_ceiling(y, 1e-3, "layout")["kendall_tau"]
+    assert noise_ceiling(y, 1e-3, "layout", sampled=np.arange(50)[::-1])["kendall_tau"] == pytest.approx(everything)
+    repeated = noise_ceiling(np.array([1.0, 2.0, 3.0]), 0.0, "layout", sampled=np.array([0, 0, 1, 2]), draws=1)
+    assert repeated["kendall_tau"][0] == pytest.approx(1.0)  # tied in both: tau-b 1 (scipy.stats.kendalltau)
