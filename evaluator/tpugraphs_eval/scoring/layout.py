@@ -53,7 +53,7 @@ class GraphMetrics(NamedTuple):
     Attributes:
         per_graph: metric name → (G,) float64 values (NaN where undefined).
         n_scored: (G,) int64 configurations entering each graph's metrics.
-        curves: (G, K) float64 search curves (:mod:`.curve`; NaN rows where none), or None (predictions).
+        curves: (G, K) float64 search curves (:mod:`.curve`; NaN rows where none), or None (not computed).
     """
 
     per_graph: dict[str, np.ndarray]

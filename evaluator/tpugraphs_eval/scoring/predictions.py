@@ -17,36 +17,42 @@ from ..submission.predictions import ParsedPredictions
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
+from .curve import LAYOUT_K, search_curves
 from .layout import LAYOUT_METRICS, SLOWDOWN_KS, GraphMetrics, pair_metrics
 from .metrics import error_from_ratio
 from .score import CollectionResult, tile_metrics
 
 
-def _layout_graph(predictions: np.ndarray, runtimes: np.ndarray) -> list[float]:
-    """tau-b, OPA and slowdowns of one graph (both arrays (k,), aligned), in :data:`LAYOUT_METRICS` order."""
+def _layout_graph(predictions: np.ndarray, runtimes: np.ndarray) -> tuple[list[float], np.ndarray]:
+    """tau-b, OPA and slowdowns of one graph (both arrays (k,), aligned), in :data:`LAYOUT_METRICS` order, and its
+    (K,) search curve."""
     tau, opa = pair_metrics(predictions, runtimes)
     head = runtimes[np.argsort(predictions, kind="stable")[:max(SLOWDOWN_KS)]]
     ratios = np.array([head[:k].min() / runtimes.min() for k in SLOWDOWN_KS])
-    return [tau, opa, *error_from_ratio(ratios).tolist()]
+    curve = search_curves(head, np.array([head.size]), np.array([runtimes.min()]), LAYOUT_K)[0]
+    return [tau, opa, *error_from_ratio(ratios).tolist()], curve
 
 
 def _layout(truth: CollectionTruth, values: dict[int, np.ndarray], sampled: dict[int, np.ndarray] | None
             ) -> GraphMetrics:
-    rows, counts = [], []
+    rows, counts, curves = [], [], []
     for g, runtime in enumerate(truth.runtimes):
         scored = runtime if sampled is None else runtime[sampled[g]]
-        rows.append(_layout_graph(values[g], scored))
+        row, curve = _layout_graph(values[g], scored)
+        rows.append(row)
+        curves.append(curve)
         counts.append(scored.size)
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, np.int64))
+    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, np.int64),
+                        np.array(curves).reshape(len(rows), LAYOUT_K))
 
 
 def _tile(truth: CollectionTruth, values: dict[int, np.ndarray]) -> GraphMetrics:
     """The ranking route's tile metrics of each graph's first 10 configs by stable argsort of its predictions."""
     rankings = Rankings({g: np.argsort(values[g], kind="stable")[:TILE_MAX_LISTED].astype(INDEX_DTYPE).tobytes()
                          for g in range(truth.best.size)})
-    per_graph = tile_metrics(truth, rankings).per_graph
-    return GraphMetrics(per_graph, truth.graphs.n_configs.astype(np.int64))  # every config entered the argsort
+    scored = tile_metrics(truth, rankings)
+    return GraphMetrics(scored.per_graph, truth.graphs.n_configs.astype(np.int64), scored.curves)  # all in the argsort
 
 
 def score_predictions_parsed(parsed: ParsedPredictions, truth: GroundTruth,

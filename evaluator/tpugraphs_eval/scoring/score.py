@@ -40,7 +40,7 @@ class CollectionResult:
             scored runtimes are all equal or that has fewer than 2 scored configs; the top-K error of a
             tile row listing fewer than min(K, c) usable indices).
         n_scored: (G,) number of configurations entering each graph's metrics.
-        curves: (G, K) search curves (:mod:`.curve`: layout K = 100, tile K = 10), or None (predictions).
+        curves: (G, K) search curves (:mod:`.curve`: layout K = 100, tile K = 10), or None (not computed).
     """
 
     collection: Collection
