@@ -126,12 +126,14 @@ def test_compare_marks_a_difference_inside_the_noise(tmp_path):
 
 
 def test_the_public_view_shows_no_noise_and_no_curve(tmp_path):
-    from tpugraphs_eval.truth.solution import build_solution
+    """`solution build --noise` writes the noise file of the solution's runtimes; the organiser's report shows it,
+    the public view nothing of it."""
+    from tpugraphs_eval.commands import evaluate as cli
 
     root = _root(tmp_path / "root")
-    solution = tmp_path / "solution.parquet"
-    build_solution(resolve_data_root(str(root)), "valid", solution, public_fraction=0.67, seed=0)
-    noise = root / "noise" / "valid.json"
+    solution, noise = tmp_path / "solution.parquet", tmp_path / "solution-noise.json"
+    assert cli.main(["solution", "build", "--data-root", str(root), "--split", "valid", "-o", str(solution),
+                     "--public-fraction", "0.67", "--noise", str(noise)]) == 0
     organiser = Evaluator.load(split=None, solution=solution, noise=noise).evaluate(_rows(lambda y: np.argsort(y)))
     assert "noise" in organiser.to_dict()["collection_details"]["layout:xla:default"]
     public = Evaluator.load(split=None, solution=solution, noise=noise, public_only=True)

@@ -106,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     usage.add_argument("--usage-file", type=Path, metavar="FILE", help="CSV `ID,Usage` (Public/Private per graph)")
     build.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the Public/Private draw (default 0)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
+    build.add_argument("--noise", type=Path, metavar="FILE", help="also write the split's noise file (as "
+                       "`tpugraphs-data noise`; reads every feature row once), for --noise when scoring")
     export.add_parser(commands)
     prepare_command.add_parser(commands)
     cv_command.add_parser(commands)
@@ -196,7 +198,7 @@ def _build_solution(args: argparse.Namespace) -> int:
 
     console = display.console()
     root = resolve_data_root(args.data_root)
-    refuse_output_is_input([("-o", args.output)], [args.usage_file], data_root=root.path)
+    refuse_output_is_input([("-o", args.output), ("--noise", args.noise)], [args.usage_file], data_root=root.path)
     manifest = build_solution(root, args.split, args.output, public_fraction=args.public_fraction, seed=args.seed,
                               usage_file=args.usage_file, progress=not args.no_progress and console.is_terminal)
     console.print(f"wrote {safe(str(args.output))}: the {args.split} split of {safe(manifest['source'])}")
@@ -204,6 +206,14 @@ def _build_solution(args: argparse.Namespace) -> int:
         console.print(f"  {name}: {counts['graphs']} graphs ({counts['public_graphs']} public), "
                       f"{counts['configs']} configs")
     console.print(f"  ground truth sha256 {manifest['ground_truth_sha256']}")
+    if args.noise is not None:
+        from ..scoring.noisefile import build_noise
+        from ..truth.npzread import load_ground_truth
+        from .outputs import write_stream
+
+        write_stream(str(args.noise), json.dumps(build_noise(root, load_ground_truth(root, args.split)), indent=1)
+                     + "\n", "the noise file")
+        console.print(f"wrote {safe(str(args.noise))}: its noise file")
     for warning in manifest["warnings"]:
         print(f"tpugraphs-eval: warning: [{warning['code']}] {safe(warning['message'])}", file=sys.stderr)
     return EXIT_OK
