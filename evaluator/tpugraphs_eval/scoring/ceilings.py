@@ -82,7 +82,7 @@ def collection_noise(truth: GroundTruth, noise: dict[str, Any] | None, eval_indi
     file. Under the official protocol, the ceilings of the sampled configurations."""
     if noise is None:
         return {}
-    out = {}
+    out, sampled_ceilings = {}, truth.cache.setdefault("sampled_ceilings", {})  # computed once per graph
     for name, t in truth.collections.items():
         entry = noise["collections"].get(name, {"graphs": {}, "sd": None, "dof": 0})
         keep = np.ones(t.best.size, bool) if masks is None else masks[name]
@@ -91,8 +91,10 @@ def collection_noise(truth: GroundTruth, noise: dict[str, Any] | None, eval_indi
             graph = entry["graphs"].get(t.graphs.names[g])
             if graph is not None and eval_indices is not None and name in eval_indices:
                 sampled = eval_indices[name][g]
-                graph = {**graph, "configs": int(sampled.size),
-                         **ceilings(t.runtimes[g], graph["sd"], t.graphs.collection.kind, sampled)}
+                key = (name, g, sampled.tobytes())
+                if key not in sampled_ceilings:
+                    sampled_ceilings[key] = ceilings(t.runtimes[g], graph["sd"], t.graphs.collection.kind, sampled)
+                graph = {**graph, "configs": int(sampled.size), **sampled_ceilings[key]}
             graphs.append(graph)
         out[name] = CollectionNoise(primary(t.graphs.collection.kind).name, graphs, entry["sd"], entry["dof"])
     return out
