@@ -405,7 +405,8 @@ UNDEFINED = {  # public function → calls where the old code returned NaN
     "slowdown": [(np.array([0.0, 1.0]), np.array([np.nan, 2.0]), 10), (np.array([]), np.array([]), 1)],
     "ordered_pair_accuracy": [([1], [1]), ([], []), ([0, 1, 2], [4, 4, 4]), ([0, np.nan], [1, 2])],
     "pair_counts": [([0, np.nan], [1, 2]), ([0.0, 1.0], [np.nan, 2.0])],
-    "first_k_minima": [(np.array([1.0, np.nan, 3.0]), np.array([2, 1]), 1)],
+    "search_curves": [(np.array([1.0, np.nan, 3.0]), np.array([2, 1]), np.array([1.0, 1.0]), 1),
+                      (np.array([1.0]), np.array([1, 0]), np.array([1.0, 1.0]), 1)],
 }
 KEYWORD_ONLY = {"tile_score", "top_k_error", "slowdown", "ordered_pair_accuracy"}
 """The public metrics of a model's output whose two arrays are not interchangeable: keyword-only arguments."""

@@ -16,9 +16,9 @@ from tpugraphs_eval.scoring.metrics import (
     UndefinedMetricError,
     best_of_top_k_ratio,
     error_from_ratio,
-    first_k_minima,
     kendall_tau_b,
     ranking_tau_b,
+    search_curves,
     tile_score_from_ratio,
 )
 
@@ -74,12 +74,10 @@ def test_tile_score_and_errors_by_hand():
     assert error_from_ratio(1.6) == pytest.approx(0.6, abs=1e-15)    # 8/5 - 1
 
 
-def test_first_k_minima_by_hand():
-    values = np.array([5, 3, 9, 7, 1, 4])       # rows [5, 3, 9], [7], [1, 4]
-    lengths = np.array([3, 1, 2])
-    assert first_k_minima(values, lengths, 1).tolist() == [5, 7, 1]
-    assert first_k_minima(values, lengths, 2).tolist() == [3, 7, 1]
-    assert first_k_minima(values, lengths, 10).tolist() == [3, 7, 1]
+def test_search_curves_by_hand():
+    values = np.array([5, 3, 9, 7, 1, 4])       # rankings [5, 3, 9], [7], [1, 4]; best 1, 7, 1
+    curves = search_curves(values, np.array([3, 1, 2]), np.array([1.0, 7.0, 1.0]), 4)
+    assert curves.tolist() == [[5.0, 3.0, 3.0, 3.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
 
 
 # --- scipy on the same inputs ------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tpugraphs_eval.errors import DataError
-from tpugraphs_eval.scoring.curve import configs_within, random_curve, search_curves
+from tpugraphs_eval.scoring.curve import configs_within, random_curve
+from tpugraphs_eval.scoring.metrics import search_curves
 from tpugraphs_eval.scoring.noise import duplicate_groups, noise_ceiling, noise_estimate, pooled
 from tpugraphs_eval.truth.rowhash import feature_row_hashes
 
@@ -66,11 +67,9 @@ def test_ceiling_falls_with_the_noise_and_two_measurements_agree_less():
     assert 0.0 < two[0] < one[0] < 1.0 and one[1] > 0.0
 
 
-def test_search_curve_values_hand_worked():
-    values = np.array([4.0, 2.0, 3.0, 1.0, 5.0, 6.0])  # rankings [4, 2, 3, 1] and [5, 6]
-    curves = search_curves(values, np.array([4, 2]), np.array([1.0, 5.0]), 5)
-    assert curves.tolist() == [[4.0, 2.0, 2.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0]]
-    assert configs_within(curves[0], 0.01) == 4 and configs_within(np.array([1.2, 1.1]), 0.05) is None
+def test_configs_within_hand_worked():
+    curve = search_curves(np.array([4.0, 2.0, 3.0, 1.0]), np.array([4]), np.array([1.0]), 5)[0]  # 4, 2, 2, 1, 1
+    assert configs_within(curve, 0.01) == 4 and configs_within(np.array([1.2, 1.1]), 0.05) is None
 
 
 def test_random_curve_hand_worked_and_against_monte_carlo():

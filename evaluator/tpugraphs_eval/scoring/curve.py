@@ -1,9 +1,8 @@
-"""The autotuner's search curve (docs/metrics.md, "Search curve"; SPEC §3.6), pure functions on arrays.
+"""The autotuner's search curve beside a random ranking's (docs/metrics.md, "Search curve"), pure functions on arrays.
 
-``curve[k] = min(y of the first k configurations ranked) / min(y)``, k = 1..K: what measuring the first k
-configurations of a ranking buys. ``curve[k]`` is the ratio the slowdown@k (top-K error) is computed from, by the
-same operations (the minimum is exact, then one division), so ``curve[k] == 1 + slowdown@k`` to the last bit (for a
-ratio r >= 1, ``r - 1`` is exact in binary floating point). Beside it, a uniformly random ranking's exact curve.
+``curve[k] = min(y of the first k configurations ranked) / min(y)``, k = 1..K (:func:`.metrics.search_curves`, the
+ratios the slowdowns are computed from); here a uniformly random ranking's exact curve, how many configurations a
+curve needs to come within a tolerance of the best, and a collection's mean curve.
 """
 
 from __future__ import annotations
@@ -18,23 +17,6 @@ TILE_K = 10
 """K of a tile graph's curve: the most indices a tile row lists."""
 TOLERANCES = (0.01, 0.05, 0.10)
 """Within how much of the best the reports say how many configurations must be measured."""
-
-
-def search_curves(values: np.ndarray, lengths: np.ndarray, best: np.ndarray, k: int) -> np.ndarray:
-    """(R, k) search curves of R rankings stored back to back.
-
-    Args:
-        values: (sum(lengths),) runtimes in ranked order, ranking after ranking (only the first k of each are read).
-        lengths: (R,) length of each ranking, each >= 1.
-        best: (R,) the best runtime the ratio is taken to (all configs, or the sampled ones).
-        k: the curve's length K; a ranking shorter than K keeps its last value (the minimum of all it lists).
-
-    Returns:
-        float64 ``curve[r, j] = min(values of ranking r's first j + 1) / best[r]``.
-    """
-    starts = np.cumsum(lengths) - lengths
-    take = np.minimum(np.arange(k)[None, :], lengths[:, None] - 1) + starts[:, None]
-    return np.minimum.accumulate(values[take], axis=1) / best[:, None]
 
 
 def random_curve(runtimes: np.ndarray, k: int) -> np.ndarray:

@@ -24,13 +24,13 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.groundtruth import CollectionTruth
-from .curve import LAYOUT_K, search_curves
+from .curve import LAYOUT_K
 from .metrics import (
     discordant_pairs,
     error_from_ratio,
-    first_k_minima,
     opa_from_counts,
     pair_counts,
+    search_curves,
     tau_b_from_counts,
 )
 
@@ -139,9 +139,9 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
     opas = np.where(opa_defined, opa, np.nan)
     best = np.concatenate([t.best for t in truths])
     metrics = {"kendall_tau": taus, "opa": opas}
-    for k in SLOWDOWN_KS:
-        metrics[f"slowdown{k}"] = error_from_ratio(first_k_minima(head_values, heads, k) / best)
     curves = search_curves(head_values, heads, best, LAYOUT_K)
+    for k in SLOWDOWN_KS:
+        metrics[f"slowdown{k}"] = error_from_ratio(curves[:, k - 1])
 
     out, graph = [], 0
     for truth, r in zip(truths, rankings):

@@ -396,25 +396,23 @@ def tile_score(*, predictions: np.ndarray | list[float], runtimes: np.ndarray | 
     return float(tile_score_from_ratio(_predicted_top_k_ratio("tile_score", predictions, runtimes, k)))
 
 
-def first_k_minima(values: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:
-    """Row-wise ``min(row[:k])`` of ragged rows stored back to back.
+def search_curves(values: np.ndarray, lengths: np.ndarray, best: np.ndarray, k: int) -> np.ndarray:
+    """(R, k) search curves of R rankings stored back to back (docs/metrics.md, "Search curve"): ``curve[r, j] =
+    min(first j + 1 runtimes of ranking r) / best[r]``, the ratio the slowdown@(j + 1) and top-(j + 1) error are
+    ``ratio - 1`` of (for a ratio >= 1 that subtraction is exact: ``curve == 1 + slowdown`` to the last bit).
 
     Args:
-        values: (sum(lengths),) the rows concatenated.
-        lengths: (R,) length of each row, every length >= 1.
-        k: how many leading entries of each row count.
-
-    Returns:
-        (R,) minimum of the first min(k, length) entries of each row.
+        values: (sum(lengths),) runtimes in ranked order, ranking after ranking (only the first k of each are read).
+        lengths: (R,) length of each ranking, each >= 1; a ranking shorter than k keeps its last value.
+        best: (R,) the best runtime each ratio is taken to (all configs, or the sampled ones).
+        k: the curve's length K.
 
     Raises:
-        UndefinedMetricError: NaN in ``values``, or a row of length 0 (its minimum is undefined).
+        UndefinedMetricError: NaN in ``values``, or a ranking of length 0 (its minimum is undefined).
     """
-    _check_no_nan("first_k_minima", values)
+    _check_no_nan("search_curves", values)
     if lengths.size and lengths.min() < 1:
-        raise UndefinedMetricError("first_k_minima: a row of length 0 has no minimum")
+        raise UndefinedMetricError("search_curves: a ranking of length 0 has no minimum")
     starts = np.cumsum(lengths) - lengths
-    rank_in_row = np.arange(values.size) - np.repeat(starts, lengths)
-    kept = values[rank_in_row < k]
-    kept_lengths = np.minimum(lengths, k)
-    return np.minimum.reduceat(kept, np.cumsum(kept_lengths) - kept_lengths)
+    take = np.minimum(np.arange(k)[None, :], lengths[:, None] - 1) + starts[:, None]
+    return np.minimum.accumulate(values[take], axis=1) / best[:, None]

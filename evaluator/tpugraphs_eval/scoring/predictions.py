@@ -17,9 +17,9 @@ from ..submission.predictions import ParsedPredictions
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .curve import LAYOUT_K, search_curves
+from .curve import LAYOUT_K
 from .layout import LAYOUT_METRICS, SLOWDOWN_KS, GraphMetrics, pair_metrics
-from .metrics import error_from_ratio
+from .metrics import error_from_ratio, search_curves
 from .score import CollectionResult, tile_metrics
 
 

@@ -21,9 +21,9 @@ from ..submission.rankings import Rankings
 from ..submission.validation import ParsedSubmission
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .curve import TILE_K, search_curves
+from .curve import TILE_K
 from .layout import GraphMetrics, score_all_configs, score_official
-from .metrics import defined_mean, error_from_ratio, first_k_minima, tile_score_from_ratio
+from .metrics import defined_mean, error_from_ratio, search_curves, tile_score_from_ratio
 
 TOP_K_ERRORS = ks("top_k_error")
 """K of the tile top-K errors (:data:`..rules.metric_table.METRICS`)."""
@@ -108,11 +108,12 @@ def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
     """
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
-    ratios = {k: first_k_minima(values, lengths, k) / truth.best for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
+    curves = search_curves(values, lengths, truth.best, TILE_K)
+    ratios = {k: curves[:, k - 1] for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
     metrics = {"score": tile_score_from_ratio(ratios[TILE_TOP_K])}
     listed_enough = {k: lengths >= np.minimum(k, truth.graphs.n_configs) for k in TOP_K_ERRORS}
     metrics.update({f"top{k}_error": np.where(listed_enough[k], error_from_ratio(ratios[k]), np.nan) for k in TOP_K_ERRORS})
-    return GraphMetrics(metrics, lengths, search_curves(values, lengths, truth.best, TILE_K))
+    return GraphMetrics(metrics, lengths, curves)
 
 
 def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
