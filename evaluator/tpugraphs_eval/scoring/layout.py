@@ -199,9 +199,8 @@ def _official_graph(runtime: np.ndarray, ranking: np.ndarray,
     ordered = sampled_runtime[listed][np.argsort(predicted[listed], kind="stable")]
     if ordered.size == 0:  # (a partial row that lists none of the sampled configs)
         return [tau, opa] + [math.nan] * len(SLOWDOWN_KS), int(sampled.size), np.full(LAYOUT_K, math.nan)
-    ratios = [ordered[:k].min() / sampled_runtime.min() for k in SLOWDOWN_KS]
     curve = search_curves(ordered, np.array([ordered.size]), np.array([sampled_runtime.min()]), LAYOUT_K)[0]
-    return [tau, opa, *error_from_ratio(np.array(ratios)).tolist()], int(sampled.size), curve
+    return [tau, opa, *error_from_ratio(curve[[k - 1 for k in SLOWDOWN_KS]]).tolist()], int(sampled.size), curve
 
 
 def score_official(truth: CollectionTruth, rankings: Rankings, sampled: dict[int, np.ndarray]) -> GraphMetrics:

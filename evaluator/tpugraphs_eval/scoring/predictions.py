@@ -28,9 +28,8 @@ def _layout_graph(predictions: np.ndarray, runtimes: np.ndarray) -> tuple[list[f
     (K,) search curve."""
     tau, opa = pair_metrics(predictions, runtimes)
     head = runtimes[np.argsort(predictions, kind="stable")[:max(SLOWDOWN_KS)]]
-    ratios = np.array([head[:k].min() / runtimes.min() for k in SLOWDOWN_KS])
     curve = search_curves(head, np.array([head.size]), np.array([runtimes.min()]), LAYOUT_K)[0]
-    return [tau, opa, *error_from_ratio(ratios).tolist()], curve
+    return [tau, opa, *error_from_ratio(curve[[k - 1 for k in SLOWDOWN_KS]]).tolist()], curve
 
 
 def _layout(truth: CollectionTruth, values: dict[int, np.ndarray], sampled: dict[int, np.ndarray] | None
