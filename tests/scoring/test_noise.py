@@ -84,7 +84,7 @@ def test_random_curve_hand_worked_and_against_monte_carlo():
 
 
 def test_real_unet_noise_and_ceiling(realdata):
-    """The issue's table: xla default valid unet_3d.4x4.bf16, relative sd 1.61e-5, noise ceiling 0.638 ± 0.006."""
+    """docs/metrics.md's table: xla default valid unet_3d.4x4.bf16, relative sd 1.61e-5, noise ceiling 0.638 ± 0.006."""
     path = realdata / "tpugraphs/npz/layout/xla/default/valid/unet_3d.4x4.bf16.npz"
     runtimes = np.load(path)["config_runtime"]
     labels = duplicate_groups(feature_row_hashes(path, "node_config_feat"))

@@ -142,7 +142,7 @@ def test_the_public_view_shows_no_noise_and_no_curve(tmp_path):
 
 
 def test_real_unet_report_json(realdata, tmp_path):
-    """The issue's table through the JSON report: xla default valid unet_3d.4x4.bf16, relative sd 1.61e-5 (within
+    """docs/metrics.md's table through the JSON report: xla default valid unet_3d.4x4.bf16, relative sd 1.61e-5 (within
     5%), noise ceiling 0.638 ± 0.006 (within 0.03)."""
     source = realdata / "tpugraphs" / LAYOUT / "unet_3d.4x4.bf16.npz"
     (tmp_path / LAYOUT).mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Measurement noise (docs/metrics.md, "Measurement noise"; SPEC §3.6), pure functions on arrays.
+"""Measurement noise (docs/metrics.md, "Measurement noise"), pure functions on arrays.
 
 Configurations of one graph whose feature rows are byte-identical are the same input to any feature-based model;
 their runtime differences are measurement noise. The model: a recorded runtime is ``t * (1 + e)``,
@@ -22,7 +22,7 @@ from ..rules.metric_table import metrics_of
 from .layout import pair_metrics
 
 DRAWS = 40
-"""Draws of the simulation (the issue's table: 40); the standard error of a mean is its spread / sqrt(40)."""
+"""Draws of the simulation; the standard error of a mean is its spread / sqrt(40)."""
 SEED = 0
 """Seed of every graph's draws (each graph draws from ``default_rng(SEED)``: independent of the graph order)."""
 
@@ -56,7 +56,7 @@ class NoiseEstimate(NamedTuple):
 
     @property
     def sd(self) -> float | None:
-        """The pooled relative standard deviation ``sqrt(sum_squares / dof)`` (SPEC §3.6); None without a group."""
+        """The pooled relative standard deviation ``sqrt(sum_squares / dof)``; None without a group."""
         return math.sqrt(self.sum_squares / self.dof) if self.dof else None
 
 
