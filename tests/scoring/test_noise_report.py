@@ -96,10 +96,18 @@ def test_leaderboard_notes_the_top_ranks_inside_the_noise(tmp_path):
 
 def test_without_any_duplicate_there_is_no_ceiling(tmp_path):
     root = _root(tmp_path, {n: (y, []) for n, (y, _) in GRAPHS.items()})
-    out = Evaluator.load(split="valid", data_root=str(root)).evaluate(_rows(lambda y: np.argsort(y))).to_dict()
+    report = Evaluator.load(split="valid", data_root=str(root)).evaluate(_rows(np.argsort))
+    out = report.to_dict()
     graph = out["graphs"]["layout:xla:default:a"]["noise"]
     assert graph["sd"] is None and graph["sd_source"] is None and "ceiling" not in graph
     assert out["collection_details"]["layout:xla:default"]["noise"]["ceiling"] is None
+    from rich.console import Console
+
+    from tpugraphs_eval.report.terminal import render
+
+    console = Console(record=True, width=200)
+    render(report, console)
+    assert "layout:xla:default: no noise estimate" in console.export_text()
 
 
 def test_a_noise_file_of_other_runtimes_is_refused(tmp_path, demo_root):

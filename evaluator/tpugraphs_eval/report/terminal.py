@@ -138,6 +138,8 @@ def _scores(console: Console, report: Report) -> None:
     console.print(f"[dim]ceiling: what a noise-free predictor scores against the recorded runtimes (noise file "
                   f"{report.noise_file}; model y(1+e), docs/metrics.md) · norm./ceil.: (value - random) / (ceiling - "
                   "random)[/]" if noise else "[dim]No noise file: no noise ceilings (`tpugraphs-data noise`).[/]")
+    for name in (n for n, c in noise.items() if c.ceiling is None):
+        console.print(f"[yellow]{name}: no noise estimate (no configurations with identical feature rows): no ceiling[/]")
     for name, result in report.collections.items():
         counts, n = result.counts(), len(result.ids)
         fewer = [f"{_label(m)} over {counts[m]} of {n} graphs" for m in result.per_graph
