@@ -196,9 +196,10 @@ def _noise(args) -> int:
         truth = load_ground_truth(root, split)
         noise = build_noise(root, truth)
         target = Path(args.output_dir) / f"{split}.json" if args.output_dir else default_noise_path(root, split)
-        if target is None:
-            raise UsageError("pass -o DIR: the demo data root has no noise folder")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise UsageError(f"cannot make {target.parent} ({err.strerror}): pass -o DIR", code="OUTPUT_WRITE_FAILED") from None
         write_stream(str(target), json.dumps(noise, indent=1) + "\n", "the noise file")
         for name, t in truth.collections.items():
             metric = "score" if t.graphs.collection.kind == "tile" else "kendall_tau"
