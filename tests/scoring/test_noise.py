@@ -46,7 +46,7 @@ def test_feature_rows_are_read_in_blocks_and_bad_members_refused(tmp_path, monke
     features = np.random.default_rng(0).random((7, 3, 18)).astype(np.float32)
     features[6] = features[2]
     path = _layout_npz(tmp_path / "g.npz", features, np.arange(1, 8))
-    monkeypatch.setattr(rowhash, "BLOCK_BYTES", 3 * 3 * 18 * 4)  # three rows per block: three blocks
+    monkeypatch.setattr(rowhash, "ROWS_PER_CHUNK", 3)  # three rows per chunk: three chunks
     assert duplicate_groups(feature_row_hashes(path, "node_config_feat")).tolist() == [-1, -1, 0, -1, -1, -1, 0]
     with pytest.raises(DataError, match="config_feat"):
         feature_row_hashes(path, "config_feat")  # a layout file has no tile features
