@@ -267,7 +267,7 @@ class Evaluator:
         """
         _refuse_public_selection(public_only, collections)
         if graphs is not None:
-            from .prepare.folds import check_graph_ids
+            from .truth.graph_lists import check_graph_ids
 
             if public_only:  # as --collections: a chosen selection's public values could be one graph's
                 raise UsageError("--graphs cannot be combined with --public-only: the public view of a chosen set "

@@ -195,3 +195,22 @@ def test_cv_warns_about_an_in_sample_file_and_takes_q(work, tmp_path, capsys):
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["warnings"] == [] and capsys.readouterr().out == (
         f"{work / 'sub.csv'}: 3 folds, overall {result['mean']['overall']:.6f} ± {result['sd']['overall']:.6f}\n")
+
+
+@pytest.mark.parametrize("fold", ["²", "1" * 5000])
+def test_a_fold_that_is_no_plain_number_is_a_coded_error(work, tmp_path, capsys, fold):
+    """Issue 24 item 13: ``²`` passes str.isdigit and a 5,000-digit number exceeds int()'s limit; both gave exit 3
+    (an internal ValueError) from --graphs FILE --fold K and cv --folds. Now GRAPHS_FILE_INVALID naming the line, exit 2;
+    --fold itself is argparse's coded usage error."""
+    rows = (work / "folds.csv").read_text().splitlines()
+    rows[3] = rows[3].rsplit(",", 1)[0] + "," + fold
+    odd = tmp_path / "odd.csv"
+    odd.write_text("\n".join(rows) + "\n")
+    common = ["--data-root", "demo", "--split", "train"]
+    for argv in ([str(work / "sub.csv"), *common, "--graphs", str(odd), "--fold", "0"],
+                 ["cv", str(work / "sub.csv"), "--folds", str(odd), *common]):
+        assert cli.main(argv) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert "[GRAPHS_FILE_INVALID]" in err and "line 4: expected `ID,fold` with a fold of 0 or more" in err
+    assert cli.main([str(work / "sub.csv"), *common, "--graphs", str(work / "folds.csv"), "--fold", fold]) == 2
+    assert "[USAGE_ERROR] argument --fold: invalid int value" in capsys.readouterr().err

@@ -26,7 +26,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..prepare.folds import read_folds
+    from ..truth.graph_lists import read_folds
     from ..scoring.cv import cross_validate
     from .outputs import graphs_root, refuse_output_is_input, write_stream
 

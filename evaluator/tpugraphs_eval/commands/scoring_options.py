@@ -80,7 +80,7 @@ def load_evaluator(args: argparse.Namespace, *, progress: bool, validate_only: b
 
     graphs = None
     if getattr(args, "graphs", None) is not None:
-        from ..prepare.folds import read_graphs
+        from ..truth.graph_lists import read_graphs
 
         graphs = read_graphs(args.graphs, args.fold)
     elif getattr(args, "fold", None) is not None:
