@@ -8,6 +8,7 @@ such string through :func:`safe`; the JSON report keeps the text as it was (JSON
 
 from __future__ import annotations
 
+import math
 import os
 import unicodedata
 from typing import TYPE_CHECKING
@@ -17,6 +18,17 @@ if TYPE_CHECKING:
 
 MAX_ID_SHOWN = 120
 """IDs longer than this are shortened in messages (real IDs are at most about 100 characters)."""
+
+
+def finite(value: float | None) -> float | None:
+    """The float, or None for None, NaN and ±inf (JSON has no NaN: undefined numbers become null)."""
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def number(value: float | None, digits: int = 6, *, sign: bool = False) -> str:
+    """``value`` with ``digits`` decimals (a ``+`` before a positive one with ``sign``), or ``—`` when undefined
+    (None or NaN)."""
+    return "—" if value is None or value != value else f"{value:{'+' if sign else ''}.{digits}f}"
 
 
 def shorten(text: str, limit: int = MAX_ID_SHOWN) -> str:

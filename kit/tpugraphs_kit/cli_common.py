@@ -11,7 +11,7 @@ import argparse
 import json
 
 from tpugraphs_eval import DataRoot, Report
-from tpugraphs_eval.display import console
+from tpugraphs_eval.display import console, number
 
 from .errors import KIT_ERROR_CODES, kit_error_codes_markdown
 from .files import write_atomic
@@ -24,10 +24,6 @@ def notice(root: DataRoot) -> None:
     """Print the synthetic-data notice when ``root`` is the demo."""
     if root.synthetic:
         print(SYNTHETIC_NOTICE)
-
-
-def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4f}"
 
 
 def score_rows(report: Report) -> dict[str, dict[str, object]]:
@@ -59,7 +55,7 @@ def print_scores(title: str, columns: list[tuple[str, dict[str, dict[str, object
     """A table: one row per collection; ``columns`` = (header, score_rows(...), key) triples."""
     names = list(columns[0][1]) if columns else []
     rows = [[name, str(columns[0][1][name]["metric"]),
-             *(_fmt(by_name.get(name, {}).get(key)) for _, by_name, key in columns)] for name in names]
+             *(number(by_name.get(name, {}).get(key), 4) for _, by_name, key in columns)] for name in names]
     print_table(title, ["collection", "metric", *(header for header, _, _ in columns)], rows)
 
 

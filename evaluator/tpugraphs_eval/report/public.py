@@ -24,17 +24,13 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..dataset import BY_NAME as COLLECTIONS_BY_NAME
+from ..display import finite
 from ..options import Options
 from ..rules.metric_table import BY_NAME as METRICS_BY_NAME
 from ..rules.public_rule import MIN_PUBLIC_GRAPHS, public_values
 from ..scoring.references import References
 from ..submission.validation import ParsedSubmission, Validation
 from .report import REPORT_FORMAT, Report, Scores, ValidationFacts
-
-
-def _finite(value: float | None) -> float | None:
-    """None for None and NaN, else the float (as :func:`.charts.finite`, without importing the HTML charts)."""
-    return None if value is None or value != value else float(value)
 
 PUBLIC_REPORT_FIELDS = ("report_format", "submission", "split", "synthetic", "graphs_scored", "valid", "scored",
                         "overall", "collections", "normalised", "collections_not_shown", "missing_collections",
@@ -99,10 +95,10 @@ class PublicCollection:
 
     def to_dict(self) -> dict[str, Any]:
         """``{metric, value, n_graphs[, random, oracle, normalised]}`` for the JSON report."""
-        out: dict[str, Any] = {"metric": self.metric, "value": _finite(self.value), "n_graphs": self.n_graphs}
+        out: dict[str, Any] = {"metric": self.metric, "value": finite(self.value), "n_graphs": self.n_graphs}
         if self.references is not None:
             out.update(random=self.references.random, oracle=self.references.oracle,
-                       normalised=_finite(self.normalised))
+                       normalised=finite(self.normalised))
         return out
 
 
@@ -146,9 +142,9 @@ class PublicScores:
 
     def to_dict(self) -> dict[str, Any]:
         """``{overall, collections, normalised, collections_not_shown, collection_details}`` for the JSON report."""
-        return {"overall": _finite(self.overall),
-                "collections": {name: _finite(v) for name, v in self.values().items()},
-                "normalised": {name: _finite(c.normalised) for name, c in self.collections.items()},
+        return {"overall": finite(self.overall),
+                "collections": {name: finite(v) for name, v in self.values().items()},
+                "normalised": {name: finite(c.normalised) for name, c in self.collections.items()},
                 "collections_not_shown": list(self.not_shown),
                 "collection_details": {name: c.to_dict() for name, c in self.collections.items()}}
 

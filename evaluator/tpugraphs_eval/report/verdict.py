@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..display import safe
+from ..display import number, safe
 from ..submission.problems import CODES, Severity
 
 if TYPE_CHECKING:
@@ -13,10 +13,6 @@ if TYPE_CHECKING:
 
     from .public import PublicReport
     from .report import Report
-
-
-def _fmt(value: float | None, digits: int = 6) -> str:
-    return "—" if value is None or value != value else f"{value:.{digits}f}"
 
 
 def verdict(console: Console, report: Report | PublicReport, validate_only: bool, label: str | None = None, *,
@@ -37,5 +33,5 @@ def verdict(console: Console, report: Report | PublicReport, validate_only: bool
             console.print("Every error is one that Kaggle tolerated: --lenient accepts them as warnings and "
                           "scores what remains.")
         return
-    scored = "" if validate_only or not report.scored else f": overall {_fmt(report.overall)}"
+    scored = "" if validate_only or not report.scored else f": overall {number(report.overall)}"
     console.print(f"{head}[bold green]VALID[/] ({report.n_rows} rows, {warnings} warning(s)){scored}")

@@ -12,10 +12,11 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import Evaluator
-from ..dataset import COLLECTIONS
-from ..report.report import Report
-from ..submission.csvfile import SubmissionSource
+from .api import Evaluator
+from .dataset import COLLECTIONS
+from .display import finite
+from .report.report import Report
+from .submission.csvfile import SubmissionSource
 
 
 def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | None]],
@@ -40,7 +41,7 @@ def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | 
         report = scoped.evaluate(source)
         reports.append(report)
         rows.append({"fold": fold, "graphs": len(ids), "valid": report.valid,
-                     "overall": _finite(report.overall), "collections": {k: _finite(v) for k, v in
+                     "overall": finite(report.overall), "collections": {k: finite(v) for k, v in
                                                                            report.collection_values().items()}})
     names = [c.name for c in COLLECTIONS if any(c.name in r["collections"] for r in rows)]
     mean = {"overall": _mean([r["overall"] for r in rows]),
@@ -48,10 +49,6 @@ def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | 
     sd = {"overall": _sd([r["overall"] for r in rows]),
           "collections": {n: _sd([r["collections"].get(n) for r in rows]) for n in names}}
     return {"folds": rows, "mean": mean, "sd": sd}, reports
-
-
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
 
 
 def _mean(values: list[float | None]) -> float | None:
