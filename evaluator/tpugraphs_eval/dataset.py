@@ -94,6 +94,15 @@ def submission_id(collection: Collection, graph: str) -> str:
     return f"{collection.name}:{graph}"
 
 
+def tile_program(name: str) -> str:
+    """The program (model) of a tile graph named ``name``: the name without its last ``_`` and what follows
+    (``resnet_128`` → ``resnet``, ``my_model_v2`` → ``my_model``, ``retinanet.2x2.fp32_-342c949e14733d96`` →
+    ``retinanet.2x2.fp32``); a name without ``_`` is its own program. Source: ``tile_id.rsplit('_', 1)[0]`` of the
+    official ``tiles_evaluate.py`` (google-research-datasets/tpu_graphs), which groups its per-benchmark errors so.
+    """
+    return name.rsplit("_", 1)[0]
+
+
 def graph_names_digest(names: dict[str, tuple[str, ...]] | dict[str, list[str]]) -> str:
     """The sha256 (hex) of a split's graph names: one ``collection<TAB>name`` line per graph, sorted, UTF-8.
     ``names``: collection name → its graph names (any order)."""

@@ -214,3 +214,19 @@ def test_a_fold_that_is_no_plain_number_is_a_coded_error(work, tmp_path, capsys,
         assert "[GRAPHS_FILE_INVALID]" in err and "line 4: expected `ID,fold` with a fold of 0 or more" in err
     assert cli.main([str(work / "sub.csv"), *common, "--graphs", str(work / "folds.csv"), "--fold", fold]) == 2
     assert "[USAGE_ERROR] argument --fold: invalid int value" in capsys.readouterr().err
+
+
+def test_one_tile_program_rule_for_folds_and_the_report():
+    """The official tiles_evaluate.py groups tile graphs by ``tile_id.rsplit('_', 1)[0]``: ``resnet_128`` → ``resnet``,
+    ``my_model_v2`` → ``my_model`` (the old prepare regex kept ``my_model_v2`` whole while the report cut it)."""
+    import numpy as np
+
+    from tpugraphs_eval.scoring.score import CollectionResult
+
+    names = ["resnet_128", "resnet_256", "my_model_v2", "my_model_v3", "solo", "bert.x_-4f"]
+    tile = BY_NAME["tile:xla"]
+    assert [program_of(tile, n) for n in names] == ["tile:xla:resnet"] * 2 + ["tile:xla:my_model"] * 2 + [
+        "tile:xla:solo", "tile:xla:bert.x"]
+    result = CollectionResult(tile, [f"tile:xla:{n}" for n in names], {"score": np.arange(6.0)}, np.full(6, 5))
+    assert {p: v["n_graphs"] for p, v in result.programs().items()} == {"bert.x": 1, "my_model": 2, "resnet": 2,
+                                                                         "solo": 1}

@@ -7,10 +7,10 @@ file name alone:
   collections of one source hold the same programs under the same file names (the official dataset: one
   program compiled under two layout searches), so ``layout:xla:default:unet3d`` and
   ``layout:xla:random:unet3d`` are one program, ``layout:xla:unet3d``.
-- tile: the model part of the file name, without its trailing kernel id ``_<hex>`` or ``_-<hex>``
-  (``retinanet.2x2.fp32_-342c949e14733d96`` → ``retinanet.2x2.fp32``): every kernel of a model is one
-  program, ``tile:xla:retinanet.2x2.fp32`` (the program breakdown of the official ``tiles_evaluate.py``).
-  A name without such a suffix is its own program.
+- tile: :func:`..dataset.tile_program`, the file name without its last ``_`` part, as the official
+  ``tiles_evaluate.py`` groups graphs (``retinanet.2x2.fp32_-342c949e14733d96`` → ``retinanet.2x2.fp32``):
+  every kernel of a model is one program, ``tile:xla:retinanet.2x2.fp32``; the report's per-program means
+  use the same rule.
 
 Programs are grouped in *strata*: ``tile:xla``, ``layout:xla`` and ``layout:nlp`` (a layout program spans
 two collections of its source). Both ``prepare`` and ``tpugraphs-data folds`` use this module.
@@ -18,12 +18,9 @@ two collections of its source). Both ``prepare`` and ``tpugraphs-data folds`` us
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from ..dataset import Collection
-
-_KERNEL_SUFFIX = re.compile(r"_-?[0-9a-f]+$")
+from ..dataset import Collection, tile_program
 
 
 def stratum(collection: Collection) -> str:
@@ -35,7 +32,7 @@ def stratum(collection: Collection) -> str:
 def program_of(collection: Collection, name: str) -> str:
     """The program a graph belongs to (see the module docstring): ``<stratum>:<program name>``."""
     if collection.kind == "tile":
-        return f"{stratum(collection)}:{_KERNEL_SUFFIX.sub('', name) or name}"
+        return f"{stratum(collection)}:{tile_program(name)}"
     return f"{stratum(collection)}:{name}"
 
 

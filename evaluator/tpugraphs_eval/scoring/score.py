@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..dataset import TILE_TOP_K, Collection
+from ..dataset import TILE_TOP_K, Collection, tile_program
 from ..rules.metric_table import ks, primary
 from ..submission.rankings import Rankings
 from ..submission.validation import ParsedSubmission
@@ -82,13 +82,13 @@ class CollectionResult:
         """Tile only: program → {metric: mean over its graphs where it is defined (None if none), ``n_graphs``};
         {} for layout.
 
-        The program is the graph name without its last ``_<hash>`` part, as the official
-        ``tiles_evaluate.py`` groups graphs (test names, 32 hex digits, are each their own program).
+        The program is :func:`..dataset.tile_program` of the graph name, as the official ``tiles_evaluate.py``
+        groups graphs (test names, 32 hex digits, are each their own program).
         """
         if self.collection.kind != "tile":
             return {}
         names = [i.rpartition(":")[2] for i in self.ids]
-        labels, group = np.unique([n.rsplit("_", 1)[0] if "_" in n else n for n in names], return_inverse=True)
+        labels, group = np.unique([tile_program(n) for n in names], return_inverse=True)
         members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
         return {label: {**{m: defined_mean(v[at]) for m, v in self.per_graph.items()}, "n_graphs": int(at.size)}
                 for label, at in zip(labels.tolist(), members)}

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from ..rules.codes import PROBLEM_CODES, preview
+from ..rules.codes import MODES, PROBLEM_CODES, preview  # noqa: F401 (MODES re-exported)
 
 Mode = Literal["strict", "lenient"]
-MODES: tuple[Mode, ...] = ("strict", "lenient")
+"""One of :data:`..rules.codes.MODES`."""
 
 
 class Severity(StrEnum):
