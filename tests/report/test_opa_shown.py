@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 from tpugraphs_eval import Evaluator, evaluate
-from tpugraphs_eval.commands.compare import compare_reports
+from tpugraphs_eval.scoring.compare import compare_reports
 from tpugraphs_eval.report.html import render_html
 from tpugraphs_eval.report.terminal import render
 
@@ -82,7 +82,7 @@ def test_html_collection_table_has_the_opa_mean(report):
 def test_compare_adds_the_opa_difference_of_each_layout_collection(demo_root):
     evaluator = Evaluator.load(split="test", data_root=demo_root)
     a, b = (evaluator.score(SAMPLES / name) for name in ("demo_random_test.csv", "demo_identity_test.csv"))
-    document = compare_reports(a, b, resamples=200)
+    document, _, _ = compare_reports(a, b, resamples=200)
     rows = document["secondary"]["opa"]
     assert list(rows) == [n for n, r in a.collections.items() if r.collection.kind == "layout"]
     for name, row in rows.items():

@@ -138,7 +138,7 @@ class PublicComparison:
 def public_comparison(document: dict[str, Any], collections: Mapping[str, Difference],
                       overall: Difference) -> PublicComparison:
     """The participant's view of a comparison over the public graphs: the one place a :class:`PublicComparison`
-    is made. ``document`` is the organiser's comparison document (:func:`..commands.compare.compare_reports`),
+    is made. ``document`` is the organiser's comparison document (:func:`..scoring.compare.compare_reports`),
     ``collections`` and ``overall`` its :class:`..scoring.compare.Difference` rows; rows and fields follow
     :func:`public_rows`."""
     n_graphs = {name: d["n_graphs"] for name, d in document["collections"].items()}

@@ -31,16 +31,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
 from ..defaults import COMPARE_RESAMPLES, COMPARE_SEED
-from .bootstrap import resampled_means, resampled_overall_means
+from ..errors import UsageError
+from ..rules.metric_table import BESIDE_PRIMARY, BY_NAME
+from .bootstrap import draw_positions, resampled_means, resampled_overall_means
 from .metrics import defined_mean
 
 DEFAULT_RESAMPLES = COMPARE_RESAMPLES
 DEFAULT_SEED = COMPARE_SEED
 LEVEL = 0.95
+COMPARE_FORMAT = 1
+"""Version of the JSON layout of ``compare --json``."""
+SIGN = "difference = B - A in the collection's metric; positive means B is better"
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
 MIN_GRAPHS = 2
 """A collection needs this many graphs with a defined value for an interval and B's share of wins."""
@@ -162,3 +168,69 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
 def _overall(values: list[float | None]) -> float | None:
     defined = [v for v in values if v is not None]
     return math.fsum(defined) / len(defined) if defined else None
+
+
+def compare_reports(a, b, *, public_only: bool = False, resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> tuple[dict[str, Any], dict[str, Difference], Difference]:
+    """The comparison of two scored reports of the same split: the organiser's document (the ``--json`` output)
+    and its :class:`Difference` rows.
+
+    Args:
+        a, b: organiser reports (:class:`..report.report.Report`; not a public report, which holds no per-graph
+            value).
+        public_only: compare the public leaderboard's graphs (the reports' ``leaderboards["public"]``); the
+            participant's view is then :func:`..report.public_comparison.public_comparison` of the result.
+        resamples, seed: the bootstrap's.
+
+    Returns:
+        ``(document, collections, overall)``: ``document`` is ``{compare_format, a, b, split, data_root, synthetic,
+        graphs_compared, sign, resamples, seed, level, selected_collections, collections: {name:
+        Difference.to_dict() + metric + n_graphs}, overall: Difference.to_dict(), secondary: {opa: {name:
+        Difference.to_dict() + n_graphs}} (the layout collections' OPA, the same resamples; the secondary metric is
+        not in the overall), options, provenance}``; ``collections`` and ``overall`` its rows.
+
+    Raises:
+        UsageError: the reports are not over the same graphs; ``public_only`` without a public leaderboard.
+    """
+    if public_only and not all("public" in r.leaderboards for r in (a, b)):
+        raise UsageError("--public-only compares the public leaderboard: score against a solution file")
+    scores_a, scores_b = (r.leaderboards["public"] if public_only else r.scores for r in (a, b))
+    if list(scores_a.collections) != list(scores_b.collections) or any(
+            scores_a.collections[n].ids != scores_b.collections[n].ids for n in scores_a.collections):
+        raise UsageError("A and B were not scored over the same graphs")
+    metrics = {name: r.metric for name, r in scores_a.collections.items()}
+    per_graph_a = {name: r.per_graph[r.metric] for name, r in scores_a.collections.items()}
+    per_graph_b = {name: r.per_graph[r.metric] for name, r in scores_b.collections.items()}
+    positions = draw_positions({name: v.size for name, v in per_graph_a.items()}, resamples, seed)
+    # the primary metrics (tile score, tau-b) are all higher-is-better: B - A needs no flip
+    collections, overall = paired_bootstrap(per_graph_a, per_graph_b, positions,
+                                            higher_is_better=all(BY_NAME[m].higher_is_better for m in metrics.values()))
+    document = {
+        "compare_format": COMPARE_FORMAT,
+        "a": a.submission, "b": b.submission, "split": a.split, "data_root": a.data_root, "synthetic": a.synthetic,
+        "graphs_compared": "public leaderboard only" if public_only else "all",
+        "sign": SIGN, "resamples": resamples, "seed": seed, "level": LEVEL,
+        "selected_collections": a.selected_collections,
+        "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict()}
+                        for name, d in collections.items()},
+        "overall": overall.to_dict(),
+        "secondary": _secondary(scores_a, scores_b, positions),
+        "options": a.options.to_dict(),
+        "provenance": {"a_sha256": a.provenance["submission_sha256"], "b_sha256": b.provenance["submission_sha256"],
+                       "ground_truth_sha256": a.provenance["ground_truth_sha256"],
+                       "evaluator_version": a.provenance["evaluator_version"]},
+    }
+    return document, collections, overall
+
+
+def _secondary(scores_a, scores_b, positions: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """The paired bootstrap of the secondary metric shown beside the value (OPA) over the collections that have
+    it (layout), with the primary comparison's resamples: ``{opa: {name: Difference.to_dict() + n_graphs}}``."""
+    names = [n for n, r in scores_a.collections.items() if BESIDE_PRIMARY in r.per_graph]
+    if not names:
+        return {}
+    a = {n: scores_a.collections[n].per_graph[BESIDE_PRIMARY] for n in names}
+    b = {n: scores_b.collections[n].per_graph[BESIDE_PRIMARY] for n in names}
+    differences, _ = paired_bootstrap(a, b, {n: positions[n] for n in names},
+                                      higher_is_better=BY_NAME[BESIDE_PRIMARY].higher_is_better)
+    return {BESIDE_PRIMARY: {n: {"n_graphs": int(a[n].size), **d.to_dict()} for n, d in differences.items()}}
