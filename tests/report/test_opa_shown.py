@@ -14,9 +14,9 @@ import pytest
 from rich.console import Console
 
 from tpugraphs_eval import Evaluator, evaluate
-from tpugraphs_eval.scoring.compare import compare_reports
 from tpugraphs_eval.report.html import render_html
 from tpugraphs_eval.report.terminal import render
+from tpugraphs_eval.scoring.compare import compare_reports
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_submissions"
 
