@@ -61,7 +61,7 @@ def console(*, stderr: bool = False) -> Console:
     """A rich console for command output (on stderr when asked): a terminal's own width, else
     :data:`PIPE_WIDTH` columns (or ``$COLUMNS`` when set), so piped output keeps every line whole. It never
     takes Jupyter's widget path and adds no syntax highlighting. A closed pipe raises :class:`BrokenPipeError`
-    (see :func:`commands.entrypoint.stop_at_closed_pipe`)."""
+    (see :func:`entrypoint.stop_at_closed_pipe`)."""
     from rich.console import Console
 
     class _Console(Console):

@@ -27,10 +27,10 @@ from tpugraphs_eval import (
     scan_catalog,
 )
 from tpugraphs_eval._version import __version__
-from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main
-from tpugraphs_eval.commands.outputs import refuse_output_is_input
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
+from tpugraphs_eval.entrypoint import ArgumentParser, guarded_main
 from tpugraphs_eval.errors import EXIT_OK, UsageError
+from tpugraphs_eval.outputs import refuse_output_is_input
 
 from . import learned
 from .cli_common import add_codes_command, notice, print_codes, print_scores, print_table, score_rows, write_json

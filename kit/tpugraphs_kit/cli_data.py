@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 from tpugraphs_eval._version import __version__
-from tpugraphs_eval.commands.entrypoint import ArgumentParser, guarded_main, int_at_least
 from tpugraphs_eval.dataset import COLLECTIONS, REAL_GRAPH_COUNTS, SPLITS
 from tpugraphs_eval.display import safe
+from tpugraphs_eval.entrypoint import ArgumentParser, guarded_main, int_at_least
 from tpugraphs_eval.errors import EXIT_OK, EXIT_USAGE_OR_DATA, UsageError
 
 from .cli_common import add_codes_command, notice, print_codes
@@ -168,7 +168,7 @@ def _download(args) -> int:
 
 
 def _folds(args) -> int:
-    from tpugraphs_eval.commands.outputs import refuse_output_is_input, write_stream
+    from tpugraphs_eval.outputs import refuse_output_is_input, write_stream
     from tpugraphs_eval.prepare.folds import fold_rows, folds_csv
     from tpugraphs_eval.truth.npzread import scan_catalog
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tpugraphs_eval import Severity, SplitCatalog, Validation, validate_submission
-from tpugraphs_eval.commands.outputs import refuse_output_is_input
+from tpugraphs_eval.outputs import refuse_output_is_input
 from tpugraphs_eval.submission.problems import Mode
 
 from .errors import KitError, SubmissionError

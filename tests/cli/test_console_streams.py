@@ -1,4 +1,4 @@
-"""A console script writes to whatever standard streams it is given (commands/entrypoint.py, ``_usable_streams``):
+"""A console script writes to whatever standard streams it is given (entrypoint.py, ``_usable_streams``):
 an ASCII-only terminal gets ``?`` for the characters it cannot show, and a closed standard output (``>&-``) is
 written to nowhere, the exit code standing, instead of either ending in an internal error (exit 3)."""
 

@@ -18,12 +18,12 @@ from .._version import __version__
 from ..dataset import SPLITS
 from ..defaults import DEFAULT_PUBLIC_FRACTION
 from ..display import safe
+from ..entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
 from ..errors import EXIT_INVALID, EXIT_OK, EXIT_USAGE_OR_DATA, NoGroundTruthError, UsageError
 from . import compare as compare_command
 from . import cv as cv_command
 from . import export
 from . import prepare as prepare_command
-from .entrypoint import ArgumentParser, error_code, guarded_main, int_at_least, stop_at_closed_pipe
 from .scoring_options import add_scoring_options, load_evaluator
 
 if TYPE_CHECKING:
@@ -192,9 +192,9 @@ def _print_error_codes() -> None:
 
 
 def _build_solution(args: argparse.Namespace) -> int:
+    from ..outputs import refuse_output_is_input
     from ..roots import resolve_data_root
     from ..truth.solution import build_solution
-    from .outputs import refuse_output_is_input
 
     console = display.console()
     root = resolve_data_root(args.data_root)
@@ -231,7 +231,7 @@ def _evaluate(args: argparse.Namespace) -> int:
               "values only: docs/public-view.md)", file=sys.stderr)
     _refuse_missing_submissions(args)
     inputs: list[Path] = args.submissions if args.predictions is None else [args.predictions]
-    from .outputs import graphs_root, refuse_output_is_input, write_stream
+    from ..outputs import graphs_root, refuse_output_is_input, write_stream
 
     outputs, folders = [("--json", args.json)], []
     if args.html:

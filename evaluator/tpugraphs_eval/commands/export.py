@@ -76,7 +76,7 @@ def add_parser(commands) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``export`` (parsed ``args``); returns the exit code."""
     from ..hosting import codabench, metric_file
-    from .outputs import graphs_root, refuse_output_is_input
+    from ..outputs import graphs_root, refuse_output_is_input
 
     if args.export_target == "mlebench":
         return _run_mlebench(args)
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if args.split is not None:
             raise UsageError("--split is taken from the solution file; give it only with --data-root")
         if args.prepared is not None:
-            codabench.write_bundle_from_prepared(args.output, args.prepared, **options)
+            codabench.write_bundle_from_prepared(args.output, args.prepared, notebooks=_kit_notebooks(), **options)
         else:
             codabench.write_bundle(args.output, args.solution, **options)
     else:
@@ -115,16 +115,32 @@ def run(args: argparse.Namespace) -> int:
 def _run_mlebench(args: argparse.Namespace) -> int:
     """``export mlebench``: prepare the split once, write the competition folder, print its leaderboard."""
     from ..hosting import mlebench
+    from ..outputs import graphs_root, refuse_output_is_input
     from ..prepare import new_seed
     from ..roots import resolve_data_root
-    from .outputs import graphs_root, refuse_output_is_input
 
     refuse_output_is_input([("-o", args.output)], [], folders=["-o"], data_root=graphs_root(args))
     seed = args.seed if args.seed is not None else new_seed()
     root = resolve_data_root(args.data_root).path  # a path, as MLE-bench's raw folder is
-    rows = mlebench.write_competition(args.output, root, seed=seed, title=args.title, dataset_zip=args.dataset_zip)
+    rows = mlebench.write_competition(args.output, root, seed=seed, learned_baseline=_learned_baseline,
+                                      title=args.title, dataset_zip=args.dataset_zip)
     print(f"wrote the MLE-bench competition {safe(str(args.output))} (id {safe(args.output.name)}"
           + ("" if args.seed is not None else f", seed {seed}") + "); reference leaderboard:")
     for name, value in rows:
         print(f"  {value:.5f}  {name}")
     return EXIT_OK
+
+
+def _kit_notebooks() -> list[Path]:
+    """The kit's starter notebooks for a bundle's ``starting_kit/`` (package data of ``tpugraphs_kit.notebooks``: a
+    checkout's ``kit/notebooks``). The command, not hosting/, reaches up to the kit."""
+    import importlib.resources
+
+    return sorted(Path(str(importlib.resources.files("tpugraphs_kit.notebooks"))).glob("*.ipynb"))
+
+
+def _learned_baseline(root, catalog, path: Path) -> None:
+    """:data:`..hosting.mlebench.LearnedBaseline` of the kit (``tpugraphs-baseline learned``, the distributed one)."""
+    from tpugraphs_kit.learned import train, write_learned_submission
+
+    write_learned_submission(train(root, "train", progress=False), catalog, path, fill_seed=0, progress=False)

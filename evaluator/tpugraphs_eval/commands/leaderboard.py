@@ -16,6 +16,7 @@ from pathlib import Path
 from .._version import __version__
 from ..defaults import MAX_RESAMPLES
 from ..display import safe
+from ..entrypoint import ArgumentParser, guarded_main, int_at_least, os_error_message, stop_at_closed_pipe
 from ..errors import EXIT_INVALID, EXIT_OK
 from ..leaderboard.build import BuildResult, build_leaderboard
 from ..leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
@@ -26,7 +27,6 @@ from ..leaderboard.standings import DEFAULT_MAX_DAILY
 from ..leaderboard.uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..options import Options
 from ..progress import progress_bar, wanted
-from .entrypoint import ArgumentParser, guarded_main, int_at_least, os_error_message, stop_at_closed_pipe
 
 
 def _parser() -> argparse.ArgumentParser:

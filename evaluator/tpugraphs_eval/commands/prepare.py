@@ -10,8 +10,8 @@ from .. import display
 from ..dataset import COLLECTIONS
 from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_PUBLIC_FRACTION, DEFAULT_TEST_FRACTION
 from ..display import safe
+from ..entrypoint import int_at_least
 from ..errors import EXIT_OK
-from .entrypoint import int_at_least
 
 
 def _list(text: str) -> list[str]:
@@ -49,9 +49,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Prepare ``args.output`` from ``args.data_root``; print what was written."""
+    from ..outputs import refuse_output_is_input
     from ..prepare.run import new_seed, prepare_dir, remove_stale_work
     from ..roots import resolve_data_root
-    from .outputs import refuse_output_is_input
 
     console = display.console()
     root = resolve_data_root(args.data_root)

@@ -36,6 +36,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -190,14 +191,8 @@ def _tree_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _notebooks() -> list[Path]:
-    """The kit's starter notebooks (package data of ``tpugraphs_kit.notebooks``: a checkout's ``kit/notebooks``)."""
-    import importlib.resources
-
-    return sorted(Path(str(importlib.resources.files("tpugraphs_kit.notebooks"))).glob("*.ipynb"))
-
-
-def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool) -> None:
+def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool,
+                             notebooks: Sequence[Path] = ()) -> None:
     """``public_data/`` (the prepared public tree, or a download note above :data:`PUBLIC_DATA_MAX_BYTES`) and
     ``starting_kit/`` (the starter notebooks, the sample submission and a README with the validate command)."""
     from .codabench_pages import validate_command
@@ -217,7 +212,7 @@ def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: b
     kit = out / STARTING_KIT
     kit.mkdir()
     names = []
-    for notebook in _notebooks():
+    for notebook in notebooks:
         shutil.copyfile(notebook, kit / notebook.name)
         names.append(notebook.name)
     shutil.copyfile(out / "sample_submission" / "submission.csv", kit / "sample_submission.csv")
@@ -237,7 +232,8 @@ def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: b
 
 def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: predict AI model runtime",
                  mode: str = "strict", tile_runtime: str = "normalized", start: dt.date | None = None,
-                 zip_path: Path | None = None, prepared: Path | None = None) -> dict[str, Any]:
+                 zip_path: Path | None = None, prepared: Path | None = None,
+                 notebooks: Sequence[Path] = ()) -> dict[str, Any]:
     """Write the bundle into the folder ``out`` (new or empty), and its zip to ``zip_path`` if given.
 
     Args:
@@ -250,6 +246,8 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         prepared: a folder of ``tpugraphs-eval prepare`` (``solution_file`` is its ``private/solution.parquet``):
             the bundle also carries ``public_data/`` and ``starting_kit/``, both phases offer them, and the
             pages give the validate command for the public data.
+        notebooks: the kit's starter notebooks, copied into ``starting_kit/`` with ``prepared`` (the caller, the
+            ``export`` command, finds them: hosting does not import the kit).
         start: the Public phase's first day (default today); it lasts 90 days, the Final phase opens the
             day after it ends and lasts 14 days (:func:`phase_dates`; organisers edit the dates in
             competition.yaml or Codabench's editor).
@@ -294,7 +292,7 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
                                                       "synthetic": synthetic}, manifest["split"],
                      prepared is not None)
         if prepared is not None:
-            _write_participant_files(staging, Path(prepared), manifest["split"], synthetic)
+            _write_participant_files(staging, Path(prepared), manifest["split"], synthetic, notebooks)
         if zip_path is not None:
             write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
         os.chmod(staging, 0o777 & ~umask())

@@ -33,6 +33,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ from .._version import __version__
 from ..atomicfile import umask
 from ..errors import UsageError
 from ..file_digest import file_hexdigest
+from ..truth.dataroot import DataRoot
+from ..truth.groundtruth import SplitCatalog
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
 from .wheel import WHEEL_NAME, write_wheel
@@ -89,16 +92,21 @@ def _mean(values) -> float:
     return math.fsum(values) / len(values)
 
 
-def reference_scores(public: Path, private: Path) -> list[tuple[str, float]]:
+LearnedBaseline = Callable[[DataRoot, SplitCatalog, Path], None]
+"""Writes the learned baseline's submission for a catalog's graphs, trained on a data root's train split
+(``tpugraphs-baseline learned``; the ``export`` command passes the kit's: hosting does not import the kit)."""
+
+
+def reference_scores(public: Path, private: Path, learned_baseline: LearnedBaseline) -> list[tuple[str, float]]:
     """(reference, overall) on the prepared split, best first: the oracle (configs sorted by runtime), the
     learned baseline (``tpugraphs-baseline learned``: trained on the public tree's train split), the identity
     ranking (the sample submission: configs in index order) and the exact expectation of a uniformly random
     ranking (docs/metrics.md, references). Overall: the unweighted mean of the collection values over every
     test graph, as the grader computes it."""
-    from tpugraphs_kit.learned import train, write_learned_submission  # the kit: same distribution
-
-    from .. import resolve_data_root, scan_catalog, score_submission
+    from ..api import score_submission
+    from ..roots import resolve_data_root
     from ..scoring.references import collection_references
+    from ..truth.npzread import scan_catalog
     from ..truth.solution import load_solution
 
     truth = load_solution(private / "solution.parquet")
@@ -110,8 +118,7 @@ def reference_scores(public: Path, private: Path) -> list[tuple[str, float]]:
     root = resolve_data_root(public)
     with tempfile.TemporaryDirectory() as tmp:
         learned = Path(tmp) / "learned.csv"
-        write_learned_submission(train(root, "train", progress=False), scan_catalog(root, "test"), learned,
-                                 fill_seed=0, progress=False)
+        learned_baseline(root, scan_catalog(root, "test"), learned)
         rows.append(("learned baseline (tpugraphs-baseline learned, ridge on the train split)",
                      score_submission(learned.read_bytes(), truth).overall))
     return sorted(rows, key=lambda row: -row[1])
@@ -275,8 +282,8 @@ def _yaml(value: Any) -> str:
     return to_yaml(value) + "\n"
 
 
-def write_competition(out: Path, data_root: str, *, seed: str, title: str = "TpuGraphs: predict AI model runtime",
-                      options: dict[str, Any] | None = None,
+def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline: LearnedBaseline,
+                      title: str = "TpuGraphs: predict AI model runtime", options: dict[str, Any] | None = None,
                       dataset_zip: Path | None = None) -> list[tuple[str, float]]:
     """Write the competition folder ``out`` (new or empty; its name is the id) from ``data_root``.
 
@@ -312,7 +319,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, title: str = "Tpu
         public.mkdir()
         private.mkdir()
         prepare_competition(data_root, public, private, seed=seed, **options)
-        leaderboard = reference_scores(public, private)
+        leaderboard = reference_scores(public, private, learned_baseline)
         sums = {"zip": zip_md5, "public": checksums(public), "private": checksums(private)}
         counts = solution_frame(private / "solution.parquet").ID.str.rsplit(":", n=1).str[0].value_counts(sort=False)
         files = {

@@ -2,7 +2,7 @@
 
 **Decision** (docs/options.md, "Output files"): a file that must be a complete artefact (a solution file, an
 HTML page, an exported file, a bundle) is written atomically and refuses an existing target that is not a
-regular file (:func:`..atomicfile.refuse_special`). A stream (``--json``) may also go to a FIFO or a
+regular file (:func:`.atomicfile.refuse_special`). A stream (``--json``) may also go to a FIFO or a
 character device (``/dev/stdout``, a pipe), written in place; a full device then fails with
 ``OUTPUT_WRITE_FAILED`` like a full disk. No output may be the same file as an input, nor lie inside the data
 root's ``npz/`` folder of graphs (``OUTPUT_IS_INPUT``).
@@ -16,14 +16,14 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..atomicfile import special_kind, write_atomically
-from ..errors import TpuGraphsEvalError, UsageError
-from ..roots import resolve_data_root
-from ..safeopen import file_type_in_words
+from .atomicfile import special_kind, write_atomically
 from .entrypoint import stop_at_closed_pipe
+from .errors import TpuGraphsEvalError, UsageError
+from .roots import resolve_data_root
+from .safeopen import file_type_in_words
 
 STREAM_KINDS = (file_type_in_words(stat.S_IFCHR), file_type_in_words(stat.S_IFIFO))
-"""What :func:`write_stream` writes into in place: a character device, a FIFO (:func:`..atomicfile.special_kind`)."""
+"""What :func:`write_stream` writes into in place: a character device, a FIFO (:func:`.atomicfile.special_kind`)."""
 
 
 def write_stream(target: str, text: str, what: str) -> None:

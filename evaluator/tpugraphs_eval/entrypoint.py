@@ -1,4 +1,5 @@
-"""The console entry points' common shell: exit codes for every outcome, and never a traceback for bad input."""
+"""The console entry points' common shell (the evaluator's commands and the kit's): exit codes for every
+outcome, and never a traceback for bad input."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ..display import safe
-from ..errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, missing_extra
+from .display import safe
+from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, missing_extra
 
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse's parser whose usage errors (an unknown option, an invalid choice, a missing argument) start
     with a code, as every other error does: ``PROG: error: [USAGE_ERROR] message`` (the generic code of a
-    :class:`..errors.UsageError`) after the usage line,
-    exit code 2 (:data:`..errors.EXIT_USAGE_OR_DATA`). Sub-command parsers made with ``add_subparsers`` are of
+    :class:`.errors.UsageError`) after the usage line,
+    exit code 2 (:data:`.errors.EXIT_USAGE_OR_DATA`). Sub-command parsers made with ``add_subparsers`` are of
     the same class (argparse's default ``parser_class``)."""
 
     def error(self, message: str):
