@@ -16,7 +16,8 @@ from .. import kernels
 from ..dataset import split_submission_id
 from ..display import shorten
 from ..kernels import FLAG_BAD_TOKEN, Scanned
-from ..rules.topconfigs import MAX_FIELD_BYTES, ONE_BASED_FOLLOWS, TILE_MAX_LISTED, one_based, too_long
+from ..rules.ids import IdLedger, missing_ids
+from ..rules.topconfigs import MAX_FIELD_BYTES, TILE_MAX_LISTED, too_long
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import FieldHints, IdHints, code_of, collections_hint
@@ -24,7 +25,6 @@ from .problems import CODES, Mode, Problem, ProblemLog, Severity, errors_in, pre
 from .rankings import INDEX_DTYPE, Rankings
 from .topconfigs import diagnose
 
-_MISSING_NAMED = 5
 _NOT_TRUNCATION = {"UNKNOWN_COLLECTION", "DUPLICATE_ID", "NOT_UTF8", "NON_INTEGER", "NEGATIVE_INDEX", "CRLF",
                    "QUOTED_FIELD", "INDICES_SPACE_SEPARATED", "INDICES_AS_LIST", "INDICES_COMMA_SEPARATED",
                    "INDICES_ONE_BASED"}
@@ -138,129 +138,134 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
         UsageError: ``source`` cannot be read (a missing path, a folder, a text-mode file object) or holds more
             than 256 MiB (``SUBMISSION_TOO_LARGE``).
     """
-    scan_indices = kernels.active().scan_indices
     log = ProblemLog(mode)
     csv_file = SubmissionCsv(read_submission_bytes(source), log)
-    hints = IdHints(catalog)
-    field_hints = FieldHints()
-    parsed = ParsedSubmission(rankings={name: Rankings() for name in catalog.collections})
-    specs = catalog.row_specs
-    rankings_of = parsed.rankings
-    lines = parsed.lines
-    absent: dict[str, list[int]] = {}  # rows of collections absent or left out: collection → line numbers
-    one_past_end: dict[int, list[str]] = {}  # rows whose only out-of-range index is c: line → their problem codes
-    n_rows = 0
-
+    rows = _Rows(catalog, log)
     for line, graph_id, configs in csv_file:
-        n_rows += 1
-        spec = specs.get(graph_id)
-        if len(configs) > MAX_FIELD_BYTES:
-            log.add(*too_long(len(configs)), line=line, id=shorten(graph_id))
-            if spec is not None:
-                lines.setdefault(graph_id, line)  # the row exists: its ID is not missing
-            continue
-        if spec is None:
-            _unknown_row(line, graph_id, configs, catalog, hints, field_hints, log, absent)
-            continue
-        first = lines.setdefault(graph_id, line)
-        if first != line:
-            log.add("DUPLICATE_ID", f"second row for this ID (first at line {first}).", line=line, id=graph_id)
-            continue
-        collection, position, n_configs, need, kind = spec
-        values, n_tokens, flags = scan_indices(configs, n_configs)
-        if flags == 0 and (n_tokens == need or (kind == "tile" and need < n_tokens <= TILE_MAX_LISTED)):
-            rankings_of[collection][position] = values
-            continue
-        scanned = Scanned(values, n_tokens, flags)
-        if flags & FLAG_BAD_TOKEN and (rewritten := field_hints.rewrite(configs, line)) is not None:
-            configs, scanned = rewritten, Scanned(*scan_indices(rewritten, n_configs))
-        diagnosis = diagnose(configs, kind, n_configs, scanned)
-        for code, message in diagnosis.problems:
-            log.add(code, message, line=line, id=graph_id)
-        if diagnosis.one_past_end:
-            one_past_end[line] = [code for code, _ in diagnosis.problems if code in ONE_BASED_FOLLOWS]
-        if diagnosis.usable.size:
-            rankings_of[collection][position] = diagnosis.usable.astype(INDEX_DTYPE).tobytes()
+        rows.read(line, graph_id, configs)
+    rows.finish()
+    _cut_off(csv_file, log)
+    missing = _missing_ids(catalog, rows.ledger.lines, log)
+    return Validation(mode, log.listed(), log.counts, rows.parsed, missing, csv_file.sha256, rows.n_rows)
 
-    if one_past_end:
-        _one_based(one_past_end, rankings_of, lines, log)
-    field_hints.report(log)
-    unselected = absent.pop(_UNSELECTED, None)
-    if unselected:
-        log.add("GRAPH_NOT_SELECTED", f"{len(unselected)} row(s) (line {preview(unselected, 3)}) are not scored: "
-                "--graphs leaves their graphs out.")
-    for name, at in absent.items():
-        if name in catalog.left_out:
-            log.add("COLLECTION_NOT_SELECTED", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not "
-                    f"scored: --collections leaves {name} out.")
+
+_UNSELECTED = ""
+"""The key of :attr:`_Rows.absent` under which rows of graphs left out by ``--graphs`` are counted."""
+
+
+class _Rows:
+    """The rows of one submission, read one by one: the ID rules (:class:`..rules.ids.IdLedger`), each field's check,
+    the parsed rankings, and rows of collections absent or left out (only counted)."""
+
+    def __init__(self, catalog: SplitCatalog, log: ProblemLog) -> None:
+        self.catalog, self.log = catalog, log
+        self.scan_indices = kernels.active().scan_indices
+        self.hints, self.field_hints = IdHints(catalog), FieldHints()
+        self.ledger = IdLedger()
+        self.parsed = ParsedSubmission(rankings={name: Rankings() for name in catalog.collections},
+                                       lines=self.ledger.lines)
+        self.absent: dict[str, list[int]] = {}  # collection (or _UNSELECTED) → line numbers
+        self.n_rows = 0
+
+    def read(self, line: int, graph_id: str, configs: bytes | memoryview) -> None:
+        """Check one row. Every row first gets the fast ``scan_indices``; only rows it does not pass as clean are
+        diagnosed in detail."""
+        self.n_rows += 1
+        spec = self.catalog.row_specs.get(graph_id)
+        if len(configs) > MAX_FIELD_BYTES:
+            self.log.add(*too_long(len(configs)), line=line, id=shorten(graph_id))
+            if spec is not None:
+                self.ledger.lines.setdefault(graph_id, line)  # the row exists: its ID is not missing
+            return
+        if spec is None:
+            return self._unknown(line, graph_id, configs)
+        repeated = self.ledger.first(line, graph_id)
+        if repeated is not None:
+            self.log.add(*repeated, line=line, id=graph_id)
+            return
+        collection, position, n_configs, need, kind = spec
+        values, n_tokens, flags = self.scan_indices(configs, n_configs)
+        if flags == 0 and (n_tokens == need or (kind == "tile" and need < n_tokens <= TILE_MAX_LISTED)):
+            self.parsed.rankings[collection][position] = values
+            return
+        diagnosis = self._diagnose(configs, kind, n_configs, Scanned(values, n_tokens, flags), line)
+        for code, message in diagnosis.problems:
+            self.log.add(code, message, line=line, id=graph_id)
+        if diagnosis.one_past_end:
+            self.ledger.lists_one_past_end(line, [code for code, _ in diagnosis.problems])
+        if diagnosis.usable.size:
+            self.parsed.rankings[collection][position] = diagnosis.usable.astype(INDEX_DTYPE).tobytes()
+
+    def _diagnose(self, configs, kind: str, n_configs: int | None, scanned: Scanned, line: int):
+        """:func:`.topconfigs.diagnose` of a field, after :class:`.hints.FieldHints` has recognised indices joined by
+        spaces or written as a list (one problem for the file, not one per row)."""
+        if scanned.flags & FLAG_BAD_TOKEN and (rewritten := self.field_hints.rewrite(configs, line)) is not None:
+            configs, scanned = rewritten, Scanned(*self.scan_indices(rewritten, -1 if n_configs is None else n_configs))
+        return diagnose(configs, kind, n_configs, scanned)
+
+    def _unknown(self, line: int, graph_id: str, configs: bytes | memoryview) -> None:
+        """A row whose ID is not a graph of the split: the ID's problem (with a hint while problems are listed one
+        by one), then the field's syntax; rows of a collection the data root lacks (or a selection leaves out) are
+        only counted."""
+        if graph_id in self.catalog.unselected:
+            self.absent.setdefault(_UNSELECTED, []).append(line)
+            return
+        parts = split_submission_id(graph_id.strip())
+        if parts is not None and parts[0].name not in self.catalog.collections:
+            self.absent.setdefault(parts[0].name, []).append(line)
+            return
+        code = code_of(graph_id)
+        if self.log.listing(code):
+            self.log.add(*self.hints.explain(graph_id), line=line, id=shorten(graph_id))
         else:
-            log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not scored: "
-                    f"the {catalog.root.noun} has no {name} {catalog.split} graphs.")
+            self.log.add(code, "", line=line)  # counted, not listed: no need to work out a hint
+        scanned = Scanned(*self.scan_indices(configs, -1))
+        if scanned.flags:
+            for code, message in self._diagnose(configs, "layout", None, scanned, line).problems:
+                self.log.add(code, message, line=line, id=shorten(graph_id))
+
+    def finish(self) -> None:
+        """The problems of the whole file: counting from 1, the field hints, rows not scored."""
+        if self.ledger.one_past_end:
+            stored = [ranking for rankings in self.parsed.rankings.values() for ranking in rankings.values()]
+            found = self.ledger.one_based(bool((np.frombuffer(b"".join(stored), dtype=INDEX_DTYPE) == 0).any()))
+            if found is not None:
+                (code, message, line), withdrawn = found
+                self.log.withdraw(withdrawn)
+                self.log.add(code, message, line=line)
+        self.field_hints.report(self.log)
+        catalog, unselected = self.catalog, self.absent.pop(_UNSELECTED, None)
+        if unselected:
+            self.log.add("GRAPH_NOT_SELECTED", f"{len(unselected)} row(s) (line {preview(unselected, 3)}) are not "
+                         "scored: --graphs leaves their graphs out.")
+        for name, at in self.absent.items():
+            if name in catalog.left_out:
+                self.log.add("COLLECTION_NOT_SELECTED", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are "
+                             f"not scored: --collections leaves {name} out.")
+            else:
+                self.log.add("COLLECTION_ABSENT", f"{len(at)} row(s) of {name} (line {preview(at, 3)}) are not "
+                             f"scored: the {catalog.root.noun} has no {name} {catalog.split} graphs.")
+
+
+def _cut_off(csv_file: SubmissionCsv, log: ProblemLog) -> None:
+    """NO_FINAL_NEWLINE when the file ends without a newline right after a line with problems a cut would explain."""
     if csv_file.last_line and not csv_file.ends_with_newline:
         last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
         if last:
             log.add("NO_FINAL_NEWLINE", "the file ends without a newline right after a line with problems: "
                     "was it cut off?", line=csv_file.last_line, id=last[0].id)
 
-    missing_ids = _missing_ids(catalog, lines, log)
-    return Validation(mode, log.listed(), log.counts, parsed, missing_ids, csv_file.sha256, n_rows)
-
-
-_UNSELECTED = ""
-"""The key of :func:`_unknown_row`'s ``absent`` under which rows of graphs left out by ``--graphs`` are counted."""
-
-
-def _unknown_row(line: int, graph_id: str, configs: bytes | memoryview, catalog: SplitCatalog, hints: IdHints,
-                 field_hints: FieldHints, log: ProblemLog, absent: dict[str, list[int]]) -> None:
-    """A row whose ID is not a graph of the split: the ID's problem (with a hint while problems are listed
-    one by one), then the field's syntax; rows of a collection the data root lacks (or a selection leaves
-    out) are only counted."""
-    if graph_id in catalog.unselected:
-        absent.setdefault(_UNSELECTED, []).append(line)
-        return
-    parts = split_submission_id(graph_id.strip())
-    if parts is not None and parts[0].name not in catalog.collections:
-        absent.setdefault(parts[0].name, []).append(line)
-        return
-    code = code_of(graph_id)
-    if log.listing(code):
-        log.add(*hints.explain(graph_id), line=line, id=shorten(graph_id))
-    else:
-        log.add(code, "", line=line)  # counted, not listed: no need to work out a hint
-    scanned = Scanned(*kernels.active().scan_indices(configs, -1))
-    if scanned.flags and (rewritten := field_hints.rewrite(configs, line)) is not None:
-        configs, scanned = rewritten, Scanned(*kernels.active().scan_indices(rewritten, -1))
-    if scanned.flags:
-        for code, message in diagnose(configs, "layout", None, scanned).problems:
-            log.add(code, message, line=line, id=shorten(graph_id))
-
-
-def _one_based(one_past_end: dict[int, list[str]], rankings_of: dict[str, Rankings], lines: dict[str, int],
-               log: ProblemLog) -> None:
-    """One INDICES_ONE_BASED problem in place of the rows' own when the file counts from 1
-    (:func:`..rules.topconfigs.one_based`: no row lists configuration 0; checked only when some row lists c)."""
-    stored = [ranking for rankings in rankings_of.values() for ranking in rankings.values()]
-    zero_listed = bool((np.frombuffer(b"".join(stored), dtype=INDEX_DTYPE) == 0).any())
-    found = one_based(sorted(one_past_end), len(lines), zero_listed)
-    if found is not None:
-        log.withdraw(one_past_end)
-        code, message, line = found
-        log.add(code, message, line=line)
-
 
 def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) -> dict[str, list[str]]:
-    """IDs of the split without a row, and one MISSING_IDS problem per collection that has some."""
-    missing: dict[str, list[str]] = {}
+    """IDs of the split without a row (``lines``: the known IDs with one), and one MISSING_IDS problem per collection
+    that has some."""
     if not lines and any(log.counts[code] for code in _NOTHING_READ):
-        return missing  # nothing was readable: one problem says so, no need for five more
+        return {}  # nothing was readable: one problem says so, no need for five more
     if len(lines) == len(catalog.index):
-        return missing  # every ID of the split has a row (lines holds known IDs only)
+        return {}  # every ID of the split has a row (lines holds known IDs only)
+    missing = missing_ids(lines, {name: graphs.ids for name, graphs in catalog.collections.items()}, catalog.split)
     hint = collections_hint(catalog, lines)  # said once, on the first MISSING_IDS
-    for name, graphs in catalog.collections.items():
-        absent = [graph_id for graph_id in graphs.ids if graph_id not in lines]
-        if absent:
-            missing[name] = absent
-            log.add("MISSING_IDS", f"{len(absent)} of the {len(graphs.names)} {name} "
-                    f"{catalog.split} graphs have no row: {preview(absent, _MISSING_NAMED)}.{hint}")
-            hint = ""
-    return missing
+    for _, _, message in missing:
+        log.add("MISSING_IDS", message + hint)
+        hint = ""
+    return {name: ids for name, ids, _ in missing}
