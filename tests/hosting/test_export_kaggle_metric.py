@@ -68,6 +68,7 @@ def test_the_file_is_the_rules_and_the_standalone_module_and_imports_only_numpy_
         assert all(isinstance(node, ast.ImportFrom) and (node.level or node.module == "__future__")
                    for node in ast.parse(left_out).body), left_out  # ... and those are the package's imports
     assert [m.__name__ for m in METRIC_RULES] == ["tpugraphs_eval.rules.codes", "tpugraphs_eval.rules.topconfigs",
+                                                "tpugraphs_eval.rules.ids",
                                                 "tpugraphs_eval.rules.csvshape"]
     assert text.endswith(module_code(standalone_metric))
     tree = ast.parse(text, feature_version=(3, 9))  # Codabench's legacy image runs Python 3.9

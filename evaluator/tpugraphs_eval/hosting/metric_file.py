@@ -2,7 +2,7 @@
 
 **Decision** (one source): the file is made of the package's own modules, not written again: a provenance
 comment, then the text of the ``rules/`` modules the metric uses (:data:`METRIC_RULES`: the problem table and the
-TopConfigs rules and the header rules), then :mod:`.standalone_metric`, each unchanged but for its relative imports (the names they
+TopConfigs rules, the ID rules and the header rules), then :mod:`.standalone_metric`, each unchanged but for its relative imports (the names they
 import stand above them in the file) and its ``from __future__`` line (one at the top). The Codabench bundle's
 ``tpugraphs_metric.py`` is this same text. tests/hosting/test_export_kaggle_metric.py checks that the file holds
 each module's code and runs it with ``tpugraphs_eval`` out of reach against ``tpugraphs-eval`` on every fixture.
@@ -17,10 +17,10 @@ from types import ModuleType
 from .._version import __version__
 from ..atomicfile import write_atomically
 from ..errors import UsageError
-from ..rules import codes, csvshape, topconfigs
+from ..rules import codes, csvshape, ids, topconfigs
 from . import standalone_metric
 
-METRIC_RULES: tuple[ModuleType, ...] = (codes, topconfigs, csvshape)
+METRIC_RULES: tuple[ModuleType, ...] = (codes, topconfigs, ids, csvshape)
 """The ``rules/`` modules in the metric file, in dependency order (each imports only those before it)."""
 _FUTURE = "from __future__ import annotations\n"
 

@@ -1,8 +1,8 @@
 """The TpuGraphs competition metric: the solution table, validation of a submission table and the metrics.
 
 ``tpugraphs-eval export kaggle-metric -o metric.py`` writes one self-contained file of ``rules/codes.py``,
-``rules/topconfigs.py``, ``rules/csvshape.py`` and this module (:mod:`.metric_file`: their text unchanged but for the
-relative imports below, whose names stand above it there), and the Codabench scoring program carries that file as
+``rules/topconfigs.py``, ``rules/ids.py``, ``rules/csvshape.py`` and this module (:mod:`.metric_file`: their text
+unchanged but for the relative imports below, whose names stand above it there), and the Codabench scoring program carries that file as
 ``tpugraphs_metric.py``: so this module imports nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9
 (Codabench's ``codalab/codalab-legacy:py39`` image; Kaggle's is newer). Its TopConfigs rules and problem severities
 are the validator's own (``rules/``); tests/hosting/test_export_kaggle_metric.py checks that the exported file gives
@@ -37,17 +37,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..rules.codes import MODES, PROBLEM_CODES, is_error, preview  # in the exported file: rules/codes.py's text
+from ..rules.codes import MODES, PROBLEM_CODES, is_error  # in the exported file: rules/codes.py's text
 from ..rules.csvshape import other_delimiter, wrong_delimiter  # likewise
-from ..rules.topconfigs import (  # likewise
-    FIELD_MISTAKES,
-    ONE_BASED_FOLLOWS,
-    TILE_TOP_K,
-    check_field,
-    field_mistake,
-    mistake_problems,
-    one_based,
-)
+from ..rules.ids import IdLedger, missing_ids  # likewise
+from ..rules.topconfigs import FIELD_MISTAKES, TILE_TOP_K, check_field, field_mistake, mistake_problems  # likewise
 
 COLLECTIONS = ("tile:xla", "layout:xla:default", "layout:xla:random", "layout:nlp:default", "layout:nlp:random")
 TILE_RUNTIMES = ("normalized", "raw")
@@ -196,7 +189,8 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
 def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=()):
     """ID → usable indices of every submitted graph of ``graphs``, or the participant's errors.
 
-    A row whose collection the solution lacks is skipped (a Kaggle Public/Private subset may lack one).
+    A row whose collection the solution lacks is skipped (a Kaggle Public/Private subset may lack one). The ID
+    rules and the order of the errors are ``rules/ids.py``'s, as ``tpugraphs-eval`` applies them.
 
     Args:
         lines: the CSV line of each submission row (default 2, 3, …: a header, then the rows).
@@ -211,6 +205,45 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    _check_header(submission, row_id_column_name)
+    present = {graph.collection for graph in graphs.values()}
+    ledger, errors, rankings, zero_listed = IdLedger(), [], {}, False
+    mistakes = {code: [] for code in FIELD_MISTAKES}
+    ids, texts = submission[row_id_column_name].tolist(), submission["TopConfigs"].tolist()
+    for line, graph_id, text in zip(range(2, len(ids) + 2) if lines is None else lines, ids, texts):
+        graph_id, text = _cell(graph_id), _cell(text)
+        collection, graph = _collection_of(graph_id), graphs.get(graph_id)
+        if graph is None and collection is not None and collection not in present:
+            continue  # a collection this solution (a Public/Private subset) lacks: not scored here
+        mistake = field_mistake(text)
+        if mistake:
+            text = mistake[0].decode("ascii")
+            mistakes[mistake[1]].append(line)
+        row, checked = _row(line, graph_id, collection, graph, text, ledger)
+        row_errors = [(line, cut(graph_id), code, message) for code, message in row if is_error(code, mode)]
+        errors += row_errors
+        if graph is not None and checked is not None:
+            zero_listed = zero_listed or bool(checked.usable.size and checked.usable.min() == 0)
+            if not row_errors:
+                rankings[graph_id] = checked.usable
+    errors = _in_order(errors, list(file_errors), ledger.one_based(zero_listed), mistakes)
+    if ids or not any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors):
+        by_collection = {}
+        for graph_id, graph in graphs.items():
+            by_collection.setdefault(graph.collection, []).append(graph_id)
+        errors += [(None, None, "MISSING_IDS", message)
+                   for _, _, message in missing_ids(ledger.lines, by_collection, "solution")]
+    if errors:
+        shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
+                           f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
+        more = f" | … and {len(errors) - _SHOWN_PROBLEMS} more" if len(errors) > _SHOWN_PROBLEMS else ""
+        raise ParticipantVisibleError(f"invalid submission ({len(errors)} error(s)): {shown}{more}", errors)
+    return rankings
+
+
+def _check_header(submission, row_id_column_name):
+    """Raise ParticipantVisibleError unless the columns are ``row_id_column_name`` and ``TopConfigs``: WRONG_DELIMITER
+    for one column holding a tab or ``;`` (said once), else HEADER_RENAMED."""
     if len(submission.columns) == 1:  # `ID;TopConfigs` read with sep=",": the tab or `;` delimiter, said once
         other = other_delimiter(str(submission.columns[0]).encode("utf-8"))
         if other is not None:
@@ -223,65 +256,42 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
                    f"{', …' if len(submission.columns) > 10 else ''}")
         raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 HEADER_RENAMED: {message}",
                                       [(1, None, "HEADER_RENAMED", message)])
-    present = {graph.collection for graph in graphs.values()}
-    errors, rankings, seen, mistakes = [], {}, set(), {code: [] for code in FIELD_MISTAKES}
-    one_past_end, zero_listed, n_known = {}, False, 0
-    ids, texts = submission[row_id_column_name].tolist(), submission["TopConfigs"].tolist()
-    for line, graph_id, text in zip(range(2, len(ids) + 2) if lines is None else lines, ids, texts):
-        graph_id = "" if graph_id is None or (isinstance(graph_id, float) and math.isnan(graph_id)) else str(graph_id)
-        collection = _collection_of(graph_id)
-        graph = graphs.get(graph_id)
-        if graph is None and collection is not None and collection not in present:
-            continue  # a collection this solution (a Public/Private subset) lacks: not scored here
+
+
+def _cell(value):
+    """A table cell as text: None or NaN (an empty CSV field) is ``""``."""
+    return "" if _blank(value) else str(value)
+
+
+def _row(line, graph_id, collection, graph, text, ledger):
+    """``(problems, checked)`` of one row: its ID's problem (``rules/ids.py``), then its field's
+    (:func:`check_field`); ``checked`` is None for a repeated row, whose field is not checked."""
+    if collection is None:
+        row = [("UNKNOWN_COLLECTION", f"the ID does not start with one of {', '.join(COLLECTIONS)}")]
+    elif graph is None:
+        row = [("UNKNOWN_ID", "no graph of the solution has this ID")]
+    else:
+        repeated = ledger.first(line, graph_id)
+        if repeated is not None:
+            return [repeated], None
         row = []
-        text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
-        mistake = field_mistake(text)
-        if mistake:
-            text = mistake[0].decode("ascii")
-            mistakes[mistake[1]].append(line)
-        if collection is None:
-            row.append(("UNKNOWN_COLLECTION", f"the ID does not start with one of {', '.join(COLLECTIONS)}"))
-        elif graph is None:
-            row.append(("UNKNOWN_ID", "no graph of the solution has this ID"))
-        elif graph_id in seen:
-            row.append(("DUPLICATE_ID", "a second row for this ID"))
-        if graph_id not in seen or graph is None:  # a repeated row is not checked further
-            checked = check_field(text, collection.split(":", 1)[0] if collection else "tile",
-                                  None if graph is None else graph.y.size)
-            row += checked.problems
-            if graph is not None:
-                n_known += 1
-                zero_listed = zero_listed or bool(checked.usable.size and checked.usable.min() == 0)
-                if checked.one_past_end:
-                    one_past_end[line] = len(errors)
-        row_errors = [(line, cut(graph_id), code, message) for code, message in row if is_error(code, mode)]
-        errors += row_errors
-        if graph is not None and not row_errors and graph_id not in seen:
-            rankings[graph_id] = checked.usable
-        seen.add(graph_id)
-    found = one_based(sorted(one_past_end), n_known, zero_listed) if one_past_end else None
-    if found is not None:  # one problem for the file in place of what counting from 1 explains
-        errors = [e for e in errors if not (e[0] in one_past_end and e[2] in ONE_BASED_FOLLOWS)]
-        errors.append((found[2], None, found[0], found[1]))
-    file_errors = list(file_errors)
-    errors = [e for _, e in sorted([(0, e) for e in file_errors] + [(1, e) for e in errors],
-                                   key=lambda item: (item[1][0] is None, item[1][0] or 0, item[0]))]
-    for code, message, line in mistake_problems(mistakes):
-        errors.append((line, None, code, message))
-    nothing_read = not ids and any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors)
-    missing = {}
-    for graph_id, graph in () if nothing_read else graphs.items():
-        if graph_id not in seen:
-            missing.setdefault(graph.collection, []).append(graph_id)
-    for collection, ids in missing.items():
-        have = "graph has" if len(ids) == 1 else "graphs have"
-        errors.append((None, None, "MISSING_IDS", f"{len(ids)} {collection} {have} no row: {preview([cut(i) for i in ids[:5]] + ids[5:])}"))
-    if errors:
-        shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
-                           f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
-        more = f" | … and {len(errors) - _SHOWN_PROBLEMS} more" if len(errors) > _SHOWN_PROBLEMS else ""
-        raise ParticipantVisibleError(f"invalid submission ({len(errors)} error(s)): {shown}{more}", errors)
-    return rankings
+    checked = check_field(text, collection.split(":", 1)[0] if collection else "tile",
+                          None if graph is None else graph.y.size)
+    if graph is not None and checked.one_past_end:
+        ledger.lists_one_past_end(line, [code for code, _ in checked.problems])
+    return row + checked.problems, checked
+
+
+def _in_order(errors, file_errors, one_based, mistakes):
+    """The row errors (less those INDICES_ONE_BASED withdraws) and the CSV's shape errors in line order (a shape error
+    before the row errors of its line), then the problems of the whole file: ``rules/ids.py``'s order."""
+    if one_based is not None:
+        withdrawn = one_based[1]
+        errors = [e for e in errors if e[2] not in withdrawn.get(e[0], ())]
+    ordered = [e for _, e in sorted([(0, e) for e in file_errors] + [(1, e) for e in errors],
+                                    key=lambda item: (item[1][0] is None, item[1][0] or 0, item[0]))]
+    whole_file = ([one_based[0]] if one_based is not None else []) + mistake_problems(mistakes)
+    return ordered + [(line, None, code, message) for code, message, line in whole_file]
 
 
 def graph_value(graph, usable):
