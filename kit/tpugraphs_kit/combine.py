@@ -123,20 +123,7 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         validation = _read_part(path, catalog, mode)
         if validation.counts.get("COLLECTION_ABSENT", 0):  # rows of collections the data root lacks
             ignored[str(path)] = validation.n_rows - len(validation.submission.lines)
-        for name, parsed in validation.submission.rankings.items():
-            graphs = catalog.collections[name]
-            for position in parsed:
-                graph_id = graphs.ids[position]
-                line = validation.submission.lines[graph_id]
-                if graph_id in origin:
-                    first_path, first_line = origin[graph_id]
-                    raise SubmissionError("DUPLICATE_ID", f"{graph_id} has a row in {first_path} (line {first_line}) "
-                                                          f"and in {path} (line {line})")
-                origin[graph_id] = (path, line)
-                rankings[graph_id] = parsed.indices(position)
-                if str(path) not in sources.setdefault(name, []):
-                    sources[name].append(str(path))
-
+        _merge(path, validation, catalog, rankings, origin, sources)
     missing_collections = [name for name in catalog.collections if name not in sources]
     missing_ids = [graph_id for graph_id in catalog.index if graph_id not in rankings]
     filled: list[str] = []
@@ -152,4 +139,27 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         filled = missing_ids
     validation = write_submission(rankings, output, catalog, mode=mode)
     return Combined(Path(output), validation.n_rows, sources, missing_collections, filled, ignored, validation)
+
+
+def _merge(path: Path, validation: Validation, catalog: SplitCatalog, rankings: dict[str, np.ndarray],
+           origin: dict[str, tuple[Path, int]], sources: dict[str, list[str]]) -> None:
+    """Add the rows of one input (``path``, validated) to ``rankings`` (ID → config indices), noting each ID's
+    ``origin`` (file, line) and the files that gave each collection (``sources``).
+
+    Raises:
+        SubmissionError: ``DUPLICATE_ID``: an ID already given by an earlier input.
+    """
+    for name, parsed in validation.submission.rankings.items():
+        graphs = catalog.collections[name]
+        for position in parsed:
+            graph_id = graphs.ids[position]
+            line = validation.submission.lines[graph_id]
+            if graph_id in origin:
+                first_path, first_line = origin[graph_id]
+                raise SubmissionError("DUPLICATE_ID", f"{graph_id} has a row in {first_path} (line {first_line}) "
+                                                      f"and in {path} (line {line})")
+            origin[graph_id] = (path, line)
+            rankings[graph_id] = parsed.indices(position)
+            if str(path) not in sources.setdefault(name, []):
+                sources[name].append(str(path))
 

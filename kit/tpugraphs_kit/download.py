@@ -34,10 +34,12 @@ import re
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.client import HTTPException
 from pathlib import Path
+from typing import Any
 
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 from tpugraphs_eval.progress import progress_bar, wanted
@@ -190,36 +192,44 @@ def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
                 watchdog.arm(limits.left(), "deadline")
             else:
                 watchdog.disarm()
-            received = offset
             with open_part(part, append=bool(offset)) as out:
                 if bar is not None:
                     bar[0].update(bar[1], total=total, completed=offset)
-                window_start, window_bytes = time.monotonic(), 0
-                while True:
-                    try:
-                        chunk = response.read1(_CHUNK)  # one socket read: returns what arrived, idle <= timeout
-                    except (OSError, HTTPException) as err:
-                        raise fail(err) from None
-                    if not chunk:
-                        break
-                    out.write(chunk)
-                    received += len(chunk)
-                    if received > limits.max_bytes:
-                        raise _too_large(url, received, limits.max_bytes)
-                    if bar is not None:
-                        bar[0].advance(bar[1], len(chunk))
-                    window_bytes += len(chunk)
-                    elapsed = time.monotonic() - window_start
-                    if elapsed >= limits.timeout:
-                        if window_bytes < MIN_SPEED * elapsed:
-                            raise _Stalled(f"{window_bytes} bytes in {elapsed:.1f} s, slower than {MIN_SPEED} "
-                                           "bytes/s")
-                        window_start, window_bytes = time.monotonic(), 0
+                _copy_body(response, out, offset, url, limits, bar, fail)
             if watchdog.fired:
                 raise fail(ConnectionError("connection shut down"))
     finally:
         watchdog.close()
     return total
+
+
+def _copy_body(response, out, received: int, url: str, limits: _Limits, bar, fail) -> None:
+    """Append the response body to ``out`` (``received`` bytes already there), one socket read at a time.
+
+    Raises:
+        _Stalled: less than ``MIN_SPEED`` bytes/s over ``limits.timeout`` seconds; what ``fail`` makes of a read error.
+        DownloadError: ``ARCHIVE_TOO_LARGE``: more than ``limits.max_bytes`` in all.
+    """
+    window_start, window_bytes = time.monotonic(), 0
+    while True:
+        try:
+            chunk = response.read1(_CHUNK)  # one socket read: returns what arrived, idle <= timeout
+        except (OSError, HTTPException) as err:
+            raise fail(err) from None
+        if not chunk:
+            return
+        out.write(chunk)
+        received += len(chunk)
+        if received > limits.max_bytes:
+            raise _too_large(url, received, limits.max_bytes)
+        if bar is not None:
+            bar[0].advance(bar[1], len(chunk))
+        window_bytes += len(chunk)
+        elapsed = time.monotonic() - window_start
+        if elapsed >= limits.timeout:
+            if window_bytes < MIN_SPEED * elapsed:
+                raise _Stalled(f"{window_bytes} bytes in {elapsed:.1f} s, slower than {MIN_SPEED} bytes/s")
+            window_start, window_bytes = time.monotonic(), 0
 
 
 def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: float = 60.0,
@@ -256,34 +266,12 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     refuse_special(part)
     refuse_special(path)  # the finished download is renamed onto it
     limits = _Limits(timeout, deadline, max_bytes)
-    total = None
-    bar = None
-    progress_cm = None
-    if wanted(progress):
-        progress_cm = progress_bar(path.name, transfer=True)
-        progress_cm.start()
-        bar = (progress_cm, progress_cm.add_task(path.name, total=None))
-    last_error = None
-    try:
+    total, last_error = None, None
+    with _byte_bar(path.name, progress) as bar:
         for _ in range(retries + 1):
             if limits.left() <= 0:
                 raise _past_deadline(url, deadline, part)
-            try:
-                total = _attempt(url, part, limits, bar)
-                last_error = None
-            except urllib.error.HTTPError as err:
-                raise DownloadError("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}. {_kept(part)}") from None
-            except urllib.error.URLError as err:
-                if _missing_source(err):
-                    raise DownloadError("DOWNLOAD_FAILED",
-                                        f"{url}: no such file (not retried). {_kept(part)}") from None
-                last_error = err.reason
-            except DownloadError as err:
-                if err.code == "ARCHIVE_TOO_LARGE":
-                    part.unlink(missing_ok=True)
-                raise
-            except (_Stalled, HTTPException, OSError) as err:
-                last_error = err
+            total, last_error = _try_once(url, part, limits, bar, total)
             size = part.stat().st_size if part.exists() else 0
             if total is not None and size > total:
                 part.unlink()
@@ -291,9 +279,6 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
                                                      "the partial file was deleted, run the command again")
             if last_error is None and (total is None or size == total):
                 break
-    finally:
-        if progress_cm is not None:
-            progress_cm.stop()
     size = part.stat().st_size if part.exists() else 0
     if last_error is not None or (total is not None and size != total):
         why = f"{last_error}" if last_error is not None else f"got {size} of {total} bytes"
@@ -301,6 +286,43 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
         raise DownloadError(code, f"{url}: {why} (after {retries + 1} attempt(s)). {_kept(part)}")
     os.replace(part, path)
     return path, total
+
+
+@contextmanager
+def _byte_bar(name: str, progress: bool | None) -> Iterator[tuple[Any, Any] | None]:
+    """A byte progress bar on stderr as ``(progress, task)`` while the block runs, or None when not :func:`wanted`."""
+    if not wanted(progress):
+        yield None
+        return
+    bar = progress_bar(name, transfer=True)
+    bar.start()
+    try:
+        yield bar, bar.add_task(name, total=None)
+    finally:
+        bar.stop()
+
+
+def _try_once(url: str, part: Path, limits: _Limits, bar, total: int | None) -> tuple[int | None, object]:
+    """One :func:`_attempt`: ``(the size the server announced, None)``, or ``(total, the error to retry after)``.
+
+    Raises:
+        DownloadError: ``DOWNLOAD_FAILED`` (an HTTP error, a missing ``file://`` source: final), what
+            :func:`_attempt` raises (``ARCHIVE_TOO_LARGE`` deletes the partial file).
+    """
+    try:
+        return _attempt(url, part, limits, bar), None
+    except urllib.error.HTTPError as err:
+        raise DownloadError("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}. {_kept(part)}") from None
+    except urllib.error.URLError as err:
+        if _missing_source(err):
+            raise DownloadError("DOWNLOAD_FAILED", f"{url}: no such file (not retried). {_kept(part)}") from None
+        return total, err.reason
+    except DownloadError as err:
+        if err.code == "ARCHIVE_TOO_LARGE":
+            part.unlink(missing_ok=True)
+        raise
+    except (_Stalled, HTTPException, OSError) as err:
+        return total, err
 
 
 class DownloadFailures(DownloadError):

@@ -194,40 +194,20 @@ def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_B
         name, why = _name_problem(member.name)
         if why == "has an empty name" and member.isdir():
             continue  # ``./``: the destination folder itself, nothing to create
-        why = why or _member_problem(member)
-        if why is None:
-            parents = set(name.parents) - {PurePosixPath(".")}
-            if member.isdir():
-                why = "is both a file and a folder" if name in files else None
-                folders.add(name)
-            elif name in files:
-                why = "appears twice"
-            elif name in folders:
-                why = "is both a file and a folder"
-            else:
-                files.add(name)
-            if why is None and parents & files:
-                why = "is inside a path that is also a file"
-            folders |= parents
+        why = why or _member_problem(member) or _place(member, name, files, folders)
         if why is not None:
             problems.append(f"{member.name!r} {why}")
         else:
             checked.append((member, name))
     if problems:
-        listed = "; ".join(problems[:_SHOWN])
-        if len(problems) > _SHOWN:
-            listed += f"; and {len(problems) - _SHOWN} more"
         raise DownloadError("UNSAFE_ARCHIVE", f"{archive}: refused, nothing extracted ({len(problems)} refused "
                                               f"member(s); the official archives hold only folders and regular "
-                                              f"files under {TOP}/): {listed}")
+                                              f"files under {TOP}/): {_listed(problems)}")
     if folder is not None and (outside := _outside(checked, folder)):
-        listed = "; ".join(repr(name) for name in outside[:_SHOWN])
-        if len(outside) > _SHOWN:
-            listed += f"; and {len(outside) - _SHOWN} more"
         raise DownloadError("ARCHIVE_OUTSIDE_ITS_FOLDER", f"{archive}: refused, nothing extracted: this archive may "
                                                           f"write only under {folder}/ (its name says which "
                                                           f"collection and split it holds), but {len(outside)} "
-                                                          f"member(s) lie elsewhere: {listed}")
+                                                          f"member(s) lie elsewhere: {_listed(list(map(repr, outside)))}")
     end = tar.offset
     tar.fileobj.seek(end)  # the file the headers were read from: the path is not opened again
     marker = tar.fileobj.read(_END_OF_ARCHIVE)
@@ -237,6 +217,31 @@ def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_B
     if not files:
         raise DownloadError("BAD_ARCHIVE", f"{archive} holds no file under {TOP}/; nothing extracted")
     return checked
+
+
+def _place(member: tarfile.TarInfo, name: PurePosixPath, files: set[PurePosixPath],
+           folders: set[PurePosixPath]) -> str | None:
+    """Add a member's clean ``name`` to the ``files`` or ``folders`` seen so far (its parents to the folders); why it
+    is refused (a name twice, both a file and a folder, below a file), or None."""
+    parents = set(name.parents) - {PurePosixPath(".")}
+    why = None
+    if member.isdir():
+        why = "is both a file and a folder" if name in files else None
+        folders.add(name)
+    elif name in files:
+        why = "appears twice"
+    elif name in folders:
+        why = "is both a file and a folder"
+    else:
+        files.add(name)
+    folders |= parents
+    return why if why is not None or not parents & files else "is inside a path that is also a file"
+
+
+def _listed(items: list[str]) -> str:
+    """The first :data:`_SHOWN` items joined by ``; ``, then how many more."""
+    listed = "; ".join(items[:_SHOWN])
+    return listed + (f"; and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
 
 
 class _Tree:
