@@ -110,7 +110,15 @@ def inversions(ranks, lengths, n_values) -> bytes:
     order = np.argsort(value_offsets[segment] + r, kind="stable")
     sequence = np.empty(n, dtype=index)  # P, ordered by (the bits above the current one, position)
     sequence[order] = np.arange(n, dtype=index)
+    totals = np.concatenate(([0], np.cumsum(_inversions_by_place(sequence))))
+    ends = np.cumsum(length)
+    return (totals[ends] - totals[ends - length]).astype(np.int64).tobytes()
 
+
+def _inversions_by_place(sequence: np.ndarray) -> np.ndarray:
+    """(N,) int64: the inversions of the permutation ``sequence`` of 0..N-1 counted at each place, bit by bit from
+    the top (:func:`inversions`' method; ``sequence`` is reordered in place)."""
+    n, index = sequence.size, sequence.dtype
     counted = np.zeros(n, dtype=np.int64)  # per place in the sequence: the inversions found there
     places = np.arange(n, dtype=index)
     moved = np.empty_like(sequence)
@@ -127,6 +135,4 @@ def inversions(ranks, lengths, n_values) -> bytes:
         target += sequence >> bit << bit
         moved[target] = sequence
         sequence, moved = moved, sequence
-    totals = np.concatenate(([0], np.cumsum(counted)))
-    ends = np.cumsum(length)
-    return (totals[ends] - totals[ends - length]).astype(np.int64).tobytes()
+    return counted
