@@ -206,23 +206,7 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     else:
         masks = assign_usage(read, public_fraction, seed)
         usage = {"source": "seeded", "public_fraction": public_fraction, "seed": seed}
-    columns: dict[str, list[np.ndarray]] = {k: [] for k in ("collection", "graph", "config", "runtime",
-                                                             "normalizer", "usage")}
-    counts = {}
-    for collection, graphs in read.items():
-        for (name, arrays), public in zip(graphs, masks[collection.name].tolist()):
-            c = arrays.runtime.size
-            columns["collection"].append(np.full(c, collection.name, dtype=object))
-            columns["graph"].append(np.full(c, name, dtype=object))
-            columns["config"].append(np.arange(c, dtype=np.int32))
-            columns["runtime"].append(arrays.runtime)
-            columns["normalizer"].append(arrays.normalizer if arrays.normalizer is not None
-                                         else np.zeros(c, dtype=np.int64))  # 0 (never a normalizer): null
-            columns["usage"].append(np.full(c, "Public" if public else "Private", dtype=object))
-        counts[collection.name] = {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
-                                   "public_graphs": int(masks[collection.name].sum())}
-    frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
-        pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
+    frame, counts = _solution_rows(read, masks)
     shown = rows_split(read)  # a copy of the demo's files (another folder) is synthetic all the same
     synthetic = root.synthetic or (shown is not None and shown[1])
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
@@ -244,6 +228,31 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
         reason = getattr(err, "strerror", None) or err
         raise UsageError(f"cannot write the solution file {out}: {reason}", code="OUTPUT_WRITE_FAILED") from None
     return manifest
+
+
+def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> tuple[Any, dict[str, dict[str, int]]]:
+    """The solution's rows (a polars frame: one row per configuration, graphs in ``read``'s order, ``usage`` from
+    ``masks``: collection → (G,) bool, True for Public) and the manifest's ``counts`` per collection."""
+    import polars as pl
+
+    columns: dict[str, list[np.ndarray]] = {k: [] for k in ("collection", "graph", "config", "runtime",
+                                                             "normalizer", "usage")}
+    counts = {}
+    for collection, graphs in read.items():
+        for (name, arrays), public in zip(graphs, masks[collection.name].tolist(), strict=True):
+            c = arrays.runtime.size
+            columns["collection"].append(np.full(c, collection.name, dtype=object))
+            columns["graph"].append(np.full(c, name, dtype=object))
+            columns["config"].append(np.arange(c, dtype=np.int32))
+            columns["runtime"].append(arrays.runtime)
+            columns["normalizer"].append(arrays.normalizer if arrays.normalizer is not None
+                                         else np.zeros(c, dtype=np.int64))  # 0 (never a normalizer): null
+            columns["usage"].append(np.full(c, "Public" if public else "Private", dtype=object))
+        counts[collection.name] = {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
+                                   "public_graphs": int(masks[collection.name].sum())}
+    frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
+        pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
+    return frame, counts
 
 
 def _exact_int64(root: DataRoot, split: str, read: GraphsRead) -> GraphsRead:
@@ -364,22 +373,26 @@ def read_solution(path: Path, *,
         if blocks is None:
             raise DataError(f"{path}: a graph has missing or repeated configs, or two usages",
                             code="SOLUTION_ROWS_INVALID")
-    starts, sizes = blocks
+    read, masks = _graphs_of(frame, *blocks)
+    verify_rows(path, manifest, read, masks, check_runtimes)
+    return manifest, read, masks
+
+
+def _graphs_of(frame, starts: np.ndarray, sizes: np.ndarray) -> tuple[GraphsRead, dict[str, np.ndarray]]:
+    """The graphs' arrays of the solution rows ``frame`` (graph k: ``sizes[k]`` rows from row ``starts[k]``), in
+    collection order, and each collection's (G,) Public mask."""
     heads = frame[starts.tolist()]  # one row per graph: its collection, name and usage
     runtime = frame["runtime"].to_numpy()
     normalizer = frame["normalizer"].fill_null(0).to_numpy()
     read: GraphsRead = {}
     public: dict[str, list[bool]] = {}
     for (collection, name, usage), a, n in zip(heads.select("collection", "graph", "usage").iter_rows(),
-                                                starts.tolist(), sizes.tolist()):
+                                                starts.tolist(), sizes.tolist(), strict=True):
         c = BY_NAME[collection]
         read.setdefault(c, []).append((name, GraphRuntimes(runtime[a:a + n],
                                                            normalizer[a:a + n] if c.kind == "tile" else None)))
         public.setdefault(collection, []).append(usage == "Public")
-    read = {c: read[c] for c in COLLECTIONS if c in read}
-    masks = {name: np.array(marks, dtype=bool) for name, marks in public.items()}
-    verify_rows(path, manifest, read, masks, check_runtimes)
-    return manifest, read, masks
+    return {c: read[c] for c in COLLECTIONS if c in read}, {n: np.array(m, dtype=bool) for n, m in public.items()}
 
 
 def _graph_blocks(frame) -> tuple[np.ndarray, np.ndarray] | None:
