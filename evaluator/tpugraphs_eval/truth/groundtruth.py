@@ -353,6 +353,20 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files).")  # each command adds what it can do instead (commands/no_truth_hint.py)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", _not_positive(stored, catalog, where))
+    values, faults = _scored_values(stored, catalog, tile_runtime, where)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
+    truths = {}
+    for collection, runtime in values.items():
+        truth = CollectionTruth.from_values(catalog.collections[collection.name], runtime)
+        truth.public = None if public is None else np.asarray(public[collection.name], dtype=bool)
+        truths[collection.name] = truth
+    return GroundTruth(catalog, tile_runtime, truths, runtimes_sha256(read))
+
+
+def _not_positive(stored, catalog: SplitCatalog, where) -> list[tuple[str, str]]:
+    """RUNTIME_NOT_POSITIVE faults: a graph with a runtime or normalizer that is not finite and positive
+    (``stored``: collection → every graph's runtimes and normalizers, back to back)."""
     faults = []
     for collection, (runtime, normalizer) in stored.items():
         graphs = catalog.collections[collection.name]
@@ -363,9 +377,13 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
             for g in np.flatnonzero(bad := _bad_graphs(array, offsets)):
                 faults.append(("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
                                f"{graphs.n_configs[g]} {key} values are not finite and positive"))
-    raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
+    return faults
 
-    values = {}
+
+def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, where):
+    """``(values, faults)``: collection → the runtimes scored (tile: float64, divided by the normalizer when
+    ``normalized``), and the RUNTIME_OVERFLOW faults of graphs whose values or ratios are not finite."""
+    values, faults = {}, []
     for collection, (runtime, normalizer) in stored.items():
         if collection.kind == "tile":
             runtime = runtime.astype(np.float64)
@@ -378,14 +396,7 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
                            f"{'runtime / normalizer quotient' if collection.kind == 'tile' else 'runtime'} or the "
                            "slowest / fastest ratio is not a finite positive float64"))
         values[collection] = runtime
-    raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
-
-    truths = {}
-    for collection, runtime in values.items():
-        truth = CollectionTruth.from_values(catalog.collections[collection.name], runtime)
-        truth.public = None if public is None else np.asarray(public[collection.name], dtype=bool)
-        truths[collection.name] = truth
-    return GroundTruth(catalog, tile_runtime, truths, runtimes_sha256(read))
+    return values, faults
 
 
 def _overflowing_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
