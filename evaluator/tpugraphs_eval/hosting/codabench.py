@@ -36,7 +36,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -277,22 +277,43 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if prepared is not None:
         for phase in config["phases"]:
             phase.update(public_data=PUBLIC_DATA, starting_kit=STARTING_KIT)
+    counts = _counts(frame)
+
+    def fill(staging: Path) -> None:
+        _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
+                                                      "synthetic": synthetic}, manifest["split"],
+                     prepared is not None)
+        if prepared is not None:
+            _write_participant_files(staging, Path(prepared), manifest["split"], synthetic, notebooks)
+
+    _publish(out, fill, zip_path)
+    return config
+
+
+def _counts(frame) -> dict[str, tuple[int, int, int]]:
+    """Collection → (graphs, public graphs, configurations) of a solution table (:func:`.kaggle_metric.solution_frame`)."""
     counts = {}
     for name in frame.ID.str.rsplit(":", n=1).str[0].unique().tolist():
         part = frame[frame.ID.str.startswith(name + ":")]
         counts[name] = (len(part), int((part.Usage == "Public").sum()),
                         int(part.runtimes.str.count(";").sum()) + len(part))
+    return counts
+
+
+def _publish(out: Path, fill: Callable[[Path], None], zip_path: Path | None) -> None:
+    """Fill a staging folder beside ``out`` (``fill``), zip it to ``zip_path`` if given, and rename it to ``out``:
+    a failure leaves no partial bundle.
+
+    Raises:
+        UsageError: ``OUTPUT_WRITE_FAILED``: a write failed (a full disk, a zip path that is a device or a FIFO).
+    """
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
     except OSError as err:
         raise UsageError(f"cannot write the bundle {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
     try:
-        _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
-                                                      "synthetic": synthetic}, manifest["split"],
-                     prepared is not None)
-        if prepared is not None:
-            _write_participant_files(staging, Path(prepared), manifest["split"], synthetic, notebooks)
+        fill(staging)
         if zip_path is not None:
             write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
         os.chmod(staging, 0o777 & ~umask())
@@ -303,7 +324,6 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
                          + f": {err.strerror or err} (nothing was left behind)", code="OUTPUT_WRITE_FAILED") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return config
 
 
 def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tuple[int, int, int]],

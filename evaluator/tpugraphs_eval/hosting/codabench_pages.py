@@ -58,6 +58,25 @@ def validate_command(split: str, synthetic: bool = False, data_root: str | None 
     return f"tpugraphs-eval validate {submission}" + (f" --data-root {root}" if root else "") + f" --split {split}"
 
 
+_OVERVIEW = """# {title}
+
+Predict which compilation configurations of an XLA tensor program run fastest on a TPU. For every graph
+of the {split} split, submit configuration indices, fastest first (TpuGraphs, arXiv 2308.13490).
+
+Submit a zip holding one CSV file with the header `ID,TopConfigs`, one row per graph:
+
+```
+ID,TopConfigs
+tile:xla:<graph>,3;0;7;1;5
+layout:xla:default:<graph>,12;4;0;…
+```
+
+`ID` is the collection and the graph's file name without `.npz`; `TopConfigs` are configuration indices
+joined by `;`: the top {k} for a tile graph (fewer when it has fewer configs; up to 10 are accepted,
+the first {k} are scored), all of them for a layout graph. Check a file before submitting: `{validate}`.
+"""
+
+
 def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_runtime: str,
           synthetic: bool = False, split: str = "test", validate: str | None = None) -> dict[str, str]:
     """File name → Markdown text of the four pages.
@@ -81,23 +100,7 @@ def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_r
     source = ("the synthetic demo data (no TpuGraphs measurements)" if synthetic
               else "the TpuGraphs dataset (Apache-2.0 / CC BY 4.0, see its repository)")
     texts = {
-        "overview.md": f"""# {title}
-
-Predict which compilation configurations of an XLA tensor program run fastest on a TPU. For every graph
-of the {split} split, submit configuration indices, fastest first (TpuGraphs, arXiv 2308.13490).
-
-Submit a zip holding one CSV file with the header `ID,TopConfigs`, one row per graph:
-
-```
-ID,TopConfigs
-tile:xla:<graph>,3;0;7;1;5
-layout:xla:default:<graph>,12;4;0;…
-```
-
-`ID` is the collection and the graph's file name without `.npz`; `TopConfigs` are configuration indices
-joined by `;`: the top {TILE_TOP_K} for a tile graph (fewer when it has fewer configs; up to 10 are accepted,
-the first {TILE_TOP_K} are scored), all of them for a layout graph. Check a file before submitting: `{validate}`.
-""",
+        "overview.md": _OVERVIEW.format(title=title, split=split, k=TILE_TOP_K, validate=validate),
         "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, tile_runtime=_TILE_RUNTIME_TEXT[tile_runtime], mode=mode,
                                             mode_text=_MODE_TEXT[mode], public=n_public,
                                             private=n_graphs - n_public),
