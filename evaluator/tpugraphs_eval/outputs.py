@@ -131,7 +131,7 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
                 if folder2 and _inside(p1, p2):
                     raise UsageError(f"{o1} {p1} is inside the folder {o2} {p2}: give a path outside it",
                                      code="SAME_OUTPUT_TWICE")
-    for (option, out), folder in zip(outputs, is_folder):
+    for (option, out), folder in zip(outputs, is_folder, strict=True):
         blocker = _file_in_the_way(out, folder)
         if blocker is not None:
             kind = special_kind(blocker) or "a file"

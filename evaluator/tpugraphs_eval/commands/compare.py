@@ -57,7 +57,7 @@ def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Repor
     evaluator = load_evaluator(args, progress=progress)
     reports = [evaluator.score(path) for path in (args.a, args.b)]
     invalid = [f"{label} ({path}): {r.n_errors} error(s)"
-               for label, path, r in zip("AB", (args.a, args.b), reports) if not r.valid]
+               for label, path, r in zip("AB", (args.a, args.b), reports, strict=True) if not r.valid]
     if invalid:
         mode = " --lenient" if args.lenient else ""
         raise InvalidSubmissionError(f"cannot compare, invalid submission: {'; '.join(invalid)}. "

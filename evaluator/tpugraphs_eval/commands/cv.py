@@ -76,7 +76,7 @@ def _cell(value: float | None) -> str:
 def _show(console, result: dict, reports: list, quiet: bool) -> None:
     from ..report.verdict import verdict
 
-    for row, report in zip(result["folds"], reports):
+    for row, report in zip(result["folds"], reports, strict=True):
         if not row["valid"]:
             verdict(console, report, False, label=f"fold {row['fold']}", hint=not quiet)
     if quiet:

@@ -171,7 +171,7 @@ def competition(title: str, start: dt.date, synthetic: bool = False) -> dict[str
 def _sample_submission(frame) -> str:
     """A valid submission: every graph's configs in index order (tile: the first min(5, c))."""
     lines = ["ID,TopConfigs"]
-    for graph_id, runtimes in zip(frame.ID.tolist(), frame.runtimes.tolist()):
+    for graph_id, runtimes in zip(frame.ID.tolist(), frame.runtimes.tolist(), strict=True):
         n = runtimes.count(";") + 1
         listed = min(n, TILE_TOP_K) if graph_id.startswith("tile:") else n
         lines.append(f"{graph_id},{';'.join(map(str, range(listed)))}")

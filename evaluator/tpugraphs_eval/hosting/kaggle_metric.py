@@ -141,7 +141,7 @@ def solution_frame(solution_file: Path, row_id_column_name: str = "ID") -> pd.Da
     _, read, public = read_solution(solution_file)
     rows = []
     for collection, graphs in read.items():
-        for (name, arrays), is_public in zip(graphs, public[collection.name].tolist()):
+        for (name, arrays), is_public in zip(graphs, public[collection.name].tolist(), strict=True):
             rows.append({row_id_column_name: f"{collection.name}:{name}",
                          "runtimes": ";".join(map(str, arrays.runtime.tolist())),
                          "normalizers": "" if arrays.normalizer is None else ";".join(map(str, arrays.normalizer.tolist())),

@@ -1,2 +1,2 @@
-"""Stage 3, the report: the one result object of an evaluation (:mod:`.report`) and its terminal view
+"""The report: the one result object of an evaluation (:mod:`.report`) and its terminal view
 (:mod:`.terminal`); JSON is :meth:`Report.to_dict`."""

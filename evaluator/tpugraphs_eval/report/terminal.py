@@ -257,7 +257,7 @@ def render_comparison(console: Console, names: list[object], reports: list[Repor
     for name in collections:
         short = name.removeprefix("layout:").replace("default", "def").replace("random", "rnd").replace(":xla", "")
         table.add_column(short, justify="right")
-    for name, report, shown in zip(names, reports, values):
+    for name, report, shown in zip(names, reports, values, strict=True):
         if report is None:
             table.add_row(safe(str(name)), "unreadable", "—", *["—"] * len(collections))
             continue

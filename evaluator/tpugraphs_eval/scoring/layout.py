@@ -110,7 +110,7 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
     """
     if not truths:
         return []
-    rows = [row for truth, r in zip(truths, rankings) for row in r.rows(0, truth.best.size)]
+    rows = [row for truth, r in zip(truths, rankings, strict=True) for row in r.rows(0, truth.best.size)]
     lengths = np.array([len(row) for row in rows], dtype=np.int64) // INDEX_DTYPE.itemsize
     heads = np.minimum(lengths, _HEAD)
     ranks = np.empty(int(lengths.sum()), dtype=np.int32)
@@ -144,7 +144,7 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
         metrics[f"slowdown{k}"] = error_from_ratio(curves[:, k - 1])
 
     out, graph = [], 0
-    for truth, r in zip(truths, rankings):
+    for truth, r in zip(truths, rankings, strict=True):
         part = slice(graph, graph + truth.best.size)
         for g in np.flatnonzero(lengths[part] != n_configs[part]):  # lenient partial rows
             runtime = truth.values[truth.offsets[g]:truth.offsets[g + 1]]  # (not .runtimes: a view per graph)

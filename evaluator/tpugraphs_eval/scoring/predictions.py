@@ -1,4 +1,4 @@
-"""Stage 3 for predictions: valid predicted runtimes + ground truth → the same per-graph metrics as a ranking's.
+"""Scoring predictions: valid predicted runtimes + ground truth → the same per-graph metrics as a ranking's.
 
 Scored as the official code scores model outputs (docs/metrics.md, "Predictions"):
 - layout: Kendall's tau-b of the predictions against the runtimes, as ``scipy.stats.kendalltau`` (tied

@@ -55,7 +55,7 @@ def expected_random_tile_scores(truth: CollectionTruth) -> np.ndarray:
     weight = np.ones(truth.values.size)
     for j in range(TILE_TOP_K - 1):  # C(c-i, k-1) = prod_{j<k-1} (c-i-j) / (k-1)!
         weight *= np.where(j < k[graph] - 1, np.maximum(remaining - j, 0.0) / (j + 1), 1.0)
-    weight /= np.array([math.comb(int(c), int(kk)) for c, kk in zip(sizes, k)], dtype=np.float64)[graph]
+    weight /= np.array([math.comb(int(c), int(kk)) for c, kk in zip(sizes, k, strict=True)], dtype=np.float64)[graph]
     sorted_values = np.concatenate([np.sort(y) for y in truth.runtimes])
     expected_min = np.bincount(graph, weights=sorted_values * weight, minlength=sizes.size)
     return 2.0 - expected_min / truth.best

@@ -1,4 +1,4 @@
-"""Stage 3: parsed rankings + ground truth → per-graph metrics → collection and overall values (docs/metrics.md).
+"""Scoring: parsed rankings + ground truth → per-graph metrics → collection and overall values (docs/metrics.md).
 
 Per graph: tile gets the Kaggle score and top-1/5/10 errors; layout gets Kendall's tau-b and
 slowdown@1/10/100. A collection's value is the unweighted mean over its graphs (tile: the Kaggle
@@ -51,7 +51,7 @@ class CollectionResult:
 
     def restrict(self, keep: np.ndarray) -> CollectionResult:
         """The same results for the graphs where ``keep`` ((G,) bool) is True, e.g. the public leaderboard's."""
-        return CollectionResult(self.collection, [i for i, k in zip(self.ids, keep.tolist()) if k],
+        return CollectionResult(self.collection, [i for i, k in zip(self.ids, keep.tolist(), strict=True) if k],
                                 {m: v[keep] for m, v in self.per_graph.items()}, self.n_scored[keep],
                                 None if self.curves is None else self.curves[keep])
 
@@ -91,13 +91,13 @@ class CollectionResult:
         labels, group = np.unique([tile_program(n) for n in names], return_inverse=True)
         members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
         return {label: {**{m: defined_mean(v[at]) for m, v in self.per_graph.items()}, "n_graphs": int(at.size)}
-                for label, at in zip(labels.tolist(), members)}
+                for label, at in zip(labels.tolist(), members, strict=True)}
 
     @property
     def undefined(self) -> list[str]:
         """IDs whose primary metric is undefined and so left out of the mean (docs/metrics.md, collection value **Decision**)."""
         values = self.per_graph[self.metric]
-        return [i for i, v in zip(self.ids, values) if math.isnan(v)]
+        return [i for i, v in zip(self.ids, values, strict=True) if math.isnan(v)]
 
 
 def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
@@ -133,7 +133,7 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
         scored = score_all_configs([truth.collections[n] for n in layouts], [parsed.rankings[n] for n in layouts])
     else:
         scored = [score_official(truth.collections[n], parsed.rankings[n], eval_indices[n]) for n in layouts]
-    by_name = dict(zip(layouts, scored))
+    by_name = dict(zip(layouts, scored, strict=True))
     results = {}
     for name, collection_truth in truth.collections.items():
         graphs = collection_truth.graphs

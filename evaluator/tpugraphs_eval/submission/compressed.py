@@ -1,4 +1,4 @@
-"""Stage 0 of reading a submission: a zip or gzip file → the CSV bytes inside (Kaggle accepts both).
+"""Unpacking a submission: a zip or gzip file → the CSV bytes inside (Kaggle accepts both).
 
 A submission is recognised as compressed by its first bytes, whatever its name. A zip must hold exactly
 one CSV file (folders and macOS metadata, ``__MACOSX/`` and ``._*``, do not count); a gzip is one CSV.

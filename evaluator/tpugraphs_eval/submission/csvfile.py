@@ -1,4 +1,4 @@
-"""Stage 1 of validation: the bytes of a submission file → data rows ``(line, ID, TopConfigs)``.
+"""Reading a submission: the bytes of a submission file → data rows ``(line, ID, TopConfigs)``.
 
 Everything about the *shape* of the file is checked here (docs/codes.md): a zip or gzip wrapper
 (:mod:`.compressed`), encoding, byte-order mark, line endings, blank lines, header, delimiter, column

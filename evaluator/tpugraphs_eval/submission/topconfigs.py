@@ -1,4 +1,4 @@
-"""Stage 2b of validation: what exactly is wrong with one TopConfigs field.
+"""Validation of one field: what exactly is wrong with one TopConfigs field.
 
 The rules are :mod:`..rules.topconfigs` (shared with the exported Kaggle metric). Every row first gets the fast check
 ``scan_indices`` (:mod:`..kernels`, see :mod:`.validation`); only fields it does not pass as clean come to

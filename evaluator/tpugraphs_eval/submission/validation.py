@@ -1,4 +1,4 @@
-"""Stage 2 of scoring: a submission file + a split catalog → every problem, and the parsed rankings.
+"""Validation: a submission file + a split catalog → every problem, and the parsed rankings.
 
 Validation is the first stage of scoring: :func:`validate_submission` is the only parser of
 submissions, and :mod:`tpugraphs_eval.scoring.score` scores what it returns. Format: docs/codes.md.

@@ -1,2 +1,2 @@
-"""Stage 0, the ground truth: where it lives (data root, solution file), what a split holds (graphs and
+"""The ground truth: where it lives (data root, solution file), what a split holds (graphs and
 config counts), and the runtimes the metrics need (docs/data.md)."""

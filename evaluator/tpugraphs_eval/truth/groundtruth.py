@@ -1,4 +1,4 @@
-"""Stage 0: the ground truth of a split — its catalog (graphs and config counts) and runtimes.
+"""The ground truth of a split — its catalog (graphs and config counts) and runtimes.
 
 The data model, and :func:`build_ground_truth`, which makes it from per-graph arrays whatever their
 source: the ``.npz`` files of a data root (:mod:`npzread`), a solution file (:mod:`solution`), or a
@@ -105,7 +105,7 @@ class SplitCatalog:
     def __post_init__(self) -> None:
         self.index = {}
         for graphs in self.collections.values():
-            for pos, (name, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist())):
+            for pos, (name, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist(), strict=True)):
                 self.index[submission_id(graphs.collection, name)] = GraphRef(graphs.collection, pos, c)
 
     @cached_property
@@ -190,14 +190,14 @@ class CollectionTruth:
             truth.ranks = np.empty(values.size, dtype=np.int32)  # filled graph by graph: no per-graph arrays kept
             truth.n_distinct = np.empty(offsets.size - 1, dtype=np.int64)
             truth.tied_pairs = np.empty(offsets.size - 1, dtype=np.int64)
-            for g, (a, b) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist())):
+            for g, (a, b) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)):
                 truth.n_distinct[g], truth.tied_pairs[g] = dense_ranks_into(values[a:b], truth.ranks[a:b])
         return truth
 
     @property
     def runtimes(self) -> list[np.ndarray]:
         """Per graph, a (c,) view of its runtimes in :attr:`values`."""
-        return [self.values[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]
+        return [self.values[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist(), strict=True)]
 
 
 @dataclass
