@@ -18,10 +18,14 @@ from metric_sandbox import LOAD_EXPORTED_METRIC
 
 from tpugraphs_eval import resolve_data_root, score_submission
 from tpugraphs_eval.commands import evaluate as cli
-from tpugraphs_eval.hosting import kaggle_metric, standalone_metric
+from tpugraphs_eval.dataset import COLLECTIONS, split_submission_id
+from tpugraphs_eval.errors import TpuGraphsEvalError
+from tpugraphs_eval.hosting import standalone_metric
 from tpugraphs_eval.hosting.kaggle_metric import solution_frame
 from tpugraphs_eval.hosting.metric_file import METRIC_RULES, metric_source, module_code
 from tpugraphs_eval.options import Options
+from tpugraphs_eval.truth.dataroot import DataRoot
+from tpugraphs_eval.truth.groundtruth import GraphRuntimes, GraphsRead, GroundTruth, build_ground_truth
 from tpugraphs_eval.truth.solution import build_solution
 
 ALLOWED_IMPORTS = {"numpy", "pandas", "scipy"}
@@ -81,10 +85,32 @@ def test_the_file_is_the_rules_and_the_standalone_module_and_imports_only_numpy_
     assert "tpugraphs_eval" not in text.replace("tpugraphs_eval`", "")  # named in prose only
 
 
+def _truth(solution: pd.DataFrame, row_id: str, tile_runtime: str) -> GroundTruth:
+    """The ground truth of a solution table, built by the package (its problems: ValueError, as the file raises)."""
+    def integers(text: object) -> np.ndarray:
+        blank = text is None or (isinstance(text, float) and np.isnan(text)) or str(text) == ""
+        return np.array([] if blank else [int(v) for v in str(text).split(";")], dtype=np.int64)
+
+    read: GraphsRead = {}
+    for graph_id, runtimes, normalizers in solution[[row_id, "runtimes", "normalizers"]].itertuples(index=False):
+        parts = split_submission_id(str(graph_id))
+        if parts is None:
+            raise ValueError(f"solution row {graph_id!r}: not a submission ID")
+        collection, name = parts
+        normalizer = integers(normalizers) if collection.kind == "tile" else None
+        read.setdefault(collection, []).append((name, GraphRuntimes(integers(runtimes), normalizer)))
+    read = {c: sorted(read[c], key=lambda graph: graph[0]) for c in COLLECTIONS if c in read}  # catalog order
+    try:
+        return build_ground_truth(DataRoot(Path("<solution table>"), noun="solution"), "test", read,
+                                  tile_runtime=tile_runtime)
+    except TpuGraphsEvalError as err:
+        raise ValueError(f"the solution cannot be scored: {err}") from None
+
+
 def _package(solution: pd.DataFrame, submission: pd.DataFrame, row_id: str, mode: str, tile_runtime: str,
              usage: str | None) -> dict:
     """tpugraphs-eval's verdict: the CLI's validation and scoring on the solution table's graphs."""
-    truth = kaggle_metric._truth(solution.drop(columns="Usage", errors="ignore"), row_id, tile_runtime)
+    truth = _truth(solution.drop(columns="Usage", errors="ignore"), row_id, tile_runtime)
     table = submission.rename(columns={row_id: "ID"})
     report = score_submission(table.to_csv(index=False).encode(), truth, Options(mode=mode, tile_runtime=tile_runtime))
     if not report.valid:

@@ -1,4 +1,5 @@
-"""The Kaggle-convention metric (tpugraphs_eval.hosting.kaggle_metric): same numbers as the CLI, participant-safe errors."""
+"""The Kaggle-convention metric (tpugraphs_eval.hosting.kaggle_metric, the standalone one re-exported): same numbers as
+the CLI, participant-safe errors."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ import pytest
 from csv_rows import csv_bytes, demo_rows
 
 from tpugraphs_eval import score_submission
-from tpugraphs_eval.hosting import kaggle_metric
+from tpugraphs_eval.hosting import standalone_metric
 from tpugraphs_eval.hosting.kaggle_metric import ParticipantVisibleError, score, solution_frame
 from tpugraphs_eval.truth.solution import load_solution
 
 
 def test_docstring_examples():
-    result = doctest.testmod(kaggle_metric, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(standalone_metric, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 4 and result.failed == 0
 
 

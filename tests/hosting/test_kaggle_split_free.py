@@ -1,8 +1,8 @@
 """Kaggle's `score` is called once per Usage subset: what it shows must tell nothing of the split (issue 15 item 3).
 
-Every case runs three ways: the exported metric file in a subprocess where `tpugraphs_eval` cannot be imported
-(as tests/hosting/test_export_kaggle_metric.py runs it), the in-package `hosting.standalone_metric` (the file's
-source) and the in-package `hosting.kaggle_metric` (the package's own validation and scoring).
+Every case runs two ways: the exported metric file in a subprocess where `tpugraphs_eval` cannot be imported
+(as tests/hosting/test_export_kaggle_metric.py runs it) and the in-package `hosting.standalone_metric` (the file's
+source, which `hosting.kaggle_metric` re-exports).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ import pytest
 from metric_sandbox import LOAD_EXPORTED_METRIC
 
 from tpugraphs_eval.commands import evaluate as cli
-from tpugraphs_eval.hosting import kaggle_metric, standalone_metric
+from tpugraphs_eval.hosting import standalone_metric
 from tpugraphs_eval.hosting.kaggle_metric import solution_frame
 from tpugraphs_eval.hosting.standalone_metric import LOCAL_CHECK
 from tpugraphs_eval.rules.codes import PROBLEM_CODES
 
 MEANING = {code: meaning for code, _, _, meaning in PROBLEM_CODES}
-IMPLEMENTATIONS = ("exported", "standalone", "kaggle_metric")
+IMPLEMENTATIONS = ("exported", "standalone")
 
 _DRIVER = LOAD_EXPORTED_METRIC + r"""
 out = {}
@@ -63,8 +63,7 @@ def _outcomes(implementation: str, cases: dict[str, tuple[pd.DataFrame, pd.DataF
               tmp_path: Path) -> dict[str, dict]:
     """name → {"kind": "score", "value"} or {"kind": exception class name, "message", "problems"}."""
     if implementation != "exported":
-        module = standalone_metric if implementation == "standalone" else kaggle_metric
-        return {name: _in_package(module, solution, submission) for name, (solution, submission) in cases.items()}
+        return {name: _in_package(standalone_metric, solution, submission) for name, (solution, submission) in cases.items()}
     specs = []
     for k, (name, (solution, submission)) in enumerate(cases.items()):
         solution.to_csv(tmp_path / f"solution{k}.csv", index=False)
@@ -114,8 +113,8 @@ def test_the_message_is_the_same_on_both_subsets_and_names_no_line_id_or_count(i
         message = outcome["message"]
         assert not re.search(r"\bline [0-9]|error\(s\)|[0-9]+ more", message), message
         assert not any(graph_id.rpartition(":")[2] in message for graph_id in solution.ID)
-        if implementation != "kaggle_metric":  # what the exception holds is the codes and meanings only
-            assert all(line is None and graph_id is None for line, graph_id, _, _ in outcome["problems"])
+        # what the exception holds is the codes and meanings only
+        assert all(line is None and graph_id is None for line, graph_id, _, _ in outcome["problems"])
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)

@@ -398,6 +398,20 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
             ``.problems`` holds (None, None, code, meaning) per code, nothing more.
         ValueError: the solution table is malformed (:func:`read_solution`), or defines no collection value
             (every graph a layout graph with fewer than 2 configs or constant runtimes): the organiser's side.
+
+    Examples:
+        >>> solution = pd.DataFrame({"ID": ["tile:xla:g", "layout:xla:default:h"],
+        ...                          "runtimes": ["30;10;20", "5;7;6;9"], "normalizers": ["1;1;1", ""]})
+        >>> submission = pd.DataFrame({"ID": ["tile:xla:g", "layout:xla:default:h"],
+        ...                            "TopConfigs": ["0;2;1", "0;2;1;3"]})
+        >>> score(solution, submission, "ID")  # tile: the best config is listed (1.0); layout: tau-b 1
+        1.0
+        >>> bad = pd.DataFrame({"ID": ["tile:xla:g", "layout:xla:default:h"], "TopConfigs": ["0;2;9", "0;1"]})
+        >>> try:
+        ...     score(solution, bad, "ID")
+        ... except ParticipantVisibleError as err:
+        ...     print(err)
+        invalid submission: INDEX_OUT_OF_RANGE (An index >= the graph's number of configurations c; lenient mode drops it) | ...; for each problem's line and ID, run `tpugraphs-eval validate` on this file with the competition's data (it checks the whole file)
     """
     problems = None
     try:
