@@ -28,7 +28,7 @@ from tpugraphs_eval import (
 )
 from tpugraphs_eval._version import __version__
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
-from tpugraphs_eval.entrypoint import ArgumentParser, guarded_main
+from tpugraphs_eval.entrypoint import ArgumentParser, guarded_main, int_at_least
 from tpugraphs_eval.errors import EXIT_OK, UsageError
 from tpugraphs_eval.outputs import refuse_output_is_input
 
@@ -43,24 +43,9 @@ _DATA_ROOT_HELP = ("folder holding npz/ (official layout), or `demo` for the bun
                    "(default: $TPUGRAPHS_DATA, else ~/data/tpugraphs)")
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError("the seed must be from 0 to 2**63 - 1")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+_seed = int_at_least(0, 2**63 - 1)
+"""A random seed: an integer from 0 to 2**63 - 1 (argparse's coded usage error otherwise)."""
+_count = int_at_least(0)
 
 
 def _parser() -> argparse.ArgumentParser:
