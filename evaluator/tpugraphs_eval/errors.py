@@ -129,7 +129,7 @@ ERROR_CODES: dict[str, str] = {
     "INVALID_SUBMISSION": "Exit code 1, not 2: a submission that `compare` must score has an error-severity "
                           "problem under the mode in force; nothing is compared, and the message names the "
                           "file(s) and the command that lists the problems.",
-    # an optional dependency (the console scripts' guard, commands/entrypoint.py)
+    # an optional dependency (the console scripts' guard, entrypoint.py)
     "MISSING_EXTRA": "The command needs an optional dependency that is not installed (polars or pandas: the "
                      "`organiser` extra, for solution files, Parquet predictions, prepare, exports and leaderboards; "
                      "scipy: the `kit` extra, for the learned baseline): the message names the extra to install.",

@@ -34,13 +34,13 @@ def _digest(value: object) -> str:
 
 def fingerprint() -> dict[str, object]:
     """What a version promises not to change: the demo's scores, the code tables and the file-format numbers."""
-    from tpugraphs_eval.commands.compare import COMPARE_FORMAT
     from tpugraphs_eval.demo.dataset import DEMO_VERSION
     from tpugraphs_eval.errors import ERROR_CODES
     from tpugraphs_eval.leaderboard.assemble import LEADERBOARD_FORMAT
     from tpugraphs_eval.leaderboard.codes import LEADERBOARD_CODES
     from tpugraphs_eval.prepare.run import PREPARE_FORMAT
     from tpugraphs_eval.report.report import REPORT_FORMAT
+    from tpugraphs_eval.scoring.compare import COMPARE_FORMAT
     from tpugraphs_eval.truth.solution import SOLUTION_FORMAT
     from tpugraphs_kit.errors import KIT_ERROR_CODES
 

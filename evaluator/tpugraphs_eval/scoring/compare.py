@@ -170,8 +170,8 @@ def _overall(values: list[float | None]) -> float | None:
     return math.fsum(defined) / len(defined) if defined else None
 
 
-def compare_reports(a, b, *, public_only: bool = False, resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = DEFAULT_SEED) -> tuple[dict[str, Any], dict[str, Difference], Difference]:
+def compare_reports(a, b, *, public_only: bool = False, resamples: int = COMPARE_RESAMPLES,
+                    seed: int = COMPARE_SEED) -> tuple[dict[str, Any], dict[str, Difference], Difference]:
     """The comparison of two scored reports of the same split: the organiser's document (the ``--json`` output)
     and its :class:`Difference` rows.
 

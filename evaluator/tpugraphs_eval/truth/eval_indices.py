@@ -97,20 +97,26 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
         if not isinstance(lists, dict):
             faults.append(f"{path}: expected an object {{graph name: [indices]}}")
             continue
-        out[name] = {}
-        for position, (graph, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist())):
-            indices = lists.get(graph)
-            if not isinstance(indices, list) or not indices or not all(
-                    isinstance(i, int) and not isinstance(i, bool) for i in indices):
-                faults.append(f"{path}: no non-empty integer list for {catalog.split} graph {graph!r}")
-                continue
-            if min(indices) < 0 or max(indices) >= c:
-                faults.append(f"{path}: list of {graph!r} has indices outside 0..{c - 1}")
-                continue
-            out[name][position] = np.array(indices, dtype=np.int64)
+        out[name] = _graph_lists(path, lists, graphs, catalog.split, faults)
     if faults:  # coded INPUT_NOT_A_FILE (or else INPUT_TOO_LARGE) when such a file is among them
         code = min(codes) if codes else None
         shipped = (" (the official lists shipped with the package, for the real dataset's valid graphs; pass "
                    "--eval-indices DIR for others)") if directory == OFFICIAL else ""
         raise DataError(f"cannot use the eval indices{shipped}:\n  " + "\n  ".join(faults), code=code)
     return LoadedEvalIndices(out, digest.hexdigest())
+
+
+def _graph_lists(path: Path, lists: dict, graphs, split: str, faults: list[str]) -> dict[int, np.ndarray]:
+    """Graph position → (m,) int64 indices of one collection's file ``lists`` ({graph name: [indices]}); a graph
+    without a non-empty integer list in [0, c) is added to ``faults``."""
+    out = {}
+    for position, (graph, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist(), strict=True)):
+        indices = lists.get(graph)
+        if not isinstance(indices, list) or not indices or not all(
+                isinstance(i, int) and not isinstance(i, bool) for i in indices):
+            faults.append(f"{path}: no non-empty integer list for {split} graph {graph!r}")
+        elif min(indices) < 0 or max(indices) >= c:
+            faults.append(f"{path}: list of {graph!r} has indices outside 0..{c - 1}")
+        else:
+            out[position] = np.array(indices, dtype=np.int64)
+    return out
