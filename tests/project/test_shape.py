@@ -90,6 +90,7 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 found.update(resolve(f"{base}.{alias.name}") or resolve(base) for alias in node.names)
         elif isinstance(node, ast.Import):
             found.update(resolve(a.name) for a in node.names if a.name.startswith(tuple(PACKAGES)))
+    assert None not in found, f"{module} imports a module that is not in the package"
     return found
 
 

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from .. import display
-from ..display import safe
+from ..display import number, safe
+from ..entrypoint import stop_at_closed_pipe
 from ..errors import EXIT_INVALID, EXIT_OK, UsageError
-from .entrypoint import stop_at_closed_pipe
 from .scoring_options import add_scoring_options, load_evaluator
 
 
@@ -26,9 +26,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..cv import cross_validate
+    from ..outputs import graphs_root, refuse_output_is_input, write_stream
     from ..truth.graph_lists import read_folds
-    from ..scoring.cv import cross_validate
-    from .outputs import graphs_root, refuse_output_is_input, write_stream
 
     if args.graphs is not None or args.fold is not None:
         raise UsageError("cv scores every fold of --folds: --graphs and --fold are not used with it")
@@ -69,10 +69,6 @@ def in_sample_warnings(result: dict) -> list[str]:
             "by a model trained without it (tpugraphs-baseline learned --folds FILE makes them)"]
 
 
-def _cell(value: float | None) -> str:
-    return "—" if value is None else f"{value:.6f}"
-
-
 def _show(console, result: dict, reports: list, quiet: bool) -> None:
     from ..report.verdict import verdict
 
@@ -81,7 +77,7 @@ def _show(console, result: dict, reports: list, quiet: bool) -> None:
             verdict(console, report, False, label=f"fold {row['fold']}", hint=not quiet)
     if quiet:
         console.print(f"{safe(result['submission'])}: {len(result['folds'])} folds, overall "
-                      f"{_cell(result['mean']['overall'])} ± {_cell(result['sd']['overall'])}")
+                      f"{number(result['mean']['overall'])} ± {number(result['sd']['overall'])}")
     else:
         _table(console, result)
     for warning in result["warnings"]:
@@ -97,9 +93,9 @@ def _table(console, result: dict) -> None:
     for column in ("fold", "graphs", *names, "overall"):
         table.add_column(column, justify="right")
     for row in result["folds"]:
-        table.add_row(str(row["fold"]), str(row["graphs"]), *(_cell(row["collections"].get(n)) for n in names),
-                      _cell(row["overall"]))
+        table.add_row(str(row["fold"]), str(row["graphs"]), *(number(row["collections"].get(n)) for n in names),
+                      number(row["overall"]))
     mean, sd = result["mean"], result["sd"]
-    table.add_row("mean ± sd", "", *(f"{_cell(mean['collections'][n])} ± {_cell(sd['collections'][n])}"
-                                     for n in names), f"{_cell(mean['overall'])} ± {_cell(sd['overall'])}")
+    table.add_row("mean ± sd", "", *(f"{number(mean['collections'][n])} ± {number(sd['collections'][n])}"
+                                     for n in names), f"{number(mean['overall'])} ± {number(sd['overall'])}")
     console.print(table)
