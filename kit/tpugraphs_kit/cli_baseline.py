@@ -227,7 +227,7 @@ def _fit_and_write(args, root, catalog, trainable: list[str], train_split: str) 
     rank --split and write -o: (validation, collection → the fewest graphs a model of it learned from)."""
     folds = None
     if args.folds:
-        from tpugraphs_eval.prepare.folds import read_folds
+        from tpugraphs_eval.truth.graph_lists import read_folds
 
         folds = {graph_id: fold for fold, ids in read_folds(args.folds).items() for graph_id in ids}
         learned.check_folds(catalog, folds)  # before any training

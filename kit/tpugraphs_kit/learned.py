@@ -110,7 +110,7 @@ def fit_folds(root: RootLike, collection_name: str, split: str, folds: Mapping[s
     the layout config sample is drawn as :func:`fit_collection` draws it over the whole split).
 
     Args:
-        folds: graph ID → its fold (a fold file, :func:`tpugraphs_eval.prepare.folds.read_folds`); graphs of the
+        folds: graph ID → its fold (a fold file, :func:`tpugraphs_eval.truth.graph_lists.read_folds`); graphs of the
             collection in no fold are not used.
 
     Returns:

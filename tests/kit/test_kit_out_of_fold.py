@@ -16,7 +16,7 @@ import pytest
 from small_roots import demo_subset
 
 from tpugraphs_eval import load_ground_truth, resolve_data_root, scan_catalog, validate_submission
-from tpugraphs_eval.prepare.folds import read_folds
+from tpugraphs_eval.truth.graph_lists import read_folds
 from tpugraphs_kit import train
 from tpugraphs_kit.cli_baseline import main as baseline_main
 from tpugraphs_kit.cli_data import main as data_main

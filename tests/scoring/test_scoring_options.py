@@ -64,8 +64,7 @@ def test_the_defaults_parse_the_same():
 def test_the_data_root_is_resolved_once_per_command_line(command, demo_root, monkeypatch, capsys):
     """The output checks and the ground truth read use one resolution of --data-root (issue 21 item 4): the old
     code resolved it twice (outputs.py, then api.Evaluator.load)."""
-    from tpugraphs_eval import api, roots
-    from tpugraphs_eval.commands import outputs
+    from tpugraphs_eval import api, outputs, roots
 
     calls = []
 
