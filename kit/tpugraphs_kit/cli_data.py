@@ -185,7 +185,7 @@ def _folds(args) -> int:
 
 
 def _noise(args) -> int:
-    from tpugraphs_eval.commands.outputs import write_stream
+    from tpugraphs_eval.outputs import write_stream
     from tpugraphs_eval.scoring.noisefile import build_noise, default_noise_path
     from tpugraphs_eval.truth.npzread import load_ground_truth
 

@@ -119,7 +119,7 @@ def test_a_noise_file_of_other_runtimes_is_refused(tmp_path, demo_root):
 
 
 def test_compare_marks_a_difference_inside_the_noise(tmp_path):
-    from tpugraphs_eval.commands.compare import compare_reports
+    from tpugraphs_eval.scoring.compare import compare_reports
 
     root = _root(tmp_path)
     evaluator = Evaluator.load(split="valid", data_root=str(root))
@@ -129,8 +129,8 @@ def test_compare_marks_a_difference_inside_the_noise(tmp_path):
     # one swapped neighbour pair of graph a: tau-b 13/15 there, the mean 2/45 = 0.044 lower; the noise spread of the
     # mean is sqrt(0.076^2 + 0.080^2 + 0) / 3 = 0.037 (the ceilings' spreads), the bound 2 sqrt(2) 0.037 = 0.104;
     # reversing every graph: about 1.9 lower
-    assert compare_reports(best, swapped, resamples=20)["collections"]["layout:xla:default"]["within_noise"] is True
-    assert compare_reports(best, reverse, resamples=20)["collections"]["layout:xla:default"]["within_noise"] is False
+    assert compare_reports(best, swapped, resamples=20)[0]["collections"]["layout:xla:default"]["within_noise"] is True
+    assert compare_reports(best, reverse, resamples=20)[0]["collections"]["layout:xla:default"]["within_noise"] is False
 
 
 def test_the_public_view_shows_no_noise_and_no_curve(tmp_path):

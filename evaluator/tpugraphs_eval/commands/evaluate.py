@@ -51,6 +51,29 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def _add_solution_parser(commands) -> None:
+    """Add ``solution build`` (the organiser's solution file) to the subparsers ``commands``."""
+    solution = commands.add_parser("solution", help="organiser tools: build a solution file",
+                                   description="organiser tools: build a solution file")
+    solution_commands = solution.add_subparsers(dest="solution_command", metavar="ACTION", required=True)
+    build = solution_commands.add_parser(
+        "build", help="one Parquet file with every runtime of a split and a Public/Private Usage per graph",
+        description="Write a solution file: one row per (collection, graph, config) with runtime and (tile) "
+                    "normalizer, and a Usage per graph: a seeded random --public-fraction of each collection's "
+                    "graphs is Public, or as a --usage-file says.")
+    build.add_argument("--data-root", metavar="DIR", help="as for scoring (or `demo`)")
+    build.add_argument("--split", required=True, choices=SPLITS)
+    build.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the solution file to write")
+    usage = build.add_mutually_exclusive_group()
+    usage.add_argument("--public-fraction", type=float, default=DEFAULT_PUBLIC_FRACTION, metavar="F",
+                       help=f"share of each collection's graphs on the public leaderboard (default {DEFAULT_PUBLIC_FRACTION})")
+    usage.add_argument("--usage-file", type=Path, metavar="FILE", help="CSV `ID,Usage` (Public/Private per graph)")
+    build.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the Public/Private draw (default 0)")
+    build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
+    build.add_argument("--noise", type=Path, metavar="FILE", help="also write the split's noise file (as "
+                       "`tpugraphs-data noise`; reads every feature row once), for --noise when scoring")
+
+
 def _parser() -> argparse.ArgumentParser:
     """The parser of ``tpugraphs-eval`` and its commands."""
     parser = ArgumentParser(
@@ -89,25 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     codes = commands.add_parser("codes", help="list the problem codes with their severity in strict and lenient mode")
     codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
     codes.add_argument("--errors", action="store_true", help="the codes of data and usage errors (exit 2) instead")
-    solution = commands.add_parser("solution", help="organiser tools: build a solution file",
-                                   description="organiser tools: build a solution file")
-    solution_commands = solution.add_subparsers(dest="solution_command", metavar="ACTION", required=True)
-    build = solution_commands.add_parser(
-        "build", help="one Parquet file with every runtime of a split and a Public/Private Usage per graph",
-        description="Write a solution file: one row per (collection, graph, config) with runtime and (tile) "
-                    "normalizer, and a Usage per graph: a seeded random --public-fraction of each collection's "
-                    "graphs is Public, or as a --usage-file says.")
-    build.add_argument("--data-root", metavar="DIR", help="as for scoring (or `demo`)")
-    build.add_argument("--split", required=True, choices=SPLITS)
-    build.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the solution file to write")
-    usage = build.add_mutually_exclusive_group()
-    usage.add_argument("--public-fraction", type=float, default=DEFAULT_PUBLIC_FRACTION, metavar="F",
-                       help=f"share of each collection's graphs on the public leaderboard (default {DEFAULT_PUBLIC_FRACTION})")
-    usage.add_argument("--usage-file", type=Path, metavar="FILE", help="CSV `ID,Usage` (Public/Private per graph)")
-    build.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the Public/Private draw (default 0)")
-    build.add_argument("--no-progress", action="store_true", help="no progress bar while reading graph files")
-    build.add_argument("--noise", type=Path, metavar="FILE", help="also write the split's noise file (as "
-                       "`tpugraphs-data noise`; reads every feature row once), for --noise when scoring")
+    _add_solution_parser(commands)
     export.add_parser(commands)
     prepare_command.add_parser(commands)
     cv_command.add_parser(commands)
@@ -207,9 +212,9 @@ def _build_solution(args: argparse.Namespace) -> int:
                       f"{counts['configs']} configs")
     console.print(f"  ground truth sha256 {manifest['ground_truth_sha256']}")
     if args.noise is not None:
+        from ..outputs import write_stream
         from ..scoring.noisefile import build_noise
         from ..truth.npzread import load_ground_truth
-        from .outputs import write_stream
 
         write_stream(str(args.noise), json.dumps(build_noise(root, load_ground_truth(root, args.split)), indent=1)
                      + "\n", "the noise file")

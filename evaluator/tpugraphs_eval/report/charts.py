@@ -93,11 +93,6 @@ def tau_histogram(name: str, taus: np.ndarray, bins: int = 20) -> str:
     return "".join(parts)
 
 
-def finite(value: float | None) -> float | None:
-    """None for None and NaN, else the float."""
-    return None if value is None or math.isnan(value) else float(value)
-
-
 def _svg(title: str, height: int, body: list[str]) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {BAR_WIDTH} {height}" role="img" '
             f'aria-label="{_e(title)}"><title>{_e(title)}</title>' + "".join(body) + "</svg>")

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._version import __version__
 from ..atomicfile import write_atomically
+from ..display import finite
 from ..errors import UsageError
 from ..rules.metric_table import BESIDE_PRIMARY as BESIDE
 from ..rules.metric_table import BY_NAME
@@ -29,7 +30,7 @@ from ..rules.public_rule import RULE_IN_WORDS
 from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
-from .charts import ceiling_scatter, curve_chart, finite, reference_bar, tau_histogram
+from .charts import ceiling_scatter, curve_chart, reference_bar, tau_histogram
 from .public import PublicReport
 from .report import Report
 

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..display import finite
 from ..options import Options
 from ..submission.problems import Problem
 from ..submission.validation import Validation
@@ -30,11 +31,6 @@ REPORT_FORMAT = 1
 
 LEADERBOARDS = ("public", "private")
 """The subsets of graphs a solution file's Usage column defines (Kaggle's public and private leaderboards)."""
-
-
-def _finite(value: float | None) -> float | None:
-    """JSON has no NaN: undefined numbers become null."""
-    return None if value is None or math.isnan(value) else float(value)
 
 
 @dataclass
@@ -85,10 +81,10 @@ class Scores:
 
     def summary(self) -> dict[str, Any]:
         """``{overall, collections, normalised, normalised_to_ceiling}`` for the JSON report."""
-        return {"overall": _finite(self.overall),
-                "collections": {name: _finite(r.value) for name, r in self.collections.items()},
-                "normalised": {name: _finite(v) for name, v in self.normalised().items()},
-                "normalised_to_ceiling": {name: _finite(v) for name, v in self.normalised_to_ceiling().items()}}
+        return {"overall": finite(self.overall),
+                "collections": {name: finite(r.value) for name, r in self.collections.items()},
+                "normalised": {name: finite(v) for name, v in self.normalised().items()},
+                "normalised_to_ceiling": {name: finite(v) for name, v in self.normalised_to_ceiling().items()}}
 
 
 class ValidationFacts:
@@ -226,7 +222,7 @@ class Report(ValidationFacts):
             columns = list(result.per_graph.items())
             random, noise = self.scores.random.get(name), self.scores.noise.get(name)
             for i, graph_id in enumerate(result.ids):
-                metrics: dict[str, Any] = {name: _finite(values[i]) for name, values in columns}
+                metrics: dict[str, Any] = {name: finite(values[i]) for name, values in columns}
                 metrics["n_configs_scored"] = int(result.n_scored[i])
                 if result.curves is not None and random is not None:
                     metrics["search_curve"] = curve_block(result.curves[i], random[i])
@@ -242,7 +238,7 @@ class Report(ValidationFacts):
         out: dict[str, Any] = {}
         if name in self.scores.noise:
             out["noise"] = {**self.scores.noise[name].to_dict(),
-                            "normalised_to_ceiling": _finite(self.scores.normalised_to_ceiling()[name])}
+                            "normalised_to_ceiling": finite(self.scores.normalised_to_ceiling()[name])}
         random = self.scores.random.get(name)
         if result.curves is not None and random is not None and len(result.ids):
             out["search_curve"] = curve_block(mean_curve(result.curves), mean_curve(random))
@@ -256,9 +252,9 @@ class Report(ValidationFacts):
         for name, result in self.collections.items():
             details[name] = {
                 "metric": result.metric,
-                "value": _finite(result.value),
+                "value": finite(result.value),
                 "n_graphs": len(result.ids),
-                "means": {m: _finite(v) for m, v in result.means().items()},
+                "means": {m: finite(v) for m, v in result.means().items()},
                 "means_over": result.counts(),
                 "undefined": result.undefined,
             }
@@ -309,7 +305,7 @@ def curve_block(curve, random) -> dict[str, Any]:
     def within(c):
         return {f"{round(t * 100)}%": configs_within(c, t) for t in TOLERANCES}
 
-    return {"curve": [_finite(v) for v in curve.tolist()], "random": [_finite(v) for v in random.tolist()],
+    return {"curve": [finite(v) for v in curve.tolist()], "random": [finite(v) for v in random.tolist()],
             "configs_within": within(curve), "random_configs_within": within(random)}
 
 

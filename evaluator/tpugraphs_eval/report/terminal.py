@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._version import __version__
-from ..display import safe
+from ..display import number, safe
 from ..rules.metric_table import BESIDE_PRIMARY as BESIDE
 from ..rules.metric_table import BY_NAME, ks
 from ..rules.public_rule import RULE_IN_WORDS
@@ -27,10 +27,6 @@ _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO:
 def _label(metric: str) -> str:
     """A metric's short label (:data:`..rules.metric_table.METRICS`)."""
     return BY_NAME[metric].label
-
-
-def _fmt(value: float | None, digits: int = 6) -> str:
-    return "—" if value is None or value != value else f"{value:.{digits}f}"
 
 
 def _header(report: Report | PublicReport) -> Text:
@@ -65,7 +61,7 @@ def _leaderboards(console: Console, report: Report) -> None:
                          .replace(":xla", ""), justify="right", no_wrap=True)
     for label, scores in (*report.leaderboards.items(), ("all", report.scores)):
         values = [scores.collections[n].value if n in scores.collections else None for n in names]
-        table.add_row(label, _fmt(scores.overall, 4), *(_fmt(v, 4) for v in values))
+        table.add_row(label, number(scores.overall, 4), *(number(v, 4) for v in values))
     console.print(table)
 
 
@@ -130,9 +126,9 @@ def _scores(console: Console, report: Report) -> None:
             secondary += f" ({len(result.undefined)} undefined)"
         means, counts, n = result.means(), result.counts(), len(result.ids)
         beside = _mean(means, counts, n, BESIDE) if BESIDE in means else ""
-        ceiling = [_fmt(noise[name].ceiling if name in noise else None, 3), _fmt(to_ceiling[name], 3)] if noise else []
-        table.add_row(name, str(n), _label(result.metric), _fmt(result.value), beside,
-                      _fmt(normalised[name], 3), *ceiling, secondary)
+        ceiling = [number(noise[name].ceiling if name in noise else None, 3), number(to_ceiling[name], 3)] if noise else []
+        table.add_row(name, str(n), _label(result.metric), number(result.value), beside,
+                      number(normalised[name], 3), *ceiling, secondary)
     counted = len(report.collections) - len(report.undefined_collections)
     _overall_row(console, table, report, counted)
     console.print(f"[dim]ceiling: what a noise-free predictor scores against the recorded runtimes (noise file "
@@ -179,7 +175,7 @@ def _scores_table(*, beside: bool = False, ceiling: bool = False) -> Table:
 
 def _overall_row(console: Console, table: Table, report: Report | PublicReport, counted: int) -> None:
     empty = [""] * (len(table.columns) - 4)
-    table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(_fmt(report.overall), style="bold"),
+    table.add_row(Text("overall", style="bold"), str(counted), "mean", Text(number(report.overall), style="bold"),
                   *empty, end_section=True)
     console.print(table)
     beside = (f"{_label(BESIDE)}: mean ordered pair accuracy (layout, secondary) · "
@@ -193,7 +189,7 @@ def _public_scores(console: Console, report: PublicReport) -> None:
     public = report.scores
     table = _scores_table()
     for name, c in public.collections.items():
-        table.add_row(name, str(c.n_graphs), _label(c.metric), _fmt(c.value), _fmt(c.normalised, 3), "")
+        table.add_row(name, str(c.n_graphs), _label(c.metric), number(c.value), number(c.normalised, 3), "")
     _overall_row(console, table, report, public.n_counted)
     console.print(f"[dim]{RULE_IN_WORDS}[/]")
     if public.not_shown:
@@ -209,7 +205,7 @@ def _per_graph(console: Console, report: Report) -> None:
             table.add_column(_label(metric), justify="right")
         table.add_column("n", justify="right")
         for i, graph_id in enumerate(result.ids):
-            table.add_row(graph_id.rpartition(":")[2], *(_fmt(v[i], 4) for v in result.per_graph.values()),
+            table.add_row(graph_id.rpartition(":")[2], *(number(v[i], 4) for v in result.per_graph.values()),
                           str(int(result.n_scored[i])))
         console.print(table)
         means_by_program = result.programs()
@@ -221,7 +217,7 @@ def _per_graph(console: Console, report: Report) -> None:
             for metric in result.per_graph:
                 programs.add_column(_label(metric), justify="right")
             for program, means in means_by_program.items():
-                programs.add_row(program, str(means["n_graphs"]), *(_fmt(means[m], 4) for m in result.per_graph))
+                programs.add_row(program, str(means["n_graphs"]), *(number(means[m], 4) for m in result.per_graph))
             console.print(programs)
 
 

@@ -211,7 +211,9 @@ def compare_reports(a, b, *, public_only: bool = False, resamples: int = COMPARE
         "graphs_compared": "public leaderboard only" if public_only else "all",
         "sign": SIGN, "resamples": resamples, "seed": seed, "level": LEVEL,
         "selected_collections": a.selected_collections,
-        "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict()}
+        "collections": {name: {"metric": metrics[name], "n_graphs": int(per_graph_a[name].size), **d.to_dict(),
+                               **({"within_noise": scores_a.noise[name].within_noise(d.difference),
+                                   "noise_spread": scores_a.noise[name].spread} if name in scores_a.noise else {})}
                         for name, d in collections.items()},
         "overall": overall.to_dict(),
         "secondary": _secondary(scores_a, scores_b, positions),
