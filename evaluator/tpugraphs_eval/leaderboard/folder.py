@@ -153,7 +153,7 @@ def _nesting_depth(text: str) -> int:
 
 
 class MetadataMemory(Protocol):
-    """Where metadata files already read are remembered under their stat (:class:`cache.ScoreCache`)."""
+    """Where metadata files already read are remembered under their stat (:class:`store.Store`)."""
 
     def known_metadata(self, path: Path, info: os.stat_result) -> dict[str, Any] | None: ...
 
