@@ -21,9 +21,9 @@ from leaderboard_helpers import OUTPUTS, build_folder, rows_for, store_sql
 from tpugraphs_eval import UsageError
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard
-from tpugraphs_eval.leaderboard.store import Store
 from tpugraphs_eval.leaderboard.folder import Entry
 from tpugraphs_eval.leaderboard.scorer import score_entries
+from tpugraphs_eval.leaderboard.store import Store
 from tpugraphs_eval.options import Options
 from tpugraphs_eval.truth.solution import load_solution
 

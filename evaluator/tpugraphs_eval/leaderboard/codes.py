@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import UsageError
 from ..submission.problems import markdown_cell
 
 LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
@@ -79,3 +80,9 @@ def note(code: str, message: str) -> dict[str, Any]:
     """A leaderboard problem as a dict ``{code, severity, message}`` (the shape of a report's problems)."""
     severity, _ = LEADERBOARD_CODES[code]
     return {"code": code, "severity": severity, "message": message}
+
+
+class BuildLocked(UsageError):
+    """Another build holds the output folder's lock or the store (exit code 2, code ``BUILD_LOCKED``)."""
+
+    code = "BUILD_LOCKED"

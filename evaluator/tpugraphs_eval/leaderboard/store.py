@@ -32,10 +32,10 @@ from typing import Any, Callable
 import numpy as np
 
 from .._version import __version__
-from ..errors import DataError, UsageError
+from ..errors import DataError
 from ..source_digest import source_digest
 from ..truth.groundtruth import GroundTruth
-from .codes import note
+from .codes import BuildLocked, note
 from .record import BOARDS, Record
 
 STORE_FILE = "leaderboard.sqlite"
@@ -126,7 +126,7 @@ class Store:
             notes (:func:`codes.note`), printed by the build.
 
     Raises (at first use):
-        UsageError: ``BUILD_LOCKED``, another build holds the store.
+        codes.BuildLocked: another build holds the store.
     """
 
     def __init__(self, folder: Path | None) -> None:
@@ -154,11 +154,11 @@ class Store:
         db = sqlite3.connect(self.path, isolation_level=None, timeout=0, check_same_thread=False)
         try:
             db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as err:
+        except sqlite3.Error as err:
             db.close()
             if getattr(err, "sqlite_errorname", "") == "SQLITE_BUSY":
-                raise UsageError(f"another build is using the store {self.path}: wait for it to finish, or give "
-                                 "this build another --cache-dir. Nothing was written.", code="BUILD_LOCKED") from None
+                raise BuildLocked(f"another build is using the store {self.path}: wait for it to finish, or give "
+                                  "this build another --cache-dir. Nothing was written.") from None
             raise
         return db
 
@@ -168,12 +168,12 @@ class Store:
         info = os.lstat(self.path) if os.path.lexists(self.path) else None
         why = None if info is None or stat.S_ISREG(info.st_mode) else "not a regular file"
         if why is None:
-            self.db = self._connect()
             try:
+                self.db = self._connect()
                 why = _problem(self.db)
             except sqlite3.DatabaseError as err:
                 why = f"not a readable SQLite database ({err})"
-            if why is not None:
+            if why is not None and self.db is not None:
                 self.db.close()
         if why is not None:
             self._set_aside(why)
@@ -183,6 +183,7 @@ class Store:
                 self.db.execute(f"CREATE TABLE {table} ({columns}, checksum BLOB NOT NULL) WITHOUT ROWID")
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        self.db.text_factory = bytes  # rows' text read as bytes: a damaged one fails its checksum, never the decoding
         self.writable = True
 
     def _set_aside(self, why: str) -> None:
@@ -207,9 +208,7 @@ class Store:
     def _row(self, table: str, columns: str, key: str, label: str) -> tuple | None:
         """The row of ``key`` in ``table`` (``columns``, then its checksum) when its checksum holds, else None: none,
         or damaged (deleted, and a ``CACHE_ENTRY_CORRUPT`` note naming ``label``: it is read or scored again)."""
-        if self._ready() is None:
-            return None
-        row = self.db.execute(f"SELECT {columns}, checksum FROM {table} WHERE key = ?", (key,)).fetchone()
+        row = self._select(f"SELECT {columns}, checksum FROM {table} WHERE key = ?", key)
         if row is None or row[-1] == checksum(key, *row[:-1]):
             return row
         if self.writable:
@@ -217,6 +216,16 @@ class Store:
         self.notes.append(note("CACHE_ENTRY_CORRUPT", f"{label}: its row in the store's {table} table fails its "
                                                       "checksum (damaged); not used, read and scored again"))
         return None
+
+    def _select(self, sql: str, *params: str) -> tuple | None:
+        """The first row of ``sql``, or None: none, no store, or a store this build could not write (its new tables
+        rolled back) or that fails to read (a damaged page: the row is scored again)."""
+        if self._ready() is None:
+            return None
+        try:
+            return self.db.execute(sql, params).fetchone()
+        except sqlite3.Error:
+            return None
 
     def _write(self, table: str, key: str, *values: str | bytes | None) -> None:
         self.used[table].add(key)
@@ -231,14 +240,14 @@ class Store:
     @property
     def empty(self) -> bool:
         """True when no record can be found (disabled, or none stored)."""
-        return self._ready() is None or self.db.execute("SELECT 1 FROM records LIMIT 1").fetchone() is None
+        return self._select("SELECT 1 FROM records LIMIT 1") is None
 
     def _known(self, table: str, path: Path, info: os.stat_result) -> str | None:
         row = self._row(table, "stat, value", str(path), str(path))
-        if row is None or row[0] != _stat_text(info):
+        if row is None or row[0] != _stat_text(info).encode():
             return None
         self.used[table].add(str(path))
-        return row[1]
+        return row[1].decode()
 
     def known_digest(self, path: Path, info: os.stat_result) -> str | None:
         """The sha256 read from ``path`` by an earlier build when its ``stat`` showed the same ``st_size``,
@@ -276,8 +285,7 @@ class Store:
         return record
 
     def _per_graph(self, key: str, label: str) -> dict[str, dict[str, str]]:
-        row = None if self.db is None else self.db.execute(
-            "SELECT record, per_graph, checksum FROM records WHERE key = ?", (key,)).fetchone()
+        row = self._select("SELECT record, per_graph, checksum FROM records WHERE key = ?", key)
         if row is None or row[1] is None or row[-1] != checksum(key, *row[:-1]):
             raise DataError(f"{label}: its stored record changed during the build: build again")
         return json.loads(row[1])
@@ -309,7 +317,8 @@ class Store:
         try:
             if self.writable and prune:
                 for table, used in self.used.items():
-                    stale = [(k,) for (k,) in self.db.execute(f"SELECT key FROM {table}") if k not in used]
+                    stale = [(k,) for (k,) in self.db.execute(f"SELECT key FROM {table}")
+                             if k.decode("utf-8", "replace") not in used]
                     self.db.executemany(f"DELETE FROM {table} WHERE key = ?", stale)
                     pruned += len(stale) if table == "records" else 0
             if self.writable:
