@@ -318,8 +318,8 @@ class Store:
             if self.writable and prune:
                 for table, used in self.used.items():
                     stale = [(k,) for (k,) in self.db.execute(f"SELECT key FROM {table}")
-                             if k.decode("utf-8", "replace") not in used]
-                    self.db.executemany(f"DELETE FROM {table} WHERE key = ?", stale)
+                             if k.decode("utf-8", "replace") not in used]  # (bytes: text_factory)
+                    self.db.executemany(f"DELETE FROM {table} WHERE key = CAST(? AS TEXT)", stale)
                     pruned += len(stale) if table == "records" else 0
             if self.writable:
                 self.db.execute("COMMIT")
