@@ -136,6 +136,7 @@ class Store:
         self.writable = False
         self.path = None if folder is None else Path(folder) / STORE_FILE
         self._opened = folder is None
+        self._fields: dict[str, Any] | None = None
 
     def _ready(self) -> sqlite3.Connection | None:
         """The open store (opened now at first use), or None (none, or it cannot be opened: a note)."""
@@ -156,7 +157,7 @@ class Store:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as err:
             db.close()
-            if getattr(err, "sqlite_errorname", "") == "SQLITE_BUSY":
+            if getattr(err, "sqlite_errorname", "").startswith("SQLITE_BUSY"):
                 raise BuildLocked(f"another build is using the store {self.path}: wait for it to finish, or give "
                                   "this build another --cache-dir. Nothing was written.") from None
             raise
@@ -267,18 +268,39 @@ class Store:
         """Keep what the metadata file ``path``, with that ``stat`` (taken before reading), gave: ``fields``."""
         self._write("metadata", str(path), _stat_text(info), json.dumps(fields, sort_keys=True))
 
+    def _all_fields(self) -> dict[str, Any]:
+        """Key → the fields of every stored record whose checksum holds (None: it fails), read at first use in one
+        pass and decoded by one ``json.loads``, so that the records share their field names' strings."""
+        if self._fields is None:
+            self._fields, texts = {}, []
+            try:
+                rows = self._ready() and self.db.execute("SELECT key, record, per_graph, checksum FROM records")
+                for key, record, per_graph, check in rows or ():
+                    good = check == checksum(key, record, per_graph)
+                    self._fields[key.decode("utf-8", "replace")] = len(texts) if good else None
+                    texts += [record] if good else []
+            except sqlite3.Error:  # a store this build could not write (its new tables rolled back)
+                pass
+            decoded = json.loads(b"[" + b",".join(texts) + b"]")
+            self._fields = {k: None if i is None else decoded[i] for k, i in self._fields.items()}
+        return self._fields
+
     def get(self, key: str, label: str) -> Record | None:
         """The record stored under ``key`` (:func:`record_keyer`), without its per-graph values (read when first needed:
-        :attr:`record.Record.load_per_graph`), or None: none, or damaged (a note naming ``label``, the submission).
+        :attr:`record.Record.load_per_graph`), or None: none, or damaged (deleted, and a ``CACHE_ENTRY_CORRUPT`` note
+        naming ``label``, the submission: it is scored again). Records of equal keys share their fields.
 
         Raises (only from the record's ``load_per_graph``):
             DataError: the row changed during the build (it cannot while this build holds the store): build again.
         """
-        row = self._row("records", "record, per_graph", key, label)
-        if row is None:
+        fields = self._all_fields().get(key, False)
+        if fields is None:
+            self._row("records", "record, per_graph", key, label)  # (deletes it, with the note)
+            self._fields.pop(key)
+        if not fields:
             return None
         self.used["records"].add(key)
-        record = Record.from_fields(json.loads(row[0]))
+        record = Record.from_fields(fields)
         if record.scored:
             record.load_per_graph = lambda: self._per_graph(key, label)
         record.key = key
