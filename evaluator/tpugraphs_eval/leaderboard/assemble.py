@@ -34,7 +34,7 @@ from .public_team import PublicTeam
 from .record import SCORE_BOARDS, STATUSES, Record
 from .scorer import listed_problems
 from .standings import DEFAULT_MAX_DAILY, TeamStanding, over_daily_limit, standings, time_key
-from .store import Store, board_shape, row_key
+from .store import Store, row_key
 from .uncertainty import LEVEL, best_of_teams, resampled_overalls, shakeup, team_samples, uncertainty
 
 LEADERBOARD_FORMAT = 1
@@ -59,8 +59,9 @@ def secondary_columns() -> dict[str, tuple[str, ...]]:
 
 
 def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
-    """Collection → number of graphs on ``board`` (``public``/``private``), in catalog order."""
-    return board_shape(truth)[board]
+    """Collection → number of graphs on ``board`` (``public``/``private``), in catalog order: the length of a record's
+    per-graph arrays."""
+    return {name: int(t.public.sum() if board == "public" else (~t.public).sum()) for name, t in truth.collections.items()}
 
 
 def defined_public_graphs(truth: GroundTruth) -> dict[str, int]:
@@ -150,7 +151,7 @@ def _submission(entry, record: Record, final: bool, over: dict[str, Any] | None)
     out = {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
            "description": entry.description, "selected": entry.selected, "final": final,
            "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
-           **{board: record.boards[board].to_json(copy=False) if record.scored else None  # read only: shared
+           **{board: record.boards[board].to_json() if record.scored else None  # read only: shared
               for board in SCORE_BOARDS},
            "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
            "notes": entry.notes + ([over] if over else [])}

@@ -52,14 +52,10 @@ class BoardScores:
     collections: dict[str, float | None] = field(default_factory=dict)
     secondary: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
-    def to_json(self, copy: bool = True) -> dict[str, Any]:
-        """``{"overall": ..., "collections": {...}, "secondary": {collection: {metric: ...}}}``; without ``copy``
-        the inner dicts are this object's own (for a document that only reads them: one copy per submission
-        less)."""
-        if not copy:
-            return {"overall": self.overall, "collections": self.collections, "secondary": self.secondary}
-        return {"overall": self.overall, "collections": dict(self.collections),
-                "secondary": {name: dict(values) for name, values in self.secondary.items()}}
+    def to_json(self) -> dict[str, Any]:
+        """``{"overall": ..., "collections": {...}, "secondary": {collection: {metric: ...}}}``, the inner dicts this
+        object's own (for a document or a store row that only reads them)."""
+        return {"overall": self.overall, "collections": self.collections, "secondary": self.secondary}
 
 
 @dataclass
@@ -130,7 +126,7 @@ class Record:
                                "n_errors": self.n_errors, "problem_counts": self.problem_counts,
                                "problems": self.problems}
         if self.scored:
-            out["boards"] = {b: scores.to_json(copy=False) for b, scores in self.boards.items()}
+            out["boards"] = {b: scores.to_json() for b, scores in self.boards.items()}
         return out
 
     @classmethod

@@ -36,7 +36,7 @@ from ..errors import DataError
 from ..source_digest import source_digest
 from ..truth.groundtruth import GroundTruth
 from .codes import BuildLocked, note
-from .record import BOARDS, Record
+from .record import Record
 
 STORE_FILE = "leaderboard.sqlite"
 """The store's file name in the cache folder."""
@@ -91,12 +91,6 @@ def row_key(key: str, board: str, resamples: int, seed: int) -> str:
     """The hex sha256 naming a final submission's resampled overalls: its :func:`record_keyer`, the leaderboard, the
     number of resamples B and the seed (the draws are a function of those and of the solution's graph counts)."""
     return hashlib.sha256(f"{key}\0{board}\0{resamples}\0{seed}".encode()).hexdigest()
-
-
-def board_shape(truth: GroundTruth) -> dict[str, dict[str, int]]:
-    """Board → collection → number of that board's graphs: the length of a record's per-graph arrays."""
-    return {board: {name: int(t.public.sum() if board == "public" else (~t.public).sum())
-                    for name, t in truth.collections.items()} for board in BOARDS}
 
 
 def _stat_text(info: os.stat_result) -> str:
