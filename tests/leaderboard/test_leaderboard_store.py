@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from leaderboard_helpers import OUTPUTS, build_folder, cold_files, store_sql
+from leaderboard_helpers import OUTPUTS, build_folder, cold_files, rows_for, store_sql
 
 from tpugraphs_eval import DataError
 from tpugraphs_eval.commands import leaderboard as cli
@@ -356,3 +356,16 @@ def test_rehash_reads_every_file_whatever_the_store_holds(demo_solution, tmp_pat
     rehashed = _build(subs, demo_solution, out, rehash=True)
     assert rehashed.notes == [] and rehashed.files == first.files
     assert rehashed.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")
+
+
+def test_a_copy_of_a_submission_scored_in_the_same_build_is_not_scored_again(demo_solution, tmp_path):
+    """Two new files of the same bytes in a warm build: the second finds the record the first stored (one scoring)."""
+    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
+    out = tmp_path / "out"
+    _build(subs, demo_solution, out)
+    data = rows_for(load_solution(demo_solution), 0.05, 77)
+    for name in ("new-a.csv", "new-b.csv"):
+        (subs / "south" / name).write_bytes(data)
+    second = _build(subs, demo_solution, out)
+    assert (second.counts["scored"], second.counts["cached"]) == (1, 4)
+    assert second.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")

@@ -309,8 +309,11 @@ class Store:
     def put(self, key: str, record: Record) -> None:
         """Store ``record`` under ``key`` in this build's transaction (a failure: one ``CACHE_ENTRY_UNWRITABLE`` note)."""
         record.key = key
-        self._write("records", key, json.dumps(record.fields(), sort_keys=True),
+        fields = record.fields()
+        self._write("records", key, json.dumps(fields, sort_keys=True),
                     json.dumps(record.per_graph, sort_keys=True) if record.scored else None)
+        if self._fields is not None and self.writable:  # found by a later copy of the same bytes in this build
+            self._fields[key] = fields
 
     def row(self, key: str, resamples: int) -> np.ndarray | None:
         """The (B,) resampled overalls stored under ``key`` (:func:`row_key`), or None (none, damaged, not of B)."""
