@@ -10,9 +10,9 @@ the cost of 10,000 and 20,000 submissions (cold and warm) against the plain stan
 Everything is synthetic and seeded (bench/synth_data.py's Kaggle-shaped test split: 844 tile graphs and
 8+8+17+17 layout graphs of 1000 configurations). Figures (see bench/README.md):
 
-1. cold build (empty cache) on ``--workers`` processes: submissions per second (target >= 50);
+1. cold build (empty store) on ``--workers`` processes: submissions per second (target >= 50);
 2. the same on 1 process (how the work scales);
-3. rebuild with nothing changed (every record from the cache), and with one submission changed;
+3. rebuild with nothing changed (every record from the store), and with one submission changed;
 4. the naive reference scorer (tests/naive_scorer.py) on the first ``--naive`` submissions, serially, in
    the same run: submissions per second, and the ratio of the leaderboard's rate to it; its overall
    scores are compared with the leaderboard's ``all`` figures (|diff| <= 1e-9);
@@ -113,7 +113,7 @@ def rate(args: argparse.Namespace, work: Path, root: Path, subs: Path, solution:
     unchanged, again = timed_build(subs, solution, work / "out", workers=args.workers)
     figures["nochange_s"] = unchanged
     same = all((work / "out" / f).read_text(encoding="utf-8") == t for f, t in result.files.items())
-    rows.append(("3a", "rebuild, nothing changed", f"{unchanged:.2f} s ({again.counts['cached']} from the cache, "
+    rows.append(("3a", "rebuild, nothing changed", f"{unchanged:.2f} s ({again.counts['cached']} from the store, "
                  f"files {'identical' if same else 'DIFFERENT'}; steps: "
                  + ", ".join(f"{k} {v:.2f}" for k, v in again.seconds.items()) + ")", "info" if same else "FAIL"))
     first = next(iter(sorted(subs.rglob("*.csv"))))

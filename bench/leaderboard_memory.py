@@ -4,7 +4,7 @@
 
 SUBS_x/OUT_x: submissions folders and the output folders of builds already made from them (``leaderboard_scale.py``
 keeps them with ``bench_leaderboard.py --only scale --keep``), of two sizes N_A < N_B. Each folder is first rebuilt
-once (so the cache and its stat index are this version's), then measured in a fresh interpreter: imports done, the
+once (so the store is this version's), then measured in a fresh interpreter: imports done, the
 peak reset (``rss_probe.measure``: ``/proc/self/clear_refs``), one warm ``build_leaderboard`` with 1 worker, its
 peak RSS rise and CPU time. Per submission: ``(rise_B - rise_A) / (N_B - N_A)``, so what every build pays whatever
 its size (the solution, the bootstrap's draws) cancels out. ``--tracemalloc`` also reports the peak of Python
@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     solution, subs_a, out_a, subs_b, out_b = [a for a in argv if a != "--tracemalloc"]
     figures = {}
     for name, subs, out in (("a", subs_a, out_a), ("b", subs_b, out_b)):
-        run(solution, subs, out)  # this version's cache and stat index
+        run(solution, subs, out)  # this version's store
         rss = run(solution, subs, out)
         row = {"n": rss["result"]["submissions"], "rise_kb": rss["rise_kb"], "cpu_s": rss["result"]["cpu_s"],
                "cached": rss["result"]["cached"], "steps": rss["result"]["steps"]}

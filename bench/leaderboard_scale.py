@@ -3,9 +3,9 @@
 Folders of N Kaggle-shaped test submissions (10,000 and 20,000 by default) over N / 16 teams are built
 cheaply: a pool of a few distinct submission CSVs (written by ``bench_leaderboard.write_submissions``) is
 copied under distinct team and file names (copies, not hard links: the leaderboard refuses a file with
-more than one name, ``SUBMISSION_HARDLINK``), and every submission gets its own metadata (time, selection). Each folder is built cold (empty cache: every file is scored, duplicates too) and warm
-(nothing changed: every record from the cache's stat index, the finals' resampled overalls from its
-bootstrap cache);
+more than one name, ``SUBMISSION_HARDLINK``), and every submission gets its own metadata (time, selection). Each folder is built cold (empty store: every file is scored, duplicates too) and warm
+(nothing changed: every file's stat, metadata and record from the store, the finals' resampled overalls from its
+bootstrap rows);
 the standings and the bootstrap are also timed alone against the plain reference
 (tests/naive_leaderboard.py) on the same records, and checked to give the same result.
 """
@@ -24,10 +24,10 @@ from leaderboard_helpers import plain_standings, plain_submissions
 
 from tpugraphs_eval.leaderboard import build_leaderboard
 from tpugraphs_eval.leaderboard.assemble import board_graphs, ranked_team_samples
-from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import read_folder
 from tpugraphs_eval.leaderboard.scorer import score_entries
 from tpugraphs_eval.leaderboard.standings import DEFAULT_MAX_DAILY, standings
+from tpugraphs_eval.leaderboard.store import Store
 from tpugraphs_eval.leaderboard.uncertainty import uncertainty
 from tpugraphs_eval.options import Options
 from tpugraphs_eval.scoring.bootstrap import draw_positions
@@ -79,10 +79,11 @@ def _naive_bootstrap(naive, rows, records, board, draws, resamples):
 
 def assemble_parts(subs: Path, solution: Path, cache: Path, naive, resamples: int = 1000) -> dict[str, float]:
     """Standings (both boards) and the private bootstrap, ours and the plain reference's, timed alone (least
-    CPU time of 2) on records read from a filled cache; raises AssertionError when they differ."""
+    CPU time of 2) on records read from a filled store; raises AssertionError when they differ."""
     folder = read_folder(subs)
     truth = load_solution(solution)
-    records, counts = score_entries(folder.entries, truth, solution, Options(), ScoreCache(cache), workers=1)
+    store = Store(cache)
+    records, counts = score_entries(folder.entries, truth, solution, Options(), store, workers=1)
     assert counts["cached"] == len(folder.entries), counts
     out: dict[str, float] = {}
     cpu: list[float] = []  # CPU times of this process, in the order measured: steadier than wall times on shared cores
@@ -105,12 +106,13 @@ def assemble_parts(subs: Path, solution: Path, cache: Path, naive, resamples: in
     out.update(zip(("standings_s", "standings_naive_s", "bootstrap_s", "bootstrap_naive_s"), cpu))
     out["finals"] = sum(len(r.finals) for r in ranked)
     out["ranked_teams"] = len(ranked)
+    store.close(prune=False)
     return out
 
 
 def measure(work: Path, solution: Path, pool: list[Path], sizes: list[int], workers: int, naive,
             cold: bool = True) -> dict[int, dict[str, Any]]:
-    """Per size: copy the folder; ``cold_s`` (a build with an empty cache), ``warm_s`` and ``warm_cpu_s``
+    """Per size: copy the folder; ``cold_s`` (a build with an empty store), ``warm_s`` and ``warm_cpu_s``
     (least wall and CPU time of 3 rebuilds with nothing changed, all in this process), their steps, and
     :func:`assemble_parts`. Without ``cold`` the first (cold) build is not reported."""
     figures: dict[int, dict[str, Any]] = {}

@@ -1,5 +1,5 @@
 """Regenerate the demo sample submissions in this folder from the synthetic demo test split
-(the rows come from tpugraphs_eval.demo.samples, which the demo leaderboard also uses).
+(the rows come from tpugraphs_eval.leaderboard.samples, which the demo leaderboard also uses).
 
     python sample_submissions/make_samples.py
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tpugraphs_eval.demo.samples import SAMPLES, render
+from tpugraphs_eval.leaderboard.samples import SAMPLES, render
 
 HERE = Path(__file__).resolve().parent
 

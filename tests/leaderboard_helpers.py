@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +13,14 @@ from tpugraphs_eval.truth.solution import load_solution
 
 REPO = Path(__file__).resolve().parent.parent
 OUTPUTS = ("leaderboard.csv", "leaderboard.md", "leaderboard.json", "leaderboard.html")
+
+
+def store_sql(folder: Path, sql: str, params: tuple = ()) -> list[tuple]:
+    """Run ``sql`` on the leaderboard store of the cache folder ``folder`` (e.g. OUT/.cache) and commit; its rows."""
+    with contextlib.closing(sqlite3.connect(Path(folder) / "leaderboard.sqlite")) as db:
+        rows = db.execute(sql, params).fetchall()
+        db.commit()
+        return rows
 
 
 

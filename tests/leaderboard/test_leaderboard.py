@@ -16,14 +16,14 @@ from pathlib import Path
 import naive_scorer
 import numpy as np
 import pytest
-from leaderboard_helpers import OUTPUTS, build_folder, rows_for
+from leaderboard_helpers import OUTPUTS, build_folder, rows_for, store_sql
 
 from tpugraphs_eval import UsageError
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard
-from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import Entry
 from tpugraphs_eval.leaderboard.scorer import score_entries
+from tpugraphs_eval.leaderboard.store import Store
 from tpugraphs_eval.options import Options
 from tpugraphs_eval.truth.solution import load_solution
 
@@ -93,13 +93,14 @@ def test_outputs_agree_and_rebuilds_are_identical_and_cached(demo_solution, tmp_
     assert [float(r["overall"]) for r in table] == [t["overall"] for t in document["teams"]]
     for team in document["teams"]:
         assert team["team"] in snapshot["leaderboard.md"].decode() and team["team"] in snapshot["leaderboard.html"].decode()
-    # a changed file is scored again, the others come from the cache; the stale entry is pruned
+    # a changed file is scored again, the others come from the store; the stale record is pruned
     (subs / "east" / "e1.csv").write_bytes(rows_for(load_solution(demo_solution), 0.05, 5))
     third = build_leaderboard(subs, demo_solution, out, workers=1, resamples=100)
     assert (third.counts["scored"], third.counts["cached"], third.counts["pruned"]) == (1, 7, 1)
-    assert len(list((out / ".cache").glob("*.json"))) == 8
-    # a corrupt cache entry is rescored
-    next((out / ".cache").glob("*.json")).write_text("{broken")
+    assert store_sql(out / ".cache", "SELECT count(*) FROM records") == [(8,)]
+    # a damaged record (one byte of its JSON changed) is rescored
+    store_sql(out / ".cache", "UPDATE records SET record = replace(record, '\"n_rows\": ', '\"n_rows\": 1') "
+                              "WHERE key = (SELECT min(key) FROM records)")
     fourth = build_leaderboard(subs, demo_solution, out, workers=1, resamples=100)
     assert (fourth.counts["scored"], fourth.counts["corrupt"]) == (1, 1)
     assert {n: (out / n).read_bytes() for n in OUTPUTS} == {n: third.files[n].encode() for n in OUTPUTS}
@@ -173,12 +174,12 @@ def test_bad_submissions_are_recorded_never_fatal(demo_solution, tmp_path, capsy
     assert code == 1 and capsys.readouterr().out == ""
     # a file that vanishes between listing and reading is recorded as unreadable
     entry = Entry("bad", "gone.csv", bad / "gone.csv")
-    records, counts = score_entries([entry], load_solution(demo_solution), demo_solution, Options(), ScoreCache(None),
+    records, counts = score_entries([entry], load_solution(demo_solution), demo_solution, Options(), Store(None),
                                     workers=1)
     assert records[0].status == "error" and records[0].problems[0]["code"] == "SUBMISSION_UNREADABLE"
     assert counts["unread"] == 1
     entry = Entry("bad", "big.csv", bad / "big.csv")  # a byte limit below the file's size
-    records, _ = score_entries([entry], load_solution(demo_solution), demo_solution, Options(), ScoreCache(None),
+    records, _ = score_entries([entry], load_solution(demo_solution), demo_solution, Options(), Store(None),
                                workers=1, max_bytes=5000)
     assert records[0].problems[0]["code"] == "SUBMISSION_TOO_LARGE" and "5014 bytes" in records[0].problems[0]["message"]
 

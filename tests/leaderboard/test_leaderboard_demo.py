@@ -2,7 +2,7 @@
 
 If this fails after an intended change (evaluator version, scoring, rendering, the demo teams), rebuild
 it with ``tpugraphs-leaderboard demo -o leaderboards/demo`` and commit the four files. Expected
-features are the ones the demo teams were made to show (tpugraphs_eval.demo.leaderboard).
+features are the ones the demo teams were made to show (tpugraphs_eval.leaderboard.demo).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tpugraphs_eval.demo.leaderboard import build_demo
+from tpugraphs_eval.leaderboard.demo import build_demo
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "leaderboards" / "demo"

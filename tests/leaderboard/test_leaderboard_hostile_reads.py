@@ -21,7 +21,7 @@ from tpugraphs_eval.leaderboard import build as build_module
 from tpugraphs_eval.leaderboard import build_leaderboard
 from tpugraphs_eval.leaderboard import folder as folder_module
 from tpugraphs_eval.leaderboard.folder import read_folder
-from tpugraphs_eval.leaderboard.reading import DEFAULT_MAX_BYTES, RefusedFile, read_file
+from tpugraphs_eval.leaderboard.reading import DEFAULT_MAX_BYTES, RefusedFile, read_file_stat
 from tpugraphs_eval.leaderboard.scorer import MAX_ECHO_CHARS, MAX_PROBLEMS_LISTED
 
 SECRET = b"ID,TopConfigs\ntile:xla:SECRET-OUTSIDE-THE-FOLDER,0;1;2;3;4\n"
@@ -107,21 +107,21 @@ def test_read_file_checks_the_opened_file(tmp_path):
     (tmp_path / "team").mkdir()
     plain = tmp_path / "team" / "a.csv"
     plain.write_bytes(b"ID,TopConfigs\n")
-    assert read_file(plain, 100) == b"ID,TopConfigs\n"
+    assert read_file_stat(plain, 100)[0] == b"ID,TopConfigs\n"
     with pytest.raises(RefusedFile) as refused:
-        read_file(plain, 13)  # 14 bytes
+        read_file_stat(plain, 13)  # 14 bytes
     assert refused.value.code == "SUBMISSION_TOO_LARGE"
     (tmp_path / "team" / "gone.csv").symlink_to(plain)
     with pytest.raises(RefusedFile) as refused:
-        read_file(tmp_path / "team" / "gone.csv", 100)
+        read_file_stat(tmp_path / "team" / "gone.csv", 100)
     assert refused.value.code == "SUBMISSION_SYMLINK"
     with pytest.raises(RefusedFile) as refused:
-        read_file(tmp_path / "team" / "missing.csv", 100)
+        read_file_stat(tmp_path / "team" / "missing.csv", 100)
     assert refused.value.code == "SUBMISSION_UNREADABLE"
     with socket.socket(socket.AF_UNIX) as listening:  # a socket cannot be opened at all (ENXIO)
         listening.bind(str(tmp_path / "team" / "sock.csv"))
         with pytest.raises(RefusedFile) as refused:
-            read_file(tmp_path / "team" / "sock.csv", 100)
+            read_file_stat(tmp_path / "team" / "sock.csv", 100)
     assert (refused.value.code, refused.value.reason) == ("SUBMISSION_NOT_REGULAR", "the file is a socket, not a "
                                                                                     "regular file; not read")
 

@@ -19,8 +19,6 @@ from brute_force_pairs import brute_force_opa
 from leaderboard_helpers import build_folder
 
 from tpugraphs_eval.leaderboard import build_leaderboard
-from tpugraphs_eval.leaderboard.cache import CACHE_FORMAT, board_shape
-from tpugraphs_eval.leaderboard.record import Record
 from tpugraphs_eval.truth.solution import load_solution
 
 SPEC = {"north": [("n1", 0.3, True)], "south": [("s1", 1.5, True)]}
@@ -107,22 +105,7 @@ def test_the_public_view_has_no_opa(built, demo_solution):
     assert "opa" not in "".join(public.files.values()).lower()
 
 
-def test_a_cached_record_keeps_the_opa_and_one_without_it_is_rescored(built, demo_solution):
-    """An entry of the old shape (boards without ``secondary``, as cache format 2 wrote them) is refused by
-    :meth:`Record.from_json` and scored again, never read as a record without OPA."""
+def test_a_stored_record_keeps_the_opa(built, demo_solution):
     root, first, _ = built
-    assert CACHE_FORMAT == 3
     again = build_leaderboard(root / "subs", demo_solution, root / "out", workers=1, resamples=20)
     assert again.counts["cached"] == 2 and again.files == first.files
-    entries = sorted((root / "out" / ".cache").glob("*.json"))
-    assert len(entries) == 2
-    for entry in entries:
-        data = json.loads(entry.read_text())
-        for board in data["record"]["boards"].values():
-            del board["secondary"]
-        entry.write_text(json.dumps(data, sort_keys=True))
-    with pytest.raises(ValueError, match="secondary"):
-        Record.from_json(data["record"], data["record"]["sha256"], board_shape(load_solution(demo_solution)))
-    rescored = build_leaderboard(root / "subs", demo_solution, root / "out", workers=1, resamples=20)
-    assert (rescored.counts["cached"], rescored.counts["corrupt"]) == (0, 2)
-    assert rescored.files == first.files

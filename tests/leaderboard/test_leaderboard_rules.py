@@ -15,11 +15,11 @@ import scipy.stats
 from leaderboard_helpers import rows_for
 
 from tpugraphs_eval.leaderboard import read_folder
-from tpugraphs_eval.leaderboard.cache import ScoreCache
 from tpugraphs_eval.leaderboard.folder import Entry, parse_time
 from tpugraphs_eval.leaderboard.record import BoardScores, Record
 from tpugraphs_eval.leaderboard.scorer import score_entries
 from tpugraphs_eval.leaderboard.standings import standings
+from tpugraphs_eval.leaderboard.store import Store
 from tpugraphs_eval.leaderboard.uncertainty import (
     ranks_per_resample,
     resampled_overall,
@@ -158,7 +158,7 @@ def test_identity_draw_gives_the_reported_private_overall(demo_solution):
     path = Path(demo_solution).parent / "identity-check.csv"
     path.write_bytes(data)
     entries[0].path = path
-    records, _ = score_entries(entries, truth, demo_solution, Options(), ScoreCache(None), workers=1)
+    records, _ = score_entries(entries, truth, demo_solution, Options(), Store(None), workers=1)
     per_graph = {n: records[0].per_graph_values("private", n) for n in records[0].per_graph["private"]}
     identity = {n: np.arange(v.size)[None, :] for n, v in per_graph.items()}
     assert abs(resampled_overall(per_graph, identity)[0] - records[0].overall("private")) <= 1e-12

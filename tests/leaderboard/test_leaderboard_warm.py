@@ -1,5 +1,5 @@
-"""Warm rebuilds read no submission bytes: the score cache's stat index (issue 17 item 4; docs/leaderboard.md,
-"Warm rebuilds").
+"""Warm rebuilds read no submission bytes: the store's file stats (issue 17 item 4, issue 21 item 3;
+docs/leaderboard.md, "Warm rebuilds").
 
 Where expected values come from: a build without any cache on the same folder (``cache_dir=None``: every file read
 and scored), whose files a warm build must equal byte for byte, and the sha256 of the bytes a file holds (what the
@@ -15,14 +15,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from leaderboard_helpers import build_folder, cold_files
+from leaderboard_helpers import build_folder, cold_files, store_sql
 
 from tpugraphs_eval import DataError
 from tpugraphs_eval.commands import leaderboard as cli
 from tpugraphs_eval.leaderboard import build_leaderboard, scorer
-from tpugraphs_eval.leaderboard.cache import STAT_INDEX, ScoreCache, read_stat_index
 from tpugraphs_eval.leaderboard.folder import read_folder
 from tpugraphs_eval.leaderboard.scorer import score_entries
+from tpugraphs_eval.leaderboard.store import Store
 from tpugraphs_eval.options import Options
 from tpugraphs_eval.truth.solution import load_solution
 
@@ -106,10 +106,10 @@ def test_the_rehash_option_reads_every_file(demo_solution, tmp_path, monkeypatch
     real = scorer.read_file_stat
     monkeypatch.setattr(scorer, "read_file_stat", lambda path, limit: read.append(Path(path).name) or real(path, limit))
     assert cli.main(argv) == 0
-    assert read == [] and "Scored now 0, from the cache 3." in capsys.readouterr().out
+    assert read == [] and "Scored now 0, from the store 3." in capsys.readouterr().out
     assert cli.main([*argv, "--rehash"]) == 0
-    assert sorted(read) == ["n1.csv", "n2.csv", "s1.csv"]  # each read once, and found in the cache
-    assert "Scored now 0, from the cache 3." in capsys.readouterr().out
+    assert sorted(read) == ["n1.csv", "n2.csv", "s1.csv"]  # each read once, and found in the store
+    assert "Scored now 0, from the store 3." in capsys.readouterr().out
 
 
 def _same_size_other_mtime(path: Path, changed: bytes, before: os.stat_result) -> None:
@@ -148,57 +148,44 @@ def test_a_changed_size_mtime_or_inode_is_read_again(demo_solution, tmp_path, ch
     assert (second.counts["scored"], second.counts["cached"]) == (1, 2)
     assert _submission(second.document, "south/s1.csv")["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert second.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")
-    index = read_stat_index((out / ".cache" / STAT_INDEX).read_bytes())["files"]
-    assert index[str(path)] == [after.st_size, after.st_mtime_ns, after.st_ino, hashlib.sha256(
-        path.read_bytes()).hexdigest()]  # the new stat, for the next build
+    assert store_sql(out / ".cache", "SELECT stat, value FROM files WHERE key = ?", (str(path),)) == [(
+        f"{after.st_size}:{after.st_mtime_ns}:{after.st_ino}", hashlib.sha256(path.read_bytes()).hexdigest())]
 
 
-@pytest.mark.parametrize("content", [b"{not json", b'{"format": 99, "files": {}}', b"[]"],
-                         ids=["not-json", "other-format", "not-an-object"])
-def test_an_unusable_stat_index_is_a_note_and_every_file_is_read(demo_solution, tmp_path, monkeypatch, content):
+def test_a_stat_match_whose_record_is_gone_is_scored_again(demo_solution, tmp_path):
     subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
     out = tmp_path / "out"
     first = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
-    (out / ".cache" / STAT_INDEX).write_bytes(content)
-    read: list[str] = []
-    real = scorer.read_file_stat
-    monkeypatch.setattr(scorer, "read_file_stat", lambda path, limit: read.append(Path(path).name) or real(path, limit))
-    second = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
-    assert sorted(read) == ["n1.csv", "n2.csv", "s1.csv"]
-    assert (second.counts["scored"], second.counts["cached"]) == (0, 3) and second.files == first.files
-    assert [n["code"] for n in second.notes] == ["CACHE_ENTRY_CORRUPT"] and STAT_INDEX in second.notes[0]["message"]
-    read.clear()
-    third = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)  # the index is rewritten
-    assert read == [] and third.notes == [] and third.files == first.files
-
-
-def test_a_stat_match_whose_cache_entry_is_gone_is_scored_again(demo_solution, tmp_path):
-    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
-    out = tmp_path / "out"
-    first = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
-    sorted((out / ".cache").glob("*.json"))[0].unlink()  # the stat index still knows its file
+    store_sql(out / ".cache", "DELETE FROM records WHERE key = (SELECT min(key) FROM records)")  # its file still known
     second = build_leaderboard(subs, demo_solution, out, workers=1, resamples=20)
     assert (second.counts["scored"], second.counts["cached"]) == (1, 2) and second.files == first.files
-    assert second.notes == [] and len(list((out / ".cache").glob("*.json"))) == 3
+    assert second.notes == [] and store_sql(out / ".cache", "SELECT count(*) FROM records") == [(3,)]
 
 
-def test_a_cached_record_reads_its_per_graph_values_only_when_needed(demo_solution, tmp_path):
-    """A record from the cache keeps no per-graph values (most of a record's memory) until asked for them; then
-    they are those of the entry, and of a record scored now. An entry gone by then is a DataError, not a crash."""
+def _scored(entries, truth, solution, folder: Path) -> tuple[list, dict, Store]:
+    store = Store(folder)
+    records, counts = score_entries(entries, truth, solution, Options(), store, workers=1)
+    return records, counts, store
+
+
+def test_a_stored_record_reads_its_per_graph_values_only_when_needed(demo_solution, tmp_path):
+    """A record from the store keeps no per-graph values (most of a record's memory) until asked for them; then
+    they are those stored, and of a record scored now. A row changed by then is a DataError, not a crash."""
     subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
     truth = load_solution(demo_solution)
     entries = read_folder(subs).entries
-    fresh, _ = score_entries(entries, truth, demo_solution, Options(), ScoreCache(tmp_path / "cache"), workers=1)
-    cached, counts = score_entries(entries, truth, demo_solution, Options(), ScoreCache(tmp_path / "cache"), workers=1)
+    fresh, _, store = _scored(entries, truth, demo_solution, tmp_path / "cache")
+    store.close(prune=True)
+    cached, counts, store = _scored(entries, truth, demo_solution, tmp_path / "cache")
     assert counts["cached"] == 3 and all(r.per_graph == {} and r.load_per_graph is not None for r in cached)
     assert cached == [replace(r, per_graph={}) for r in fresh]  # all else equal; per_graph empty ...
-    for mine, theirs in zip(cached, fresh):
+    for mine, theirs in zip(cached, fresh, strict=True):
         for board in ("public", "private"):
             for name in truth.collections:
                 assert mine.per_graph_values(board, name).tobytes() == theirs.per_graph_values(board, name).tobytes()
         assert mine.per_graph == theirs.per_graph and mine.load_per_graph is None  # ... until loaded
-    again, _ = score_entries(entries, truth, demo_solution, Options(), ScoreCache(tmp_path / "cache"), workers=1)
-    for entry in (tmp_path / "cache").glob("*.json"):
-        entry.unlink()
-    with pytest.raises(DataError, match="removed or changed during the build"):
+    again, _ = score_entries(entries, truth, demo_solution, Options(), store, workers=1)
+    store.db.execute("UPDATE records SET per_graph = 'x'")  # (as no other build can while this one holds the store)
+    with pytest.raises(DataError, match="changed during the build"):
         again[0].per_graph_values("public", next(iter(truth.collections)))
+    store.close(prune=False)

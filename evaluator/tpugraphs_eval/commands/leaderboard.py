@@ -18,7 +18,7 @@ from ..defaults import MAX_RESAMPLES
 from ..display import safe
 from ..entrypoint import ArgumentParser, guarded_main, int_at_least, os_error_message, stop_at_closed_pipe
 from ..errors import EXIT_INVALID, EXIT_OK
-from ..leaderboard.build import BuildResult, build_leaderboard
+from ..leaderboard.build import DEFAULT_CACHE, BuildResult, build_leaderboard
 from ..leaderboard.codes import LEADERBOARD_CODES, leaderboard_codes_markdown
 from ..leaderboard.output import OUTPUT_FILES
 from ..leaderboard.reading import DEFAULT_MAX_BYTES
@@ -59,11 +59,12 @@ def _parser() -> argparse.ArgumentParser:
                        help="the solution's noise file (`tpugraphs-data noise`): note which top ranks differ by less "
                             "than the measurement noise (organiser view)")
     cache = build.add_mutually_exclusive_group()
-    cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="score cache folder (default: OUTPUT/.cache)")
-    cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no cache")
+    cache.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="the folder of the store, leaderboard.sqlite (default: OUTPUT/.cache)")
+    cache.add_argument("--no-cache", action="store_true", help="score every submission again; keep no store")
     build.add_argument("--rehash", action="store_true",
                        help="read and hash every submission file, even one whose size, mtime and inode are those "
-                            "the cache recorded (a file rewritten in place with its mtime restored is otherwise "
+                            "the store recorded (a file rewritten in place with its mtime restored is otherwise "
                             "taken as unchanged; docs/leaderboard.md)")
     build.add_argument("--max-size", type=int_at_least(1), default=DEFAULT_MAX_BYTES >> 20, metavar="MIB",
                        help=f"larger submissions are recorded unread (default {DEFAULT_MAX_BYTES >> 20} MiB)")
@@ -117,9 +118,9 @@ def _summary(result: BuildResult, out: Path) -> str:
     suffixes = ",".join(f.removeprefix("leaderboard.") for f in OUTPUT_FILES)
     return (f"wrote {safe(str(out))}/leaderboard.{{{suffixes}}}: {doc['teams']} teams ({doc['ranked_teams']} ranked), {doc['submissions']} submissions: "
             f"{doc['scored']} scored, {doc['invalid']} invalid, {doc['error']} unread; {doc['ignored_entries']} "
-            f"ignored entries. Scored now {counts['scored']}, from the cache {counts['cached']}"
-            + (f", {counts['corrupt']} corrupt cache entries rescored" if counts.get("corrupt") else "")
-            + (f", {counts['unwritable']} cache entries not written" if counts.get("unwritable") else "") + ".")
+            f"ignored entries. Scored now {counts['scored']}, from the store {counts['cached']}"
+            + (f", {counts['corrupt']} damaged rows of the store not used" if counts.get("corrupt") else "")
+            + (", the store not written" if counts.get("unwritable") else "") + ".")
 
 
 def _print_summary(result: BuildResult, out: Path) -> None:
@@ -146,7 +147,7 @@ def run(argv: list[str]) -> int:
     progress, bars = _progress_factory(not (args.no_progress or args.quiet) and wanted(None))
     try:
         if args.command == "demo":
-            from ..demo.leaderboard import build_demo
+            from ..leaderboard.demo import build_demo
 
             result = build_demo(args.output, submissions=args.submissions, samples=args.samples,
                                 workers=args.workers, progress=progress)
@@ -155,7 +156,7 @@ def run(argv: list[str]) -> int:
                 args.submissions, args.solution, args.output, name=args.name,
                 options=Options(mode="lenient" if args.lenient else "strict"),
                 view="public" if args.public_only else "organiser", workers=args.workers, resamples=args.resamples,
-                seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or "default",
+                seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or DEFAULT_CACHE,
                 max_bytes=args.max_size << 20, max_daily=args.max_daily, progress=progress,
                 allow_empty=args.allow_empty, rehash=args.rehash, noise=args.noise)
     finally:

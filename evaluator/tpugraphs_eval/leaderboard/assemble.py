@@ -29,13 +29,12 @@ from ..rules.metric_table import beside_primary
 from ..rules.public_rule import MIN_PUBLIC_GRAPHS, overall_shown, shown_collections
 from ..scoring.bootstrap import draw_positions
 from ..truth.groundtruth import GroundTruth
-from .bootstrap_cache import BootstrapCache, row_key
-from .cache import board_shape
 from .folder import Folder
 from .public_team import PublicTeam
 from .record import SCORE_BOARDS, STATUSES, Record
 from .scorer import listed_problems
 from .standings import DEFAULT_MAX_DAILY, TeamStanding, over_daily_limit, standings, time_key
+from .store import Store, row_key
 from .uncertainty import LEVEL, best_of_teams, resampled_overalls, shakeup, team_samples, uncertainty
 
 LEADERBOARD_FORMAT = 1
@@ -60,8 +59,9 @@ def secondary_columns() -> dict[str, tuple[str, ...]]:
 
 
 def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
-    """Collection → number of graphs on ``board`` (``public``/``private``), in catalog order."""
-    return board_shape(truth)[board]
+    """Collection → number of graphs on ``board`` (``public``/``private``), in catalog order: the length of a record's
+    per-graph arrays."""
+    return {name: int(t.public.sum() if board == "public" else (~t.public).sum()) for name, t in truth.collections.items()}
 
 
 def defined_public_graphs(truth: GroundTruth) -> dict[str, int]:
@@ -118,14 +118,14 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
 
 
 def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: str,
-                        draws: dict[str, np.ndarray], known: BootstrapCache | None = None,
+                        draws: dict[str, np.ndarray], known: Store | None = None,
                         seed: int | None = None) -> np.ndarray:
     """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
     in each of the B resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values
     on ``board``.
 
     With ``known`` (and the ``seed`` of ``draws``), a final submission's resampled overalls kept there under
-    :func:`bootstrap_cache.row_key` are used, its per-graph values not read; the others are computed (the same bytes
+    :func:`store.row_key` are used, its per-graph values not read; the others are computed (the same bytes
     either way: :func:`uncertainty.resampled_overalls`) and kept there."""
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
     owner = np.array([t for t, _ in counted], dtype=np.intp)
@@ -135,15 +135,15 @@ def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: 
                      for name in draws}
         return team_samples(per_graph, owner, len(rows), draws)
     keys = [None if records[i].key is None else row_key(records[i].key, board, resamples, seed) for _, i in counted]
-    found = [None if k is None else known.get(k, resamples) for k in keys]
+    found = [None if k is None else known.row(k, resamples) for k in keys]
     missing = [s for s, row in enumerate(found) if row is None]
     if missing:
         per_graph = {name: np.array([records[counted[s][1]].per_graph_values(board, name) for s in missing])
                      for name in draws}
-        for s, row in zip(missing, resampled_overalls(per_graph, draws)):
+        for s, row in zip(missing, resampled_overalls(per_graph, draws), strict=True):
             found[s] = row
             if keys[s] is not None:
-                known.put(keys[s], row)
+                known.keep_row(keys[s], row)
     return best_of_teams(np.array(found, dtype=np.float64).reshape(len(counted), resamples), owner, len(rows))
 
 
@@ -151,7 +151,7 @@ def _submission(entry, record: Record, final: bool, over: dict[str, Any] | None)
     out = {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
            "description": entry.description, "selected": entry.selected, "final": final,
            "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
-           **{board: record.boards[board].to_json(copy=False) if record.scored else None  # read only: shared
+           **{board: record.boards[board].to_json() if record.scored else None  # read only: shared
               for board in SCORE_BOARDS},
            "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
            "notes": entry.notes + ([over] if over else [])}
@@ -166,9 +166,33 @@ def tally(folder: Folder, records: list[Record], ranked_teams: int) -> dict[str,
             "ignored_entries": len(folder.ignored)}
 
 
+def _team(row: TeamStanding, t: int, bounds, public: TeamStanding, folder: Folder, records: list[Record],
+          board: str) -> dict[str, Any]:
+    """The organiser document's entry of the team of ``row`` (its ``t``-th row), ``public`` its public standing."""
+    entries = folder.entries
+    mine = [entries[i] for i in row.submissions]
+    chosen = records[row.chosen].boards[board] if row.chosen is not None else None
+    team = {"rank": row.rank, "team": row.team, "overall": row.score,
+            "collections": {c.name: chosen.collections.get(c.name) if chosen else None for c in COLLECTIONS},
+            "secondary": {n: {m: chosen.secondary.get(n, {}).get(m) if chosen else None for m in metrics}
+                          for n, metrics in secondary_columns().items()}}
+    if row.rank is not None:
+        team.update(interval=[bounds.low[t], bounds.high[t]], rank_interval=[bounds.rank_low[t], bounds.rank_high[t]],
+                    tied_with_leader=bounds.tied_with_leader[t])
+    else:
+        team.update(interval=None, rank_interval=None, tied_with_leader=False)
+    team.update(public_rank=public.rank, public_overall=public.score)
+    team.update(submissions=len(mine), valid_submissions=len(row.valid),
+                last_submission=last_submission(mine),
+                scored_by=entries[row.chosen].id if row.chosen is not None else None,
+                final_submissions=[entries[i].id for i in row.finals],
+                notes=folder.team_notes.get(row.team, []) + row.notes)
+    return team
+
+
 def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTruth, manifest: dict[str, Any],
              options: Options, *, view: str = "organiser", resamples: int = 1000, seed: int = 0,
-             max_daily: int = DEFAULT_MAX_DAILY, bootstrap: BootstrapCache | None = None) -> dict[str, Any]:
+             max_daily: int = DEFAULT_MAX_DAILY, bootstrap: Store | None = None) -> dict[str, Any]:
     """The leaderboard document.
 
     Args:
@@ -182,7 +206,7 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
         resamples, seed: the bootstrap's (:mod:`uncertainty`; organiser view).
         max_daily: valid submissions of a team per UTC day scored on the public leaderboard
             (:func:`standings.over_daily_limit`; 0: no limit); the others get an ``OVER_DAILY_LIMIT`` note.
-        bootstrap: where the final submissions' resampled overalls are kept between builds
+        bootstrap: the store where the final submissions' resampled overalls are kept between builds
             (:func:`ranked_team_samples`; the same document with or without it).
     """
     if view not in VIEWS:
@@ -196,28 +220,7 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
     draws = draw_positions(board_graphs(truth, board), resamples, seed)
     bounds = uncertainty(ranked_team_samples(ranked, records, board, draws, bootstrap, seed), [r.rank for r in ranked])
     public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public", max_daily)}
-    names = [c.name for c in COLLECTIONS]
-    teams = []
-    for t, row in enumerate(rows):
-        mine = [entries[i] for i in row.submissions]
-        chosen = records[row.chosen].boards[board] if row.chosen is not None else None
-        team = {"rank": row.rank, "team": row.team, "overall": row.score,
-                "collections": {n: chosen.collections.get(n) if chosen else None for n in names},
-                "secondary": {n: {m: chosen.secondary.get(n, {}).get(m) if chosen else None for m in metrics}
-                              for n, metrics in secondary_columns().items()}}
-        if row.rank is not None:
-            team.update(interval=[bounds.low[t], bounds.high[t]], rank_interval=[bounds.rank_low[t], bounds.rank_high[t]],
-                        tied_with_leader=bounds.tied_with_leader[t])
-        else:
-            team.update(interval=None, rank_interval=None, tied_with_leader=False)
-        public = public_rows[row.team]
-        team.update(public_rank=public.rank, public_overall=public.score)
-        team.update(submissions=len(mine), valid_submissions=len(row.valid),
-                    last_submission=last_submission(mine),
-                    scored_by=entries[row.chosen].id if row.chosen is not None else None,
-                    final_submissions=[entries[i].id for i in row.finals],
-                    notes=folder.team_notes.get(row.team, []) + row.notes)
-        teams.append(team)
+    teams = [_team(row, t, bounds, public_rows[row.team], folder, records, board) for t, row in enumerate(rows)]
     finals = {i for r in rows for i in r.finals}
     boards = ("public", "private")
     counts = {b: board_graphs(truth, b) for b in boards}

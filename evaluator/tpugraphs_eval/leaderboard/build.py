@@ -1,7 +1,7 @@
 """Build a leaderboard: submissions folder + solution file → ``leaderboard.{csv,md,json,html}``.
 
 The straight line: :mod:`folder` (teams and submissions) → :mod:`scorer` (one record per submission,
-through ``score_submission``, cached) → :mod:`standings` and :mod:`uncertainty` (via :mod:`assemble`:
+through ``score_submission``, kept in the store: :mod:`store`) → :mod:`standings` and :mod:`uncertainty` (via :mod:`assemble`:
 the document) → :mod:`render_text` / :mod:`render_html` → :mod:`output` (a new generation, switched to at
 once, under a lock on the output folder).
 """
@@ -17,20 +17,29 @@ from typing import Any, Callable
 from ..errors import DataError, UsageError
 from ..options import Options
 from ..scoring.noisefile import attach_noise
+from ..truth.groundtruth import GroundTruth
 from ..truth.solution import load_solution, read_manifest
 from .assemble import VIEWS, assemble, tally
-from .bootstrap_cache import BootstrapCache
-from .cache import ScoreCache
 from .folder import Folder, read_folder
 from .noise_note import noise_note
 from .output import build_lock, check_output_folder, render_all, write_outputs
 from .reading import DEFAULT_MAX_BYTES
 from .scorer import score_entries
 from .standings import DEFAULT_MAX_DAILY
+from .store import Store
 from .uncertainty import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 CACHE_FOLDER = ".cache"
-"""The default cache folder's name inside the output folder."""
+"""The default cache folder's name inside the output folder (it holds the store, :data:`store.STORE_FILE`)."""
+
+
+class _DefaultCache:
+    def __repr__(self) -> str:
+        return "DEFAULT_CACHE"
+
+
+DEFAULT_CACHE = _DefaultCache()
+"""``cache_dir``'s default: ``OUT/.cache`` for the organiser view, no store for the public view."""
 
 
 def default_workers() -> int:
@@ -48,14 +57,14 @@ class BuildResult:
     Attributes:
         document: the leaderboard document (``leaderboard.json``'s content).
         files: output file name → text written.
-        counts: ``cached`` (records from the cache), ``scored`` (scored now), ``unread`` (too large or
-            unreadable), ``pruned`` (stale cache entries removed), ``corrupt`` (unusable cache entries,
-            rescored), ``unwritable`` (cache entries that could not be written).
+        counts: ``cached`` (records from the store), ``scored`` (scored now), ``unread`` (too large or
+            unreadable), ``pruned`` (stale records deleted from the store), ``corrupt`` (damaged rows of the store,
+            not used), ``unwritable`` (1 when the store could not be written).
         tally: what the build found (:func:`assemble.tally`: teams, ranked teams, submissions by status,
             ignored entries), whatever the view.
         notes: what the build itself met, not part of any output (the outputs depend on the inputs only):
-            a ``CACHE_ENTRY_CORRUPT`` note (:func:`codes.note`) per unusable cache entry, a
-            ``CACHE_ENTRY_UNWRITABLE`` note per cache entry that could not be written.
+            the store's notes (:attr:`store.Store.notes`: ``CACHE_SET_ASIDE``, ``CACHE_ENTRY_CORRUPT``,
+            ``CACHE_ENTRY_UNWRITABLE``).
         seconds: wall time of each step: ``read`` (folder and solution), ``score``, ``assemble``
             (standings and bootstrap), ``write`` (render and write). Not part of any output.
     """
@@ -66,6 +75,35 @@ class BuildResult:
     seconds: dict[str, float] = field(default_factory=dict)
     tally: dict[str, int] = field(default_factory=dict)
     notes: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _check_options(view: str, options: Options, resamples: int, max_bytes: int, max_daily: int) -> None:
+    if view not in VIEWS:
+        raise UsageError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+    if options.configs != "all":
+        raise UsageError("a leaderboard scores all configs (--configs all, the Kaggle test protocol)")
+    if resamples < 1:
+        raise UsageError(f"the number of bootstrap resamples must be at least 1, not {resamples}")
+    if max_bytes < 1:
+        raise UsageError(f"the size limit must be positive, not {max_bytes}")
+    if max_daily < 0:
+        raise UsageError(f"the daily submission limit must be 0 (none) or more, not {max_daily}")
+
+
+def _cache_folder(submissions: Path, out: Path, view: str, cache_dir: Path | None | _DefaultCache) -> Path | None:
+    """The folder of this build's store (None: none), after checking the output folder (:func:`_check_paths`) and
+    refusing a public build whose store or folder would hold private scores where it is published."""
+    _check_paths(submissions, out)
+    if view != "public":
+        return out / CACHE_FOLDER if isinstance(cache_dir, _DefaultCache) else cache_dir
+    if os.path.lexists(out / CACHE_FOLDER):
+        raise UsageError(f"{out} holds an organiser build's store {CACHE_FOLDER} (private scores): build the public "
+                         f"leaderboard into a folder of its own")
+    if isinstance(cache_dir, _DefaultCache) or cache_dir is None:
+        return None  # the store holds private scores: never inside a folder made to be published
+    if Path(cache_dir).resolve().is_relative_to(out.resolve()):
+        raise UsageError("a public leaderboard's store holds private scores: put --cache-dir outside the output folder")
+    return Path(cache_dir)
 
 
 def _check_paths(submissions: Path, out: Path) -> None:
@@ -84,66 +122,22 @@ def _no_teams_message(submissions: Path, folder: Folder) -> str:
             "writes an empty leaderboard")
 
 
-def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str | None = None,
-                      options: Options = Options(), view: str = "organiser", workers: int | None = None,
-                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                      cache_dir: Path | None | str = "default", max_bytes: int = DEFAULT_MAX_BYTES,
-                      max_daily: int = DEFAULT_MAX_DAILY,
-                      progress: Callable[[int], Callable[[int], None]] | None = None,
-                      allow_empty: bool = False, rehash: bool = False, noise: Path | None = None) -> BuildResult:
-    """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
-
-    Args:
-        submissions: the folder of team folders (layout: :mod:`folder`).
-        solution: a solution file (:func:`tpugraphs_eval.truth.solution.build_solution`).
-        out: the output folder (created; must not be inside ``submissions``).
-        name: the title (default: ``out``'s folder name).
-        options: validation mode (``configs`` must be ``all``).
-        view: ``organiser`` (ranked by private, with public ranks and shake-up) or ``public`` (only what
-            Kaggle's public leaderboard shows: :func:`assemble.public_document`).
-        workers: scoring processes (default :func:`default_workers`).
-        resamples, seed: the bootstrap's (:mod:`uncertainty`).
-        cache_dir: the cache folder; ``"default"`` is ``out/.cache`` (no cache for the public view, whose
-            folder is made to be published: the cache holds private scores); None disables the cache.
-        max_bytes: submissions larger than this are recorded unread.
-        max_daily: a team's valid submissions per UTC day scored on the public leaderboard (Kaggle's 5; 0:
-            no limit; :func:`standings.over_daily_limit`).
-        progress: given the number of submissions, returns the function to call with 1 per submission done.
-        allow_empty: write a leaderboard even when ``submissions`` holds no team folder.
-        rehash: read and hash every submission, and read every metadata file, even one whose size, mtime and
-            inode the cache's stat index holds unchanged (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
-        noise: the solution's noise file: the organiser's document gets a ``noise`` note (:mod:`noise_note`).
-
-    Raises:
-        UsageError: bad folders or options; output.OutputNotAFolder (code ``OUTPUT_NOT_A_FOLDER``: ``out`` is a
-            file or link, or lies under a file); output.BuildLocked (a UsageError, code ``BUILD_LOCKED``):
-            another build is writing into ``out``; DataError: the solution file is unusable, or (code
-            ``NO_TEAM_FOLDERS``) ``submissions`` holds no team folder and ``allow_empty`` is False.
-        scorer.ScoringFailed: the evaluator raised on a submission (a bug) or a worker died.
-    """
-    submissions, solution, out = Path(submissions), Path(solution), Path(out)
-    if view not in VIEWS:
-        raise UsageError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
-    if options.configs != "all":
-        raise UsageError("a leaderboard scores all configs (--configs all, the Kaggle test protocol)")
-    if resamples < 1:
-        raise UsageError(f"the number of bootstrap resamples must be at least 1, not {resamples}")
-    if max_bytes < 1:
-        raise UsageError(f"the size limit must be positive, not {max_bytes}")
-    if max_daily < 0:
-        raise UsageError(f"the daily submission limit must be 0 (none) or more, not {max_daily}")
-    _check_paths(submissions, out)
+def _stopwatch(seconds: dict[str, float]) -> Callable[[str], None]:
+    """A function that keeps in ``seconds[step]`` the wall time since its last call (or since now)."""
     clock = [time.perf_counter()]
-    seconds: dict[str, float] = {}
 
     def lap(step: str) -> None:
         clock.append(time.perf_counter())
         seconds[step] = clock[-1] - clock[-2]
 
-    if view == "public" and cache_dir == "default":
-        cache_dir = None  # the cache holds private scores: never inside a folder made to be published
-    cache = ScoreCache(None if cache_dir is None else out / CACHE_FOLDER if cache_dir == "default" else Path(cache_dir))
-    folder = read_folder(submissions, None if rehash else cache)  # metadata unchanged since read: not read again
+    return lap
+
+
+def _read_inputs(submissions: Path, solution: Path, options: Options, store: Store | None, allow_empty: bool,
+                 noise: Path | None = None) -> tuple[Folder, dict[str, Any], GroundTruth]:
+    """The folder (metadata unchanged since read taken from ``store``), the solution's manifest and its truth. A folder
+    without teams leaves nothing behind (``store`` is first opened, and made, for a team's metadata)."""
+    folder = read_folder(submissions, store)
     if not folder.teams and not allow_empty:
         raise DataError(_no_teams_message(submissions, folder), code="NO_TEAM_FOLDERS")
     manifest = read_manifest(solution)
@@ -152,35 +146,73 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
         raise DataError(f"{solution} has no Public/Private usage: rebuild it with `tpugraphs-eval solution build`")
     if noise is not None:
         attach_noise(truth, noise)
-    if view == "public" and cache_dir is not None and Path(cache_dir).resolve().is_relative_to(out.resolve()):
-        raise UsageError("a public leaderboard's cache holds private scores: put --cache-dir outside the output folder")
-    if view == "public" and os.path.lexists(out / CACHE_FOLDER):
-        raise UsageError(f"{out} holds an organiser build's score cache {CACHE_FOLDER} (private scores): build the public "
-                         f"leaderboard into a folder of its own")
-    advance = progress(len(folder.entries)) if progress else None
-    lap("read")
-    with build_lock(out):
-        records, counts = score_entries(folder.entries, truth, solution, options, cache,
-                                        workers=default_workers() if workers is None else workers,
-                                        max_bytes=max_bytes, rehash=rehash, advance=advance)
-        lap("score")
-        bootstrap = BootstrapCache(cache.folder)
-        document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest,
-                            options, view=view, resamples=resamples, seed=seed, max_daily=max_daily,
-                            bootstrap=bootstrap)
-        if view != "public":  # (a public document has no bootstrap: the file it would write would hold no row)
-            bootstrap.save()
-            if truth.noise is not None:
-                document["noise"] = noise_note(document, truth)
-        cache.notes.extend(bootstrap.notes)
-        lap("assemble")
-        files = render_all(document)
-        write_outputs(out, files, keep_previous=view != "public")
-        lap("write")
-        try:
-            counts["pruned"] = cache.prune()
-        except OSError:
-            counts["pruned"] = 0
-    counts["corrupt"], counts["unwritable"] = cache.corrupt, cache.unwritable
+    return folder, manifest, truth
+
+
+def _with_noise(document: dict[str, Any], truth: GroundTruth) -> dict[str, Any]:
+    """``document`` with the ``noise`` note of an organiser's document when the solution has a noise file."""
+    if document["view"] != "public" and truth.noise is not None:
+        document["noise"] = noise_note(document, truth)
+    return document
+
+
+def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str | None = None,
+                      options: Options = Options(), view: str = "organiser", workers: int | None = None,
+                      resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                      cache_dir: Path | None | _DefaultCache = DEFAULT_CACHE, max_bytes: int = DEFAULT_MAX_BYTES,
+                      max_daily: int = DEFAULT_MAX_DAILY,
+                      progress: Callable[[int], Callable[[int], None]] | None = None,
+                      allow_empty: bool = False, rehash: bool = False, noise: Path | None = None) -> BuildResult:
+    """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
+
+    Args:
+        submissions: the folder of team folders (layout: :mod:`folder`).
+        solution: a solution file (:func:`tpugraphs_eval.truth.solution.build_solution`).
+        out: the output folder (created; not inside ``submissions``); name: the title (default: ``out``'s folder name).
+        options: validation mode (``configs`` must be ``all``); view: ``organiser`` or ``public`` (:data:`assemble.VIEWS`).
+        workers: scoring processes (default :func:`default_workers`); resamples, seed: the bootstrap's (:mod:`uncertainty`).
+        cache_dir: the folder of the store (:mod:`store`); :data:`DEFAULT_CACHE` is ``out/.cache`` (no store for the
+            public view, whose folder is made to be published: the store holds private scores); None: no store.
+        max_daily: a team's valid submissions per UTC day on the public board (:func:`standings.over_daily_limit`).
+        progress: given the number of submissions, the function to call with 1 per submission done.
+        allow_empty: write a leaderboard even when ``submissions`` holds no team folder; max_bytes: larger submissions
+            are recorded unread.
+        rehash: read and hash every submission, and read every metadata file, even one whose size, mtime and
+            inode the store holds unchanged (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
+        noise: the solution's noise file: the organiser's document gets a ``noise`` note (:mod:`noise_note`).
+
+    Raises:
+        UsageError: bad folders or options; output.OutputNotAFolder (``out`` is a file or link, or lies under one);
+            output.BuildLocked: another build is writing into ``out`` or using the store. DataError: the solution
+            file is unusable, or (``NO_TEAM_FOLDERS``) ``submissions`` holds no team folder and not ``allow_empty``.
+        scorer.ScoringFailed: the evaluator raised on a submission (a bug) or a worker died.
+    """
+    submissions, solution, out = Path(submissions), Path(solution), Path(out)
+    _check_options(view, options, resamples, max_bytes, max_daily)
+    store = Store(_cache_folder(submissions, out, view, cache_dir))  # opened at first use: see _read_inputs
+    seconds: dict[str, float] = {}
+    lap = _stopwatch(seconds)
+    try:
+        folder, manifest, truth = _read_inputs(submissions, solution, options, None if rehash else store, allow_empty,
+                                               noise)
+        lap("read")
+        with build_lock(out):
+            records, counts = score_entries(folder.entries, truth, solution, options, store,
+                                            workers=default_workers() if workers is None else workers,
+                                            max_bytes=max_bytes, rehash=rehash,
+                                            advance=progress(len(folder.entries)) if progress else None)
+            lap("score")
+            document = _with_noise(assemble(name if name is not None else out.resolve().name, folder, records, truth,
+                                            manifest, options, view=view, resamples=resamples, seed=seed,
+                                            max_daily=max_daily, bootstrap=store), truth)
+            lap("assemble")
+            files = render_all(document)
+            write_outputs(out, files, keep_previous=view != "public")
+            lap("write")
+            counts["pruned"] = store.close(prune=True)
+    finally:
+        store.close(prune=False)
+    counts.update({key: sum(n["code"] == code for n in store.notes)
+                   for key, code in (("corrupt", "CACHE_ENTRY_CORRUPT"), ("unwritable", "CACHE_ENTRY_UNWRITABLE"))})
     found = tally(folder, records, sum(team["rank"] is not None for team in document["teams"]))
-    return BuildResult(document, files, counts, seconds, found, cache.notes)
+    return BuildResult(document, files, counts, seconds, found, store.notes)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import UsageError
 from ..submission.problems import markdown_cell
 
 LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
@@ -46,17 +47,19 @@ LEADERBOARD_CODES: dict[str, tuple[str, str]] = {
     "NO_VALID_SUBMISSION": ("warning", "The team has no valid submission: it is listed without a rank."),
     "SCORE_UNDEFINED": ("warning", "A valid submission whose leaderboard score is undefined (every collection "
                                    "undefined on that leaderboard's graphs): it cannot rank."),
-    "CACHE_ENTRY_CORRUPT": ("warning", "A score cache entry cannot be used (unreadable, truncated JSON, another key, "
-                                       "a record of the wrong shape or types, a folder): the submission is scored again "
-                                       "and the entry rewritten (an empty folder in its place is removed; one holding "
-                                       "files is left and the note says so); or the stat index is unusable, and every "
-                                       "file is read. Printed by the build, not part of the leaderboard."),
-    "CACHE_ENTRY_UNWRITABLE": ("warning", "A score cache entry cannot be written (a full disk, no permission, a "
-                                          "folder in its place): the build goes on without it, and the submission is "
-                                          "scored again by the next build (the stat index: every file is read next time). "
-                                          "Printed by the build, not part of the leaderboard."),
-    "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock): "
-                              "this build stops with exit code 2 and writes nothing."),
+    "CACHE_ENTRY_CORRUPT": ("warning", "A row of the leaderboard store (a record, a file's stat, a metadata file's "
+                                       "fields, resampled overalls) fails its checksum: it is not used, the file is "
+                                       "read and the submission scored again. Printed by the build, not part of the "
+                                       "leaderboard."),
+    "CACHE_SET_ASIDE": ("warning", "The store file (OUT/.cache/leaderboard.sqlite) is not a store of this version "
+                                   "(damaged, another program's database, another schema, not a regular file): it is "
+                                   "renamed leaderboard.sqlite.set-aside and a new one made; every submission is "
+                                   "scored again. Printed by the build, not part of the leaderboard."),
+    "CACHE_ENTRY_UNWRITABLE": ("warning", "The store cannot be made or written (a full disk, no permission): the "
+                                          "build goes on without keeping what it scored, which the next build scores "
+                                          "again. Printed by the build, not part of the leaderboard."),
+    "BUILD_LOCKED": ("error", "Another build is writing into the same output folder (it holds OUT/.lock) or using "
+                              "the same store: this build stops with exit code 2 and writes nothing."),
     "OUTPUT_NOT_A_FOLDER": ("error", "The output (-o) is not a folder: an existing file or link (e.g. an earlier "
                                      "build's OUT/leaderboard.csv), or a path under a file. The leaderboard's files "
                                      "are written into the folder -o names; exit code 2, nothing is written."),
@@ -77,3 +80,9 @@ def note(code: str, message: str) -> dict[str, Any]:
     """A leaderboard problem as a dict ``{code, severity, message}`` (the shape of a report's problems)."""
     severity, _ = LEADERBOARD_CODES[code]
     return {"code": code, "severity": severity, "message": message}
+
+
+class BuildLocked(UsageError):
+    """Another build holds the output folder's lock or the store (exit code 2, code ``BUILD_LOCKED``)."""
+
+    code = "BUILD_LOCKED"

@@ -34,13 +34,16 @@ import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..display import safe
 from ..errors import UsageError
 from ..safeopen import file_type_in_words
 from .codes import note
 from .reading import RefusedFile, read_file_stat
+
+if TYPE_CHECKING:
+    from .store import Store
 
 SUBMISSION_SUFFIXES = (".csv", ".gz", ".zip")
 """A file of a team folder whose name ends in one of these (any case) is a submission: a CSV, or a gzip or
@@ -152,45 +155,22 @@ def _nesting_depth(text: str) -> int:
     return deepest
 
 
-class MetadataMemory(Protocol):
-    """Where metadata files already read are remembered under their stat (:class:`cache.ScoreCache`)."""
-
-    def known_metadata(self, path: Path, info: os.stat_result) -> dict[str, Any] | None: ...
-
-    def remember_metadata(self, path: Path, info: os.stat_result, fields: dict[str, Any]) -> None: ...
-
-
-def _metadata_fields(entry: Entry, notes: int) -> dict[str, Any]:
-    """What :func:`read_metadata` gave ``entry``: its fields, and its notes from the ``notes``-th on."""
-    return {"submitted": entry.submitted, "description": entry.description, "selected": entry.selected,
-            "notes": entry.notes[notes:]}
-
-
-def _recalled(path: Path, entry: Entry, memory: MetadataMemory, info: os.stat_result | None) -> bool:
+def _recalled(path: Path, entry: Entry, memory: Store, info: os.stat_result | None) -> bool:
     """Fill ``entry`` from what ``memory`` holds for ``path`` when its ``lstat`` (``info``, else taken now: a regular
-    file with one name, not larger than :data:`MAX_METADATA_BYTES`, as :func:`reading.read_file` requires) shows the
+    file with one name, not larger than :data:`MAX_METADATA_BYTES`, as :func:`reading.read_file_stat` requires) shows the
     stat it had when read; True when it did."""
-    if info is None:
-        info = _lstat(str(path))
-    if info is None:
+    info = info or _lstat(str(path))
+    if info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > MAX_METADATA_BYTES:
         return False
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > MAX_METADATA_BYTES:
+    fields = memory.known_metadata(path, info)  # as read_metadata kept them (the store checks its checksum)
+    if fields is None:
         return False
-    fields = memory.known_metadata(path, info)
-    try:
-        submitted, description, selected, notes = (fields["submitted"], fields["description"], fields["selected"],
-                                                   fields["notes"])
-    except (KeyError, TypeError):
-        return False
-    if not (isinstance(submitted, (str, type(None))) and isinstance(description, str) and isinstance(selected, bool)
-            and isinstance(notes, list)):
-        return False
-    entry.submitted, entry.description, entry.selected = submitted, description, selected
-    entry.notes.extend(notes)
+    entry.submitted, entry.description, entry.selected = fields["submitted"], fields["description"], fields["selected"]
+    entry.notes.extend(fields["notes"])
     return True
 
 
-def read_metadata(path: Path, entry: Entry, memory: MetadataMemory | None = None,
+def read_metadata(path: Path, entry: Entry, memory: Store | None = None,
                   info: os.stat_result | None = None) -> None:
     """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default.
 
@@ -215,7 +195,8 @@ def read_metadata(path: Path, entry: Entry, memory: MetadataMemory | None = None
     else:
         _parse_metadata(text, entry, bad)
     if memory is not None:
-        memory.remember_metadata(path, info, _metadata_fields(entry, notes))
+        memory.remember_metadata(path, info, {"submitted": entry.submitted, "description": entry.description,
+                                              "selected": entry.selected, "notes": entry.notes[notes:]})
 
 
 def _parse_metadata(text: str, entry: Entry, bad: Callable[[str], None]) -> None:
@@ -303,7 +284,7 @@ def _listing(folder: Path) -> list[str]:
     return sorted(os.listdir(folder), key=lambda n: os.fsencode(n))
 
 
-def read_folder(root: Path, memory: MetadataMemory | None = None) -> Folder:
+def read_folder(root: Path, memory: Store | None = None) -> Folder:
     """Find every team and submission under ``root`` (layout in the module docstring); metadata files already
     read are taken from ``memory`` when their stat is unchanged (:func:`read_metadata`).
 
@@ -347,7 +328,7 @@ def read_folder(root: Path, memory: MetadataMemory | None = None) -> Folder:
 
 
 def _read_team(team: str, team_path: Path, names: list[str],
-               memory: MetadataMemory | None = None) -> tuple[list[Entry], list[dict[str, Any]]]:
+               memory: Store | None = None) -> tuple[list[Entry], list[dict[str, Any]]]:
     """The submissions (with their metadata read) and the ignored entries of one team folder's ``names``.
 
     Every entry named as a submission (:func:`submission_stem`) that is not a folder is a submission, a
@@ -388,7 +369,7 @@ def _read_team(team: str, team_path: Path, names: list[str],
 
 
 def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: list[str],
-                     memory: MetadataMemory | None = None,
+                     memory: Store | None = None,
                      stats: dict[str, os.stat_result | None] | None = None) -> None:
     """Read the one metadata file of ``entry``; a metadata file shared by several submissions of one stem
     (``a.csv`` and ``a.csv.gz``), or several metadata files of one stem (``a.json``, ``a.JSON``), are

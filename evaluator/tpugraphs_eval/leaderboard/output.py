@@ -33,6 +33,7 @@ from typing import Any
 
 from ..atomicfile import fsync_folder, symlink_atomically, write_atomically
 from ..errors import UsageError
+from .codes import BuildLocked
 from .json_writer import json_text
 from .render_html import render_html
 from .render_text import render_csv, render_markdown
@@ -42,12 +43,6 @@ GENERATIONS = "generations"
 CURRENT = "current"
 LOCK_FILE = ".lock"
 STAGING_PREFIX = ".staging-"
-
-
-class BuildLocked(UsageError):
-    """Another build holds the output folder's lock (exit code 2, code ``BUILD_LOCKED``)."""
-
-    code = "BUILD_LOCKED"
 
 
 class OutputNotAFolder(UsageError):

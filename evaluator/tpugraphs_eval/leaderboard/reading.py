@@ -58,12 +58,6 @@ def _open_at(name: str, dir_fd: int | None, flags: int, what: str) -> int:
         raise RefusedFile("SUBMISSION_UNREADABLE", f"{what}: {err.strerror or err}") from None
 
 
-def read_file(path: Path, max_bytes: int) -> bytes:
-    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` read without following a link (module docstring);
-    :func:`read_file_stat` without the ``stat``."""
-    return read_file_stat(path, max_bytes)[0]
-
-
 def _team_folder(path: Path) -> int:
     """A descriptor of ``path``'s team folder, opened without following a link (nor the file's)."""
     root = _open_at(str(path.parent.parent), None, os.O_RDONLY | os.O_DIRECTORY, "the submissions folder")
@@ -87,8 +81,8 @@ def _refusal(info: os.stat_result, max_bytes: int) -> RefusedFile | None:
 
 
 def stat_readable(path: Path, max_bytes: int) -> os.stat_result | None:
-    """The ``stat`` of ``path`` (as :func:`read_file` finds it: no link followed, for the file or its team
-    folder) when it is a file :func:`read_file` would read (regular, one name, within ``max_bytes``); None
+    """The ``stat`` of ``path`` (as :func:`read_file_stat` finds it: no link followed, for the file or its team
+    folder) when it is a file :func:`read_file_stat` would read (regular, one name, within ``max_bytes``); None
     otherwise (gone, a link, refused: reading it says why). Reads no byte of the file."""
     try:
         team = _team_folder(path)

@@ -5,7 +5,8 @@ The one scoring path: each submission's bytes go to ``score_submission(data, tru
 public/private/all scores, and the per-graph primary metric of each leaderboard for the bootstrap).
 Workers are processes of a :class:`concurrent.futures.ProcessPoolExecutor` whose initializer loads the
 solution once per worker. Results are placed by submission index, so the output does not depend on the
-order in which workers finish. Unchanged submissions come from the cache (:mod:`cache`).
+order in which workers finish. Unchanged submissions come from the store (:mod:`store`), which only this process
+reads and writes.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from ..rules.metric_table import beside_primary
 from ..scoring.score import CollectionResult
 from ..truth.groundtruth import GroundTruth
 from ..truth.solution import load_solution, read_manifest
-from .cache import ScoreCache, board_shape, cache_key, cache_keyer, solution_digest
 from .codes import note
 from .folder import Entry
 from .reading import DEFAULT_MAX_BYTES, RefusedFile, read_file_stat, stat_readable
 from .record import BoardScores, Record, encode_array
+from .store import Store, record_keyer, solution_digest
 
 MAX_PROBLEMS_LISTED = 100
 """Problems of one submission listed in the leaderboard; ``problem_counts`` and ``n_errors`` count them all
@@ -104,34 +105,34 @@ def record_of(data: bytes, truth: GroundTruth, options: Options) -> Record:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(solution: str, digest: str, options: Options, max_bytes: int, cache_folder: str | None) -> None:
+def _init_worker(solution: str, digest: str, options: Options, max_bytes: int) -> None:
     """Worker initializer: load the solution once per process; note whether it is the one the build loaded
-    (``digest``: :func:`cache.solution_digest`), which it is not if the file was replaced meanwhile."""
+    (``digest``: :func:`store.solution_digest`), which it is not if the file was replaced meanwhile."""
     truth = load_solution(Path(solution), tile_runtime=options.tile_runtime)
-    _WORKER.update(truth=truth, options=options, max_bytes=max_bytes, digest=digest,
-                   changed=solution_digest(truth, read_manifest(Path(solution))) != digest, solution=solution,
-                   cache=ScoreCache(None if cache_folder is None else Path(cache_folder)))
+    _WORKER.update(truth=truth, options=options, max_bytes=max_bytes, solution=solution,
+                   changed=solution_digest(truth, read_manifest(Path(solution))) != digest)
 
 
-def _score_in_worker(entry: Entry) -> tuple[Record, dict[str, Any] | None, os.stat_result | None]:
-    """Read (in the worker: no file travels between processes), score, and store in the cache, one submission.
+def _score_in_worker(entry: Entry) -> tuple[Record, os.stat_result | None]:
+    """Read (in the worker: no file travels between processes) and score one submission.
 
     Returns:
-        the record, the ``CACHE_ENTRY_UNWRITABLE`` note when its cache entry could not be written (the
-        worker's cache is its own: the note travels back to the build's), and the file's ``stat`` when read
-        (for the build's stat index, :meth:`cache.ScoreCache.remember`).
+        the record, and the file's ``stat`` when read (for the store, :meth:`store.Store.remember`).
 
     Raises:
         DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
     """
     if _WORKER["changed"]:
         raise DataError(f"the solution file {_WORKER['solution']} changed during the build: build again")
-    read = _read(entry, _WORKER["max_bytes"])
+    return _score(entry, _WORKER["truth"], _WORKER["options"], _WORKER["max_bytes"])
+
+
+def _score(entry: Entry, truth: GroundTruth, options: Options, max_bytes: int) -> tuple[Record, os.stat_result | None]:
+    """Read and score one submission: its record, and the file's ``stat`` when read."""
+    read = _read(entry, max_bytes)
     if isinstance(read, Record):
-        return read, None, None
-    record = record_of(read[0], _WORKER["truth"], _WORKER["options"])
-    key = cache_key(record.sha256, _WORKER["digest"], _WORKER["options"].to_dict())
-    return record, _WORKER["cache"].put(key, record, entry.id, index=False), read[1]
+        return read, None
+    return record_of(read[0], truth, options), read[1]
 
 
 def _read(entry: Entry, max_bytes: int) -> tuple[bytes, os.stat_result] | Record:
@@ -173,126 +174,119 @@ def _enough(items: Iterator[tuple[int, int]], min_bytes: int,
 
 
 class ScoringFailed(RuntimeError):
-    """Scoring a submission raised (a bug in the evaluator) or a worker process died."""
+    """Scoring a submission raised (a bug in the evaluator) or a worker died."""
 
 
-def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, options: Options, cache: ScoreCache, *,
+class _Pass:
+    """One build's records (by entry index) and counts, found in the store or scored."""
+
+    def __init__(self, entries: list[Entry], store: Store, key_of: Callable[[str], str], max_bytes: int,
+                 rehash: bool, advance: Callable[[int], None] | None) -> None:
+        self.entries, self.store, self.key_of, self.max_bytes, self.rehash = entries, store, key_of, max_bytes, rehash
+        self.records: list[Record | None] = [None] * len(entries)
+        self.counts = {"cached": 0, "scored": 0, "unread": 0}
+        self.advance = advance or (lambda n: None)
+
+    def _found(self, i: int, sha: str) -> bool:
+        """Take entry ``i``'s record from the store when it holds one for bytes of that sha256."""
+        record = self.store.get(self.key_of(sha), self.entries[i].id)
+        if record is None:
+            return False
+        self.records[i] = record
+        self.counts["cached"] += 1
+        self.advance(1)
+        return True
+
+    def misses(self) -> Iterator[tuple[int, int]]:
+        """The first pass, lazily: ``(index, size)`` of each entry the store holds no record of."""
+        empty = self.store.empty  # nothing to find: no need to read and hash here
+        for i, entry in enumerate(self.entries):
+            info = None if empty or self.rehash else stat_readable(entry.path, self.max_bytes)
+            sha = None if info is None else self.store.known_digest(entry.path, info)
+            if sha is not None:  # unchanged since read: its bytes are not read again
+                if not self._found(i, sha):
+                    yield i, info.st_size
+                continue
+            data = _size(entry) if empty else _read(entry, self.max_bytes)
+            if isinstance(data, Record):
+                self.records[i] = data
+                self.counts["unread"] += 1
+                self.advance(1)
+            elif isinstance(data, int):
+                yield i, data if data <= self.max_bytes else 0  # too large: recorded unread by the scorer
+            else:
+                sha = hashlib.sha256(data[0]).hexdigest()
+                self.store.remember(entry.path, data[1], sha)
+                if not self._found(i, sha):
+                    yield i, len(data[0])
+
+    def done(self, i: int, result: tuple[Record, os.stat_result | None]) -> None:
+        """Keep entry ``i``'s record scored now (stored under the hash of the bytes actually scored, the report's)."""
+        record, info = result
+        self.records[i] = record
+        if record.status == "error":  # unreadable or too large (found by the scorer's read)
+            self.counts["unread"] += 1
+        else:
+            if info is not None:
+                self.store.remember(self.entries[i].path, info, record.sha256)
+            self.store.put(self.key_of(record.sha256), record)
+            self.counts["scored"] += 1
+        self.advance(1)
+
+
+def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, options: Options, store: Store, *,
                   workers: int = 2, max_bytes: int = DEFAULT_MAX_BYTES, rehash: bool = False,
                   advance: Callable[[int], None] | None = None) -> tuple[list[Record], dict[str, int]]:
     """A record per entry (same order as ``entries``), and counts ``{cached, scored, unread}``.
 
-    Two passes: the first finds each file in the cache (when the cache has entries): a file whose ``stat``
-    (size, mtime in ns, inode) is the one the cache's stat index holds for it is taken to hold the bytes
-    whose sha256 the index gives, and is not read (:meth:`cache.ScoreCache.known_digest`; not with
-    ``rehash``); any other file is read and hashed here; the others are read again and scored, in ``workers`` processes (each reading its own files, starting
-    while the first pass goes on) once they total :data:`PARALLEL_MIN_BYTES`, else here. A new record
-    is stored under the hash of the bytes actually scored (the report's ``submission_sha256``), so a
-    file changed between the passes is never mis-keyed.
+    Two passes: the first finds each file in the store (when it holds records): a file whose ``stat``
+    (size, mtime in ns, inode) is the one the store holds for it is taken to hold the bytes whose sha256 the
+    store gives, and is not read (:meth:`store.Store.known_digest`; not with ``rehash``); any other file is read
+    and hashed here; the others are read again and scored, in ``workers`` processes (each reading its own files,
+    starting while the first pass goes on) once they total :data:`PARALLEL_MIN_BYTES`, else here. A new record is
+    stored under the hash of the bytes actually scored (the report's ``submission_sha256``), so a file changed
+    between the passes is never mis-keyed.
 
     Args:
         entries: the submissions (:func:`folder.read_folder`).
         truth: the loaded solution (used in this process for few submissions or ``workers <= 1``).
         solution: its path (each worker process loads it once).
         options: validation and scoring options.
-        cache: where records of unchanged submissions are found and new ones stored.
+        store: where records of unchanged submissions are found and new ones kept, under
+            :func:`store.record_keyer` of the :func:`store.solution_digest` of ``truth`` and ``solution``'s manifest.
         workers: processes scoring in parallel.
         max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
         rehash: read and hash every file, trusting no stat match (``--rehash``).
         advance: called with 1 after each submission is done (a progress bar).
 
-    Cache entries are keyed by :func:`cache.cache_key` with the :func:`cache.solution_digest` of ``truth``
-    and the manifest of ``solution``; an unusable entry is scored again, and an entry that cannot be
-    written is left out (a note in ``cache.notes`` for each).
-
     Raises:
         ScoringFailed: the evaluator raised on a submission (a bug), or a worker died.
         DataError: the solution file was replaced while workers loaded it.
     """
-    records: list[Record | None] = [None] * len(entries)
-    digest, shape = solution_digest(truth, read_manifest(solution)), board_shape(truth)
-    counts = {"cached": 0, "scored": 0, "unread": 0}
+    digest = solution_digest(truth, read_manifest(solution))
+    scoring = _Pass(entries, store, record_keyer(digest, options.to_dict()), max_bytes, rehash, advance)
     first: list[tuple[int, int]] = []
-    options_key = options.to_dict()
-    key_of = cache_keyer(digest, options_key)
-    advance = advance or (lambda n: None)
-
-    def misses() -> Iterator[tuple[int, int]]:  # the first pass, lazily: (index, size) of each miss
-        empty = cache.empty  # nothing to find: no need to read and hash here
-        for i, entry in enumerate(entries):
-            info = None if empty or rehash else stat_readable(entry.path, max_bytes)
-            sha = None if info is None else cache.known_digest(entry.path, info)
-            if sha is not None:  # unchanged since read: its bytes are not read again
-                key = key_of(sha)
-                hit = cache.get(key, sha, shape, entry.id, lazy=True)
-                if hit is None:
-                    yield i, info.st_size
-                    continue
-                hit.key = key
-                records[i], counts["cached"] = hit, counts["cached"] + 1
-                advance(1)
-                continue
-            data = _size(entry) if empty else _read(entry, max_bytes)
-            if isinstance(data, Record):
-                records[i], counts["unread"] = data, counts["unread"] + 1
-            elif isinstance(data, int):
-                yield i, data if data <= max_bytes else 0  # too large: recorded unread by the scorer
-                continue
-            else:
-                sha = hashlib.sha256(data[0]).hexdigest()
-                cache.remember(entry.path, data[1], sha)
-                key = key_of(sha)
-                hit = cache.get(key, sha, shape, entry.id, lazy=True)
-                if hit is None:
-                    yield i, len(data[0])
-                    continue
-                hit.key = key
-                records[i], counts["cached"] = hit, counts["cached"] + 1
-            advance(1)
-
-    def done(i: int, record: Record, in_worker: bool = False, unwritable: dict[str, Any] | None = None,
-             info: os.stat_result | None = None) -> None:
-        records[i] = record
-        if record.status == "error":  # unreadable or too large (found by the scorer's read)
-            counts["unread"] += 1
-        else:  # keyed by the hash of the bytes actually scored (the report's)
-            if info is not None:
-                cache.remember(entries[i].path, info, record.sha256)
-            key = record.key = key_of(record.sha256)
-            if in_worker:  # the worker wrote the entry, or noted why it could not
-                cache.used.add(key)
-                cache.notes.extend([unwritable] if unwritable else [])
-                if not unwritable:
-                    cache.adopt(key, record)
-            else:
-                cache.put(key, record, entries[i].id)
-            counts["scored"] += 1
-        advance(1)
-
-    todo = (i for i, _ in _enough(misses(), PARALLEL_MIN_BYTES if workers > 1 else 0, first))
+    todo = itertools.chain((i for i, _ in first), (i for i, _ in _enough(
+        scoring.misses(), PARALLEL_MIN_BYTES if workers > 1 else 0, first)))
     if workers <= 1 or sum(size for _, size in first) < PARALLEL_MIN_BYTES:
-        for i in itertools.chain((i for i, _ in first), todo):
-            read = _read(entries[i], max_bytes)
+        for i in todo:
             try:
-                record = read if isinstance(read, Record) else record_of(read[0], truth, options)
+                result = _score(entries[i], truth, options, max_bytes)
             except Exception as err:
                 raise ScoringFailed(f"scoring {entries[i].id} failed: {type(err).__name__}: {err}") from err
-            done(i, record, info=None if isinstance(read, Record) else read[1])
+            scoring.done(i, result)
     else:
-        _parallel(itertools.chain((i for i, _ in first), todo), entries, solution, digest, options, workers,
-                  max_bytes, cache.folder, lambda i, result: done(i, result[0], True, result[1], result[2]))
-    cache.save_index()
-    return records, counts  # type: ignore[return-value]
+        _parallel(todo, entries, solution, digest, options, workers, max_bytes, scoring.done)
+    return scoring.records, scoring.counts  # type: ignore[return-value]
 
 
 def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest: str, options: Options, workers: int,
-              max_bytes: int, cache_folder: Path | None,
-              done: Callable[[int, tuple[Record, dict[str, Any] | None, os.stat_result | None]], None]) -> None:
-    """Score ``todo`` in worker processes (which also write the cache entries), calling ``done`` in index
-    order of each batch finished, with what :func:`_score_in_worker` returned."""
+              max_bytes: int, done: Callable[[int, tuple[Record, os.stat_result | None]], None]) -> None:
+    """Score ``todo`` in worker processes, calling ``done`` in index order of each batch finished, with what
+    :func:`_score_in_worker` returned."""
     pending: dict[Future, int] = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_init_worker,
-                             initargs=(str(solution), digest, options, max_bytes,
-                                       None if cache_folder is None else str(cache_folder))) as pool:
+                             initargs=(str(solution), digest, options, max_bytes)) as pool:
         exhausted = False
         while True:
             while not exhausted and len(pending) < workers * IN_FLIGHT_PER_WORKER:

@@ -59,7 +59,7 @@ def over_daily_limit(entries: list[Entry], records: list[Record], max_daily: int
     if max_daily <= 0:
         return {}
     timed = []
-    for i, (entry, record) in enumerate(zip(entries, records)):
+    for i, (entry, record) in enumerate(zip(entries, records, strict=True)):
         when = entry.submitted or entry.modified
         if record.scored and when is not None:
             timed.append((_utc(when), entry.file, entry.id, i))
@@ -206,6 +206,6 @@ def standings(teams: list[str], entries: list[Entry], records: list[Record],
         out.append(standing)
     ranked = sorted((s for s in out if s.score is not None),
                     key=lambda s: (-s.score, time_key(entries[s.chosen]), s.team))
-    for standing, rank in zip(ranked, competition_ranks([s.score for s in ranked])):
+    for standing, rank in zip(ranked, competition_ranks([s.score for s in ranked]), strict=True):
         standing.rank = rank
     return ranked + sorted((s for s in out if s.score is None), key=lambda s: s.team)

@@ -167,6 +167,6 @@ def shakeup(teams: list[str], public_ranks: list[int], private_ranks: list[int],
         except UndefinedMetricError:
             tau = None
     moves = [{"team": t, "public_rank": p, "private_rank": q, "move": p - q}
-             for t, p, q in zip(teams, public_ranks, private_ranks)]
+             for t, p, q in zip(teams, public_ranks, private_ranks, strict=True)]
     moves = [m for m in sorted(moves, key=lambda m: (-abs(m["move"]), m["private_rank"], m["team"])) if m["move"]]
     return {"n_teams": len(teams), "kendall_tau": tau, "largest_moves": moves[:largest]}

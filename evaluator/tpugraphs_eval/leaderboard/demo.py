@@ -27,12 +27,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import UsageError
-from ..leaderboard.build import BuildResult, build_leaderboard
-from ..leaderboard.output import prune_generations
 from ..roots import resolve_data_root
 from ..truth.groundtruth import GroundTruth
 from ..truth.solution import build_solution, load_solution
 from . import samples as sample_files
+from .build import BuildResult, build_leaderboard
+from .output import prune_generations
 
 SEED = 2023
 
@@ -73,7 +73,7 @@ def _rows(truth: GroundTruth, rng: np.random.Generator, sigma: float,
     """
     rows = []
     for name, t in truth.collections.items():
-        for g, (graph_id, y) in enumerate(zip(t.graphs.ids, t.runtimes)):
+        for g, (graph_id, y) in enumerate(zip(t.graphs.ids, t.runtimes, strict=True)):
             noise = 0.0 if keep is not None and keep[name][g] else sigma
             ranks = np.empty(y.size)
             ranks[np.argsort(y, kind="stable")] = np.arange(y.size) / y.size

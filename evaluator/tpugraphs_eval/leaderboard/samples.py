@@ -32,7 +32,7 @@ def sample_rows(kind_of_sample: str) -> list[str]:
     rows = []
     for name, graphs in catalog.collections.items():
         tile = graphs.collection.kind == "tile"
-        for graph, c in zip(graphs.names, graphs.n_configs.tolist()):
+        for graph, c in zip(graphs.names, graphs.n_configs.tolist(), strict=True):
             if kind_of_sample == "random":
                 ranking = rng.permutation(c)[: min(5, c)] if tile else rng.permutation(c)
             elif kind_of_sample == "identity":
