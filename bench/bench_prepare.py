@@ -76,8 +76,8 @@ def seed_holding_out_big(root: Path) -> str:
 
     c = BY_NAME["layout:xla:default"]
     graphs = [(c, "train", p.stem) for p in sorted((root / c.split_dir("train")).glob("*.npz"))]
-    return next(f"bench{i}" for i in range(100)
-                if (c, "train", "big") in select_held_out(graphs, 0.1, f"bench{i}").graphs)
+    return next(f"bench-seed-{i:010d}" for i in range(100)
+                if (c, "train", "big") in select_held_out(graphs, 0.1, f"bench-seed-{i:010d}").graphs)
 
 
 def probe(mode: str, root: Path, out: Path, seed: str) -> dict:

@@ -119,6 +119,9 @@ ERROR_CODES: dict[str, str] = {
                             "a program must be on one side only.",
     "PREPARE_NAME_CLASH": "`prepare`: two held-out graphs of one collection get the same opaque name (a 128-bit "
                           "collision: choose another seed).",
+    "PREPARE_WEAK_SEED": "`prepare`, `export mlebench`: the seed is shorter than 16 characters (`--seed \"\"`, "
+                         "`--seed 1`): the opaque test names could be mapped back by trying seeds. Leave `--seed` "
+                         "out for a random one, or give `--insecure-seed` for a throwaway run (a warning).",
     # --graphs FILE and fold files (UsageError)
     "GRAPHS_FILE_INVALID": "A `--graphs` file or fold file cannot be used: unreadable, a fold file (`ID,fold`) "
                            "without `--fold K` or without that fold, `--fold` with a plain list of IDs, a repeated "

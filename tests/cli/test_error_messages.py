@@ -183,7 +183,7 @@ def _prepare_case(tmp_path, graphs: dict[str, list[int]], *extra):
         c = len(runtimes)
         np.savez(folder / f"{key.split('/')[1]}.npz", node_config_feat=np.zeros((c, 1, 18), dtype=np.float32),
                  config_runtime=np.array(runtimes, dtype=np.int64))
-    return ["prepare", "--data-root", root, "-o", tmp_path / "out", "--seed", "s", "--no-progress", *extra], root
+    return ["prepare", "--data-root", root, "-o", tmp_path / "out", "--seed", "organiser-secret-0123456789", "--no-progress", *extra], root
 
 
 def _graphs_case(tmp_path, tiny, text: str, *extra):
@@ -197,7 +197,7 @@ def _graphs_case(tmp_path, tiny, text: str, *extra):
 def _prepare_into_a_full_folder(tmp_path, tiny, solution):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "x").write_text("x")
-    return ["prepare", "--data-root", "demo", "-o", tmp_path / "out", "--seed", "s"], tmp_path / "out"
+    return ["prepare", "--data-root", "demo", "-o", tmp_path / "out", "--seed", "organiser-secret-0123456789"], tmp_path / "out"
 
 
 def _mlebench_with_a_dataset_zip_that_is_not_a_zip(tmp_path, tiny, solution):
@@ -295,6 +295,7 @@ CASES = {
     "PREPARE_NAME_CLASH": lambda t, tiny, s: _prepare_case(t, {**{f"train/p{i}": [5, 6] for i in range(4)},
                                                                **{f"valid/p{i}": [5, 6] for i in range(4)}},
                                                            "--from", "train,valid"),
+    "PREPARE_WEAK_SEED": lambda t, tiny, s: (["prepare", "--data-root", "demo", "-o", t / "out", "--seed", "1"], None),
     "GRAPHS_FILE_INVALID": lambda t, tiny, s: _graphs_case(t, tiny, "ID,fold\ntile:xla:a,zero\n", "--fold", "0"),
     "GRAPHS_FILE_UNKNOWN_ID": lambda t, tiny, s: _graphs_case(t, tiny, "ID\nlayout:xla:default:no_such_graph\n"),
     "OUTPUT_WRITE_FAILED": _unwritable_json,

@@ -64,7 +64,7 @@ def test_the_final_phase_opens_after_the_public_phase_ends_and_keeps_private_val
 def prepared_demo(tmp_path_factory):
     """A folder of `tpugraphs-eval prepare` from the demo (public/ and private/)."""
     out = tmp_path_factory.mktemp("prepared") / "comp"
-    assert cli.main(["prepare", "--data-root", "demo", "-o", str(out), "--seed", "codabench-test", "--no-progress"]) == 0
+    assert cli.main(["prepare", "--data-root", "demo", "-o", str(out), "--seed", "codabench-test-seed-0123", "--no-progress"]) == 0
     return out
 
 

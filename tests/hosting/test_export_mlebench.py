@@ -49,7 +49,7 @@ def organiser_root(tmp_path_factory, dataset_zip) -> Path:
 def competition(tmp_path_factory, dataset_zip, organiser_root) -> Path:
     out = tmp_path_factory.mktemp("mlebench") / "competitions" / ID
     assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", str(organiser_root), "--seed",
-                     "mle-test-seed", "--dataset-zip", str(dataset_zip)]) == 0
+                     "mle-test-seed-0123456789", "--dataset-zip", str(dataset_zip)]) == 0
     return out
 
 
@@ -111,7 +111,7 @@ def test_mlebench_refuses_another_download(competition, dataset_zip, tmp_path):
 
 def test_without_a_dataset_zip_no_checksums_file_and_mlebench_writes_its_own(dataset_zip, tmp_path):
     out = tmp_path / "competitions" / ID
-    assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", "demo", "--seed", "mle-test-seed"]) == 0
+    assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", "demo", "--seed", "mle-test-seed-0123456789"]) == 0
     assert not (out / "checksums.yaml").exists()  # one without `zip:` would stop MLE-bench with a KeyError
     done = mlebench_download_and_prepare(out, tmp_path / "data", dataset_zip)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -95,7 +95,7 @@ def test_notebooks_run_on_a_prepared_public_folder(kernel_env, monkeypatch, tmp_
     from tpugraphs_eval import resolve_data_root
     from tpugraphs_eval.prepare import prepare_dir
 
-    prepare_dir("demo", tmp_path / "comp", seed="notebook seed", max_configs=100)
+    prepare_dir("demo", tmp_path / "comp", seed="notebook seed 0123456789", max_configs=100)
     public = tmp_path / "comp" / "public"
     monkeypatch.setenv("TPUGRAPHS_DATA", str(public))
     text = _outputs(_run(name, kernel_env))

@@ -174,7 +174,7 @@ def test_the_same_seed_gives_the_same_bytes(demo_prepared, tmp_path):
     prepare_dir("demo", again, seed=SEED, max_configs=100)
     assert _files(again) == _files(demo_prepared)
     other = tmp_path / "other"
-    prepare_dir("demo", other, seed="another seed", max_configs=100)
+    prepare_dir("demo", other, seed="another seed 0123456789", max_configs=100)
     assert sorted(p.name for p in (other / "public/npz/layout/xla/default/test").iterdir()) != sorted(
         p.name for p in (demo_prepared / "public/npz/layout/xla/default/test").iterdir())
 
@@ -216,22 +216,22 @@ def test_refusals_leave_nothing(tmp_path, capsys, realdata):
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("x")
-    _refused(["--data-root", "demo", "-o", str(out), "--seed", "s"], capsys, "PREPARE_OUTPUT_NOT_EMPTY")
+    _refused(["--data-root", "demo", "-o", str(out), "--seed", SEED], capsys, "PREPARE_OUTPUT_NOT_EMPTY")
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     empty = tmp_path / "empty"
     empty.mkdir()
-    _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--from", "test", "--seed", "s"], capsys,
+    _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--from", "test", "--seed", SEED], capsys,
              "PREPARE_NO_RUNTIMES")
-    err = _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--seed", "s"], capsys,
+    err = _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--seed", SEED], capsys,
                    "PREPARE_TOO_FEW_GRAPHS")
     assert "tile:xla: 1 graph(s)" in err and "Add source splits (--from train,valid)" in err
-    err = _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--seed", "s", "--from",
+    err = _refused(["--data-root", str(realdata / "tpugraphs"), "-o", str(empty), "--seed", SEED, "--from",
                     "train,valid"], capsys, "PREPARE_TOO_FEW_GRAPHS")
     assert "Leave the collection out (--collections)" in err and "--from train,valid" not in err  # already given
-    _refused(["--data-root", "demo", "-o", str(empty), "--seed", "s", "--collections", "tile:xla",
+    _refused(["--data-root", "demo", "-o", str(empty), "--seed", SEED, "--collections", "tile:xla",
               "--test-fraction", "0.95"], capsys, "PREPARE_TOO_FEW_GRAPHS")
     assert cli.main(["prepare", "--data-root", "demo", "-o", str(empty), "--test-fraction", "1.5"]) == 2
-    err = _refused(["--data-root", "demo", "-o", str(empty), "--seed", "s", "--from", "test"], capsys, "USAGE_ERROR")
+    err = _refused(["--data-root", "demo", "-o", str(empty), "--seed", SEED, "--from", "test"], capsys, "USAGE_ERROR")
     assert "--from test" in err  # the demo's test split is labelled, but it would be replaced
     assert list(empty.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["empty", "out"]
 

@@ -57,6 +57,8 @@ def add_parser(commands) -> None:
                                "~/data/tpugraphs)")
     mlebench.add_argument("--seed", metavar="S", help="the organiser's secret seed of prepare (default: a fresh "
                                                       "random one, printed)")
+    mlebench.add_argument("--insecure-seed", action="store_true",
+                          help="accept a seed shorter than 16 characters (a throwaway run)")
     mlebench.add_argument("--title", default="TpuGraphs: predict AI model runtime", help="the competition's name")
     mlebench.add_argument("--dataset-zip", type=Path, metavar="FILE",
                           help="the zip MLE-bench downloads for the id (Kaggle's competition zip): writes "
@@ -118,12 +120,15 @@ def _run_mlebench(args: argparse.Namespace) -> int:
     from ..outputs import graphs_root, refuse_output_is_input
     from ..prepare import new_seed
     from ..roots import resolve_data_root
+    from .prepare import warn_insecure_seed
 
     refuse_output_is_input([("-o", args.output)], [], folders=["-o"], data_root=graphs_root(args))
     seed = args.seed if args.seed is not None else new_seed()
+    warn_insecure_seed(seed, args.insecure_seed)
     root = resolve_data_root(args.data_root).path  # a path, as MLE-bench's raw folder is
     rows = mlebench.write_competition(args.output, root, seed=seed, learned_baseline=_learned_baseline,
-                                      title=args.title, dataset_zip=args.dataset_zip)
+                                      title=args.title, dataset_zip=args.dataset_zip,
+                                      options={"insecure_seed": True} if args.insecure_seed else None)
     print(f"wrote the MLE-bench competition {safe(str(args.output))} (id {safe(args.output.name)}"
           + ("" if args.seed is not None else f", seed {seed}") + "); reference leaderboard:")
     for name, value in rows:

@@ -42,9 +42,21 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--seed", metavar="S", help="the organiser's secret: opaque names and every draw derive from "
                                                  "it (default: a fresh random one, printed and kept in "
                                                  "DIR/private/prepare.json)")
+    sub.add_argument("--insecure-seed", action="store_true",
+                     help="accept a seed shorter than 16 characters (a throwaway run: its names can be guessed)")
     sub.add_argument("--collections", type=_list, metavar="C1,C2",
                      help=f"prepare only these ({', '.join(c.name for c in COLLECTIONS)}; default all present)")
     sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def warn_insecure_seed(seed: str, insecure: bool) -> None:
+    """Refuse a short seed (``PREPARE_WEAK_SEED``) or, with ``--insecure-seed``, warn on stderr."""
+    from ..prepare.naming import MIN_SEED_CHARS, check_seed
+
+    check_seed(seed, insecure)
+    if len(seed) < MIN_SEED_CHARS:
+        print(f"tpugraphs-eval: warning: --insecure-seed: a {len(seed)}-character seed; anyone can map the opaque "
+              "test names back to the original graphs: a throwaway run only", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,10 +69,11 @@ def run(args: argparse.Namespace) -> int:
     root = resolve_data_root(args.data_root)
     refuse_output_is_input([("-o", args.output)], [], data_root=root.path)
     seed = args.seed if args.seed is not None else new_seed()
+    warn_insecure_seed(seed, args.insecure_seed)
     for stale in remove_stale_work(Path(args.output)):
         print(f"tpugraphs-eval: removed {safe(str(stale))}, the work folder of an earlier prepare into "
               f"{safe(str(args.output))} that did not finish (it may have held the held-out runtimes)", file=sys.stderr)
-    result = prepare_dir(root, args.output, seed=seed, from_splits=args.from_splits,
+    result = prepare_dir(root, args.output, seed=seed, insecure_seed=args.insecure_seed, from_splits=args.from_splits,
                          test_fraction=args.test_fraction, public_fraction=args.public_fraction,
                          max_configs=args.max_configs, collections=args.collections,
                          progress=not args.no_progress and sys.stderr.isatty())
@@ -69,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     for name, counts in result["collections"].items():
         console.print(f"  {name}: test {counts['test']} ({result['test_public_graphs'][name]} public), "
                       f"train {counts['train']}, valid {counts['valid']}")
+    for name, why in result["left_out"].items():
+        console.print(f"  {name}: left out ({safe(why)})")
     if args.seed is None:
         print(f"tpugraphs-eval: the seed (keep it secret): {seed}", file=sys.stderr)
     return EXIT_OK

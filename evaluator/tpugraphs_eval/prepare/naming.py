@@ -4,15 +4,46 @@ An opaque name is the first 32 hex digits of HMAC-SHA256 (RFC 2104) of ``"<strat
 by a secret derived from the seed (SHA-256 of a fixed label and the seed). Layout ``default`` and ``random``
 graphs of one program share their file name and stratum, so they get the same opaque name, as in the real
 test split. Without the seed the name cannot be computed from the original name (a short or guessable seed
-can be guessed: use a long random one, e.g. ``python -c "import secrets; print(secrets.token_hex(16))"``).
+can be guessed: :func:`check_seed` refuses one under :data:`MIN_SEED_CHARS` characters; without a seed
+``prepare`` draws one with the ``secrets`` module).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
+
+from ..errors import UsageError
 
 _LABEL = b"tpugraphs-eval prepare v1\0"
+
+
+MIN_SEED_CHARS = 16
+"""The shortest seed ``prepare`` accepts without ``--insecure-seed`` (a 16-character secret; ``new_seed`` has 32)."""
+
+
+def new_seed() -> str:
+    """A fresh 128-bit seed (32 hex digits, ``secrets.token_hex``) for an organiser who gives none."""
+    return secrets.token_hex(16)
+
+
+def check_seed(seed: str | int | None, insecure: bool = False) -> str:
+    """The seed as text (``seed`` None: a fresh one, :func:`new_seed`).
+
+    Raises:
+        UsageError: ``PREPARE_WEAK_SEED``: a seed shorter than :data:`MIN_SEED_CHARS` characters (``""``, ``1``:
+            every opaque name could be mapped back by trying seeds), unless ``insecure`` (a throwaway run).
+    """
+    if seed is None:
+        return new_seed()
+    text = str(seed)
+    if len(text) < MIN_SEED_CHARS and not insecure:
+        raise UsageError(f"the seed has {len(text)} character(s): a secret of at least {MIN_SEED_CHARS} is needed "
+                         "(opaque test names and every draw derive from it, and a short one can be guessed); leave "
+                         "--seed out for a random one, or give --insecure-seed for a throwaway run",
+                         code="PREPARE_WEAK_SEED")
+    return text
 
 
 def _key(seed: str, purpose: str) -> bytes:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -31,11 +30,12 @@ from ..errors import DataError, UsageError
 from ..file_digest import file_hexdigest
 from ..roots import resolve_data_root
 from ..scoring.noisefile import held_out_noise
-from ..truth.dataroot import DataRoot, present_collections
+from ..truth.dataroot import DataRoot
+from ..truth.groundtruth import build_ground_truth
 from ..truth.npzread import read_split
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from .grouping import program_of, stratum
-from .naming import opaque_name, seeded_int
+from .naming import check_seed, new_seed, opaque_name, seeded_int  # noqa: F401 (new_seed re-exported)
 from .npzwrite import write_public_test_file
 from .selection import Graph, select_held_out
 
@@ -101,11 +101,33 @@ class _Plan:
     held: list[Graph] = field(default_factory=list)
     programs: list[str] = field(default_factory=list)
     copied: list[Graph] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)
 
 
-def new_seed() -> str:
-    """A fresh 128-bit seed (32 hex digits) for an organiser who gives none."""
-    return secrets.token_hex(16)
+def _checked_split(root: DataRoot, split: str, wanted: set[str] | None, progress: bool) -> dict[Collection, list]:
+    """The wanted collections' graphs of a labelled ``split``, each checked as a scored file is (the ``.npz`` reader's
+    checks, then runtimes and normalizers finite and positive), whatever the seed will choose.
+
+    Raises:
+        DataError: ``PREPARE_NO_RUNTIMES`` (every runtime 0: the public test files); a coded fault per bad file
+            (``NPZ_*``, ``INPUT_NOT_A_FILE``, ``RUNTIME_NOT_POSITIVE``, ...), each naming the source file.
+    """
+    read = read_split(root, split, with_runtimes=True, progress=progress)
+    if not any(np.any(g.runtime != 0) for graphs in read.values() for _, g in graphs):
+        raise DataError(f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
+                        "public test files): held-out graphs need ground truth; use --from train or valid",
+                        code="PREPARE_NO_RUNTIMES")
+    read = {c: graphs for c, graphs in read.items() if wanted is None or c.name in wanted}
+    if read:
+        build_ground_truth(root, split, read, where=lambda c, name: str(root.path / c.split_dir(split) / f"{name}.npz"))
+    return read
+
+
+def _left_out(options: PrepareOptions, present: set[Collection]) -> dict[str, str]:
+    """Collection → why it is not in the prepared competition (not asked for, or no graph to hold out)."""
+    return {c.name: "not in --collections" if options.collections is not None and c.name not in options.collections
+            else f"no graph in the source split(s) {', '.join(options.from_splits)}"
+            for c in COLLECTIONS if c not in present}
 
 
 def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed: str, progress: bool) -> _Plan:
@@ -115,23 +137,18 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
     plan = _Plan(root, options, seed, [])
     present: set[Collection] = set()
     for split in options.from_splits:
-        read = read_split(root, split, with_runtimes=True, progress=progress)
-        if not any(np.any(g.runtime != 0) for graphs in read.values() for _, g in graphs):
-            raise DataError(f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
-                            "public test files): held-out graphs need ground truth; use --from train or valid",
-                            code="PREPARE_NO_RUNTIMES")
-        if split == "test":  # labelled here (the demo), but the prepared test split takes its place
+        if split == "test":  # labelled (the demo) or not, the prepared test split takes its place
+            _checked_split(root, split, wanted, progress)
             raise UsageError(f"--from test: the test split of {root.label} holds runtimes, but the prepared test "
                              "split takes its place (its remaining graphs would have nowhere to go): draw from "
                              "train or valid")
-        for c, graphs in read.items():
-            if wanted is not None and c.name not in wanted:
-                continue
+        for c, graphs in _checked_split(root, split, wanted, progress).items():
             present.add(c)
             for name, arrays in graphs:
                 plan.source.append((c, split, name))
                 plan.runtimes[(c.name, split, name)] = arrays
     plan.collections = [c for c in COLLECTIONS if c in present]
+    plan.left_out = _left_out(options, present)
     missing = sorted(wanted - {c.name for c in present}) if wanted is not None else []
     if missing or not plan.collections:
         raise DataError(f"the source split(s) {', '.join(options.from_splits)} of {root.label} hold no "
@@ -140,20 +157,19 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
     plan.held, plan.programs = held.graphs, held.programs
     held_set = set(plan.held)
     plan.copied = [g for g in plan.source if g not in held_set]
-    for split in LABELLED_SPLITS:  # the labelled splits not drawn from are copied whole
-        if split in options.from_splits:
-            continue
-        try:
-            files = present_collections(root, split)
-        except DataError:
-            continue
-        plan.copied += [(c, split, p.stem) for c, paths in files.items() if c in present for p in paths]
+    names = {c.name for c in plan.collections}
+    for split in LABELLED_SPLITS:  # the labelled splits not drawn from are copied whole, checked as scored files
+        if split not in options.from_splits and any((root.path / c.split_dir(split)).exists() for c in COLLECTIONS):
+            read = _checked_split(root, split, names, progress)
+            plan.copied += [(c, split, name) for c, graphs in read.items() for name, _ in graphs]
     return plan
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
-    """A hard link to ``source`` where the file system allows it, else a byte-identical copy."""
+    """A hard link to ``source`` (a symbolic link's final target: a link is never published) where the file system
+    allows it, else a byte-identical copy."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    source = source.resolve()
     try:
         os.link(source, target)
     except OSError:
@@ -286,7 +302,7 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
     counts = {c.name: {s: len(DataRoot(public).graph_names(c, s)) for s in (*LABELLED_SPLITS, "test")}
               for c in plan.collections}
     public_json = {"format": PREPARE_FORMAT, "evaluator_version": __version__, "synthetic": plan.root.synthetic,
-                   "collections": counts, "options": opts,
+                   "collections": counts, "left_out": plan.left_out, "options": opts,
                    "test_public_graphs": {n: v["public_graphs"] for n, v in manifest["counts"].items()},
                    "grouping": "a program is on one side only: layout default and random graphs with the same "
                                "file name; tile graphs with the same name before the trailing _<hex> kernel id "
@@ -304,7 +320,7 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
 
 
 def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[str], private: str | os.PathLike[str],
-            *, seed: str | int, from_splits: Sequence[str] = ("train",),
+            *, seed: str | int | None = None, insecure_seed: bool = False, from_splits: Sequence[str] = ("train",),
             test_fraction: float = DEFAULT_TEST_FRACTION, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
             max_configs: int = DEFAULT_MAX_CONFIGS, collections: Sequence[str] | None = None,
             progress: bool = False) -> dict[str, Any]:
@@ -319,7 +335,9 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
         raw: the source data root (a path, ``"demo"`` or a :class:`DataRoot`).
         public, private: the folders to write; each must be new or empty, and its parent must exist. Each is
             filled in a temporary sibling and renamed into place at the end.
-        seed: the organiser's secret (text or int): opaque names and every draw derive from it.
+        seed: the organiser's secret (text or int, at least 16 characters): opaque names and every draw derive
+            from it; None draws one (``secrets``), kept in ``private/prepare.json``.
+        insecure_seed: accept a shorter seed (a throwaway run; the CLI prints a warning).
         from_splits, test_fraction, public_fraction, max_configs, collections: see :class:`PrepareOptions`.
         progress: draw a progress bar on stderr.
 
@@ -327,15 +345,16 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
         the content of ``private/prepare.json``.
 
     Raises:
-        UsageError: ``PREPARE_OUTPUT_NOT_EMPTY``, a bad option. DataError: ``PREPARE_NO_RUNTIMES``,
+        UsageError: ``PREPARE_OUTPUT_NOT_EMPTY``, ``PREPARE_WEAK_SEED``, a bad option. DataError: ``PREPARE_NO_RUNTIMES``,
             ``PREPARE_TOO_FEW_GRAPHS``, ``PREPARE_PUBLIC_RUNTIME``, ``PREPARE_PROGRAM_LEAK``, an unreadable data
             root. On any error nothing is left in ``public`` or ``private``.
     """
     options = PrepareOptions.given(from_splits, test_fraction, public_fraction, max_configs, collections)
+    seed = check_seed(seed, insecure_seed)
     public, private = Path(public), Path(private)
     for path, option in ((public, "public"), (private, "private")):
         _refuse_nonempty(path, option)
-    plan = _plan(raw, options, str(seed), progress)
+    plan = _plan(raw, options, seed, progress)
     remove_stale_work(public), remove_stale_work(private)
     with tempfile.TemporaryDirectory(prefix=f".{public.name}.prepare-", dir=public.parent) as tmp_public, \
             tempfile.TemporaryDirectory(prefix=f".{private.name}.prepare-", dir=private.parent) as tmp_private:
@@ -346,14 +365,15 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
     return result
 
 
-def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[str], *, seed: str | int,
-                **kwargs: Any) -> dict[str, Any]:
+def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[str], *,
+                seed: str | int | None = None, insecure_seed: bool = False, **kwargs: Any) -> dict[str, Any]:
     """:func:`prepare` into ``out/public`` and ``out/private`` (``tpugraphs-eval prepare -o DIR``): ``out`` must be
     new or empty; the whole folder is written as a temporary sibling and renamed at the end.
 
     Raises:
         as :func:`prepare`.
     """
+    seed = check_seed(seed, insecure_seed)
     out = Path(out)
     _refuse_nonempty(out, "-o")
     progress = kwargs.pop("progress", False)
@@ -363,7 +383,7 @@ def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[s
                                    kwargs.pop("max_configs", DEFAULT_MAX_CONFIGS), kwargs.pop("collections", None))
     if kwargs:
         raise TypeError(f"unexpected options {', '.join(kwargs)}")
-    plan = _plan(raw, options, str(seed), progress)
+    plan = _plan(raw, options, seed, progress)
     remove_stale_work(out)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.prepare-", dir=out.parent) as tmp:
         work = Path(tmp) / "out"
