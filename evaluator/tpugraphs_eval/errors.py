@@ -102,6 +102,9 @@ ERROR_CODES: dict[str, str] = {
     "SAME_OUTPUT_TWICE": "Two outputs of one command name the same path (`export codabench -o nb --zip nb`, "
                          "`--json r.html --html r.html`), or one lies inside the other's folder: refused before "
                          "any work, so that neither overwrites the other.",
+    "LEADERBOARD_FILE_INVALID": "`export mlebench --kaggle-leaderboard FILE`: the file is unreadable, has no "
+                                "`score` column or no private-board row, or holds a score that is not a finite "
+                                "number.",
     "DATASET_ZIP_INVALID": "`export mlebench --dataset-zip FILE`: the file is not a readable zip (MLE-bench "
                            "extracts its download with zipfile), or holds no `.npz` file under `npz/` or "
                            "`npz_all/npz/` (not the TpuGraphs download): nothing is written.",

@@ -295,6 +295,9 @@ CASES = {
     "PREPARE_NAME_CLASH": lambda t, tiny, s: _prepare_case(t, {**{f"train/p{i}": [5, 6] for i in range(4)},
                                                                **{f"valid/p{i}": [5, 6] for i in range(4)}},
                                                            "--from", "train,valid"),
+    "LEADERBOARD_FILE_INVALID": lambda t, tiny, s: (
+        ["export", "mlebench", "-o", t / "comp" / "x", "--data-root", "demo", "--kaggle-leaderboard", t / "none.csv"],
+        t / "none.csv"),
     "PREPARE_WEAK_SEED": lambda t, tiny, s: (["prepare", "--data-root", "demo", "-o", t / "out", "--seed", "1"], None),
     "GRAPHS_FILE_INVALID": lambda t, tiny, s: _graphs_case(t, tiny, "ID,fold\ntile:xla:a,zero\n", "--fold", "0"),
     "GRAPHS_FILE_UNKNOWN_ID": lambda t, tiny, s: _graphs_case(t, tiny, "ID\nlayout:xla:default:no_such_graph\n"),

@@ -69,7 +69,7 @@ def prepared(competition, tmp_path_factory, dataset_zip) -> tuple[Path, str]:
 def test_the_folder_holds_mlebenchs_files(competition):
     assert sorted(p.name for p in competition.iterdir()) == [
         "checksums.yaml", "config.yaml", "description.md", "grade.py", "leaderboard.csv", "prepare.py",
-        WHEEL_NAME, "tpugraphs_metric.py"]
+        "reference_scores.csv", WHEEL_NAME, "tpugraphs_metric.py"]
     config = yaml.safe_load((competition / "config.yaml").read_text())
     assert config["id"] == ID and config["prizes"] is None and config["awards_medals"] is False
     assert config["dataset"] == {"answers": f"{ID}/prepared/private/answers.csv",
@@ -144,24 +144,61 @@ def _expected_random_tile(y: list[float], k: int = 5) -> float:
     return 2 - expected_min / y[0]
 
 
-def test_the_leaderboard_is_the_references_best_first(competition, prepared):
+def test_the_reference_scores_are_best_first_beside_the_leaderboard(competition, prepared):
     data, _ = prepared
     private = data / ID / "prepared" / "private"
     import pandas as pd
 
-    board = pd.read_csv(competition / "leaderboard.csv")
-    assert list(board.teamName) == ["oracle", "learned baseline", "identity", "random ranking"]
+    board = pd.read_csv(competition / "reference_scores.csv")
+    assert (competition / "leaderboard.csv").read_text() == (competition / "reference_scores.csv").read_text()
+    assert set(board.teamName) == {"oracle", "learned baseline", "identity", "random ranking"}
     assert list(board.score) == sorted(board.score, reverse=True)
     assert board.note.str.startswith("reference, not a Kaggle board").all()
     truth = load_solution(private / "solution.parquet")
     sample = (data / ID / "prepared/public/sample_submission.csv").read_bytes()
-    assert board.score[2] == score_submission(sample, truth).overall  # the CLI's overall of the sample submission
+    board = board.set_index("teamName").score
+    assert board["identity"] == score_submission(sample, truth).overall  # the CLI's overall of the sample submission
     answers = pd.read_csv(private / "answers.csv", dtype=str, keep_default_na=False)
     tile = answers[answers.ID.str.startswith("tile:")]
     tile_random = math.fsum(_expected_random_tile([int(r) / int(n) for r, n in zip(rt.split(";"), nz.split(";"))])
                             for rt, nz in zip(tile.runtimes, tile.normalizers)) / len(tile)
-    assert board.score[3] == pytest.approx(tile_random / 5, rel=1e-12)  # layout: a random tau-b is 0 on average
-    assert board.score[0] == pytest.approx(1.0, abs=1e-12)  # the oracle: tile 1, layout tau-b 1 (no ties here)
+    assert board["random ranking"] == pytest.approx(tile_random / 5, rel=1e-12)  # layout: a random tau-b is 0
+    assert board["oracle"] == pytest.approx(1.0, abs=1e-12)  # the oracle: tile 1, layout tau-b 1 (no ties here)
+
+
+def test_mlebench_takes_its_medals_from_kaggles_final_private_board(realdata, organiser_root, prepared, tmp_path,
+                                                                   capsys):
+    """Before: leaderboard.csv held 4 reference rows, so gold = silver = bronze = 1.0 (the oracle). With
+    --kaggle-leaderboard it is the 2023 competition's final private board (617 teams); the thresholds are
+    MLE-bench's own (grade_csv), at the positions of Kaggle's progression rules for 250-999 teams: gold the
+    10 + int(0.002 * 617) = 11th score, silver the 50th, bronze the 100th; the median is pandas' median."""
+    import csv
+    import statistics
+
+    board = realdata / "kaggle" / "leaderboard_2023.csv"
+    with open(board, newline="") as handle:
+        private = sorted((float(r["score"]) for r in csv.DictReader(handle) if r["board"] == "private"), reverse=True)
+    assert len(private) == 617 and private[0] == 0.72608 and statistics.median(private) == 0.18937  # realdata README
+    out = tmp_path / "competitions" / ID
+    assert cli.main(["export", "mlebench", "-o", str(out), "--data-root", str(organiser_root), "--seed",
+                     "mle-test-seed-0123456789", "--kaggle-leaderboard", str(board)]) == 0
+    assert "WARNING" not in capsys.readouterr().err
+    assert "not Kaggle's test split" in (out / "description.md").read_text()
+    data, _ = prepared  # MLE-bench's preparation with the same seed: the same answers
+    done = grade_competition(out, data, str(data / ID / "prepared/public/sample_submission.csv"))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (report["gold_threshold"], report["silver_threshold"], report["bronze_threshold"]) == \
+        (private[10], private[49], private[99]) == (0.69927, 0.59098, 0.36462)
+    assert report["median_threshold"] == 0.18937
+
+
+def test_without_a_kaggle_board_the_export_warns(competition, tmp_path, capsys):
+    assert cli.main(["export", "mlebench", "-o", str(tmp_path / "x" / ID), "--data-root", "demo",
+                     "--kaggle-leaderboard", str(competition / "config.yaml")]) == 2
+    assert "[LEADERBOARD_FILE_INVALID]" in capsys.readouterr().err
+    assert cli.main(["export", "mlebench", "-o", str(tmp_path / ID), "--data-root", "demo"]) == 0
+    assert "WARNING: no --kaggle-leaderboard" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("without_package", [False, True], ids=["package-installed", "package-absent"])

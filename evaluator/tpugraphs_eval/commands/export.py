@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import sys
 from pathlib import Path
 
 from ..dataset import SPLITS
@@ -64,6 +65,10 @@ def add_parser(commands) -> None:
                           help="the zip MLE-bench downloads for the id (Kaggle's competition zip): writes "
                                "checksums.yaml with its MD5 and the prepared files' (without it, MLE-bench writes "
                                "its own checksums at the first prepare)")
+    mlebench.add_argument("--kaggle-leaderboard", type=Path, metavar="FILE",
+                          help="the real competition's final private leaderboard (a CSV with a score column; a "
+                               "board column keeps its private rows): written as leaderboard.csv, MLE-bench's "
+                               "medal thresholds (without it, the reference scores, with a warning)")
     kaggle = targets.add_parser(
         "kaggle-metric", help="one self-contained Python file with Kaggle's score(solution, submission, row_id)",
         description="Write the metric as one Python file (numpy, pandas, scipy only) for Kaggle's metric "
@@ -128,9 +133,14 @@ def _run_mlebench(args: argparse.Namespace) -> int:
     root = resolve_data_root(args.data_root).path  # a path, as MLE-bench's raw folder is
     rows = mlebench.write_competition(args.output, root, seed=seed, learned_baseline=_learned_baseline,
                                       title=args.title, dataset_zip=args.dataset_zip,
-                                      options={"insecure_seed": True} if args.insecure_seed else None)
+                                      options={"insecure_seed": True} if args.insecure_seed else None,
+                                      kaggle_leaderboard=args.kaggle_leaderboard)
+    if args.kaggle_leaderboard is None:
+        print("tpugraphs-eval: WARNING: no --kaggle-leaderboard: leaderboard.csv holds the reference scores only, so "
+              "MLE-bench's medal thresholds and median are meaningless (gold = the oracle); give the competition's "
+              "final private leaderboard (docs/hosting.md)", file=sys.stderr)
     print(f"wrote the MLE-bench competition {safe(str(args.output))} (id {safe(args.output.name)}"
-          + ("" if args.seed is not None else f", seed {seed}") + "); reference leaderboard:")
+          + ("" if args.seed is not None else f", seed {seed}") + "); reference scores (reference_scores.csv):")
     for name, value in rows:
         print(f"  {value:.5f}  {name}")
     return EXIT_OK

@@ -9,7 +9,9 @@ Folder ``DIR/<id>`` (the folder's name is the competition id; MLE-bench keeps it
     tpugraphs_eval-<version>-py3-none-any.whl  the package (:mod:`.wheel`) that ``prepare.py`` needs, and installs
     grade.py           grade(submission, answers) -> float; InvalidSubmissionError for an invalid submission
     tpugraphs_metric.py  the standalone metric (:func:`.metric_file.metric_source`, as ``export kaggle-metric`` writes it)
-    leaderboard.csv    reference scores on the prepared split, best first (not a Kaggle board)
+    leaderboard.csv    the real competition's final private leaderboard (``--kaggle-leaderboard FILE``), the board
+                       MLE-bench takes its medal thresholds from; without it, the reference scores (a warning)
+    reference_scores.csv  oracle, learned baseline, identity and random on the prepared split (MLE-bench reads it not)
     checksums.yaml     with ``--dataset-zip``: MD5 of the dataset zip MLE-bench downloads and of the prepared
                        files it checks (public/, private/); without it, none (MLE-bench writes its own at
                        the first ``prepare``: a file without the zip's MD5 would stop its verification)
@@ -24,6 +26,10 @@ package's ``prepare`` (docs/prepare.md), installed from the wheel beside it (``p
 files. The score is the overall over every graph of the prepared test split, in strict mode, as
 ``tpugraphs-eval SUBMISSION --solution private/solution.parquet`` prints it (its ``overall``); MLE-bench
 rounds it to 5 decimals.
+
+**Decision** (medals, MLE-bench's convention for re-split competitions): ``leaderboard.csv`` is the 2023 Kaggle
+competition's final private leaderboard, given by the organiser (the scores are not shipped in this
+repository); the prepared test split is not Kaggle's, so medals are an approximation (description.md says so).
 """
 
 from __future__ import annotations
@@ -168,8 +174,40 @@ def checksums(folder: Path) -> dict[str, str]:
             and p.suffix.lstrip(".") in ("csv", "json", "jsonl", "parquet", "bson")}
 
 
-def _config(competition_id: str, title: str) -> dict[str, Any]:
-    return {"id": competition_id, "name": title, "competition_type": "simple", "awards_medals": False,
+def kaggle_board(path: Path) -> list[float]:
+    """The scores of a Kaggle leaderboard CSV, best first: its ``score`` (or ``Score``) column; when it has a
+    ``board`` column (public/private, as two boards in one file), its ``private`` rows only.
+
+    Raises:
+        UsageError: ``LEADERBOARD_FILE_INVALID``: unreadable, no score column, a score that is not a finite
+            number, or no row.
+    """
+    import csv
+
+    problem = None
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        key = next((k for k in ("score", "Score") if rows and k in rows[0]), None)
+        if key is None:
+            problem = "has no row with a score (or Score) column"
+        else:
+            rows = [r for r in rows if r.get("board", "private") == "private"]
+            scores = sorted((float(r[key]) for r in rows), reverse=True)
+            if not scores or not all(map(math.isfinite, scores)):
+                problem = "holds no private-board row, or a score that is not a finite number"
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        problem = f"cannot be read ({getattr(err, 'strerror', None) or err})"
+    except ValueError as err:
+        problem = f"holds a score that is not a number ({err})"
+    if problem is not None:
+        raise UsageError(f"--kaggle-leaderboard {path} {problem}: give the final private leaderboard of the Kaggle "
+                         "competition as a CSV with a score column", code="LEADERBOARD_FILE_INVALID")
+    return scores
+
+
+def _config(competition_id: str, title: str, medals: bool) -> dict[str, Any]:
+    return {"id": competition_id, "name": title, "competition_type": "simple", "awards_medals": medals,
             "prizes": None, "description": f"mlebench/competitions/{competition_id}/description.md",
             "dataset": {"answers": f"{competition_id}/prepared/private/{ANSWERS}",
                         "sample_submission": f"{competition_id}/prepared/public/sample_submission.csv"},
@@ -241,8 +279,25 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
 '''
 
 
-def _description(competition_id: str, title: str, counts: dict[str, int]) -> str:
+_MEDALS = {True: """
+## Medals
+
+`leaderboard.csv` is the final private leaderboard of the 2023 Kaggle competition ({teams} teams). This
+competition's test split was prepared from the released labelled graphs; it is not Kaggle's test split, so a
+score here and a score there are not the same measurement, and medals are an approximation (as for every
+MLE-bench competition re-split from public data).
+""", False: """
+## Medals
+
+No Kaggle leaderboard was given: `leaderboard.csv` holds reference scores on this split, and medals from it mean
+nothing.
+"""}
+
+
+def _description(competition_id: str, title: str, counts: dict[str, int], teams: int | None) -> str:
     rows = "\n".join(f"| `{name}` | {n} |" for name, n in counts.items())
+    mean = ("the value of its one collection" if len(counts) == 1 else
+            f"the unweighted mean of the {len(counts)} collection values ({', '.join(counts)})")
     return f"""# {title}
 
 Predict which compilation configurations of an XLA tensor program run fastest on a TPU (TpuGraphs, arXiv
@@ -270,10 +325,10 @@ layout graph. Check a file with `tpugraphs-eval validate submission.csv --data-r
 
 tile: `2 - min(runtime of the first 5 listed) / min(runtime of all)` per graph (runtimes divided by the
 normalizers); layout: Kendall's tau-b between the ranking and the runtimes per graph. A collection's value is
-the mean over its graphs; the score is the unweighted mean of the five collection values (higher is better).
+the mean over its graphs; the score is {mean} (higher is better).
 An invalid submission (an unknown or missing ID, a repeated or out-of-range index, a layout row that is not a
 permutation, ...) gets no score.
-"""
+""" + _MEDALS[teams is not None].format(teams=teams)
 
 
 def _yaml(value: Any) -> str:
@@ -284,7 +339,8 @@ def _yaml(value: Any) -> str:
 
 def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline: LearnedBaseline,
                       title: str = "TpuGraphs: predict AI model runtime", options: dict[str, Any] | None = None,
-                      dataset_zip: Path | None = None) -> list[tuple[str, float]]:
+                      dataset_zip: Path | None = None, kaggle_leaderboard: Path | None = None
+                      ) -> list[tuple[str, float]]:
     """Write the competition folder ``out`` (new or empty; its name is the id) from ``data_root``.
 
     ``dataset_zip`` is the file MLE-bench's ``prepare`` downloads for the id (Kaggle's competition zip, or the
@@ -292,6 +348,10 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
     prepared files' MD5s, the file MLE-bench verifies a download and a preparation against. Without it no
     ``checksums.yaml`` is written: MLE-bench reads ``zip:`` from any checksums file it finds (a file without it
     stops ``mlebench prepare`` with a ``KeyError``), and writes its own at the first preparation.
+
+    ``kaggle_leaderboard``: the real competition's final private leaderboard (:func:`kaggle_board`), written as
+    ``leaderboard.csv`` (MLE-bench's medal thresholds); without it ``leaderboard.csv`` holds the reference scores
+    (the caller warns). ``reference_scores.csv`` holds them in either case.
 
     The split is prepared once here (into a temporary folder, with ``seed`` and ``options``, the arguments
     of :func:`tpugraphs_eval.prepare.prepare`) to compute ``leaderboard.csv`` and ``checksums.yaml``; MLE-bench's
@@ -303,10 +363,11 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
     Raises:
         UsageError: ``out`` is not a new or empty folder, or its name is not an id (lower-case letters,
             digits, ``-``); ``dataset_zip`` is not a readable zip file (``DATASET_ZIP_INVALID``);
-            ``OUTPUT_WRITE_FAILED`` on a failed write. What ``prepare`` raises.
+            ``OUTPUT_WRITE_FAILED`` on a failed write; ``LEADERBOARD_FILE_INVALID``. What ``prepare`` raises.
     """
     out = Path(out)
     zip_md5 = None if dataset_zip is None else _zip_md5(Path(dataset_zip))
+    board = None if kaggle_leaderboard is None else kaggle_board(Path(kaggle_leaderboard))
     competition_id = out.name
     if not _ID.fullmatch(competition_id):
         raise UsageError(f"{competition_id!r} is not a competition id (lower-case letters, digits and -): the "
@@ -322,17 +383,19 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
         leaderboard = reference_scores(public, private, learned_baseline)
         sums = {"zip": zip_md5, "public": checksums(public), "private": checksums(private)}
         counts = solution_frame(private / "solution.parquet").ID.str.rsplit(":", n=1).str[0].value_counts(sort=False)
+        references = "score,teamName,note\n" + "".join(
+            f"{value!r},{name.split(' (')[0]},\"reference, not a Kaggle board: {name}\"\n" for name, value in leaderboard)
         files = {
-            "config.yaml": _yaml(_config(competition_id, title)),
-            "description.md": _description(competition_id, title, counts.to_dict()),
+            "config.yaml": _yaml(_config(competition_id, title, board is not None)),
+            "description.md": _description(competition_id, title, counts.to_dict(), None if board is None else len(board)),
             "prepare.py": _PREPARE_PY.format(id=competition_id, version=__version__, seed=seed, options=options,
                                              wheel=WHEEL_NAME),
             "grade.py": _GRADE_PY.format(id=competition_id, version=__version__, mode="strict",
                                          tile_runtime="normalized"),
             "tpugraphs_metric.py": metric_source(),
-            "leaderboard.csv": "score,teamName,note\n" + "".join(
-                f"{value!r},{name.split(' (')[0]},\"reference, not a Kaggle board: {name}\"\n"
-                for name, value in leaderboard),
+            "leaderboard.csv": references if board is None else "rank,score\n" + "".join(
+                f"{rank},{value!r}\n" for rank, value in enumerate(board, start=1)),
+            "reference_scores.csv": references,
         }
         if zip_md5 is not None:
             files["checksums.yaml"] = _yaml(sums)
