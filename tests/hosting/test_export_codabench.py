@@ -497,3 +497,27 @@ def test_an_invalid_submission_gets_a_page_of_its_own_errors(bundle, tmp_path):
     page = (scores_path.parent / "detailed_results.html").read_text()
     assert "Not scored" in page and "MISSING_IDS" in page and "MISSING_IDS" in done.stderr
     assert "<td class=\"num\">" not in page
+
+
+def test_a_three_collection_bundle_says_three_and_shows_three_columns(demo_root, tmp_path):
+    """Before: the Evaluation page said "the unweighted mean of the five collection values" and the board kept a
+    column per collection when the solution held three (the overall is the mean of the collections present)."""
+    import shutil
+
+    from clients import check_codabench_bundle
+
+    from tpugraphs_eval import resolve_data_root
+    from tpugraphs_eval.hosting.codabench import write_bundle
+    from tpugraphs_eval.truth.solution import build_solution
+
+    shutil.copytree(demo_root.path / "npz", tmp_path / "root/npz")
+    shutil.rmtree(tmp_path / "root/npz/layout/nlp")
+    build_solution(resolve_data_root(tmp_path / "root"), "test", tmp_path / "test.parquet")
+    write_bundle(tmp_path / "bundle", tmp_path / "test.parquet")
+    text = " ".join((tmp_path / "bundle/pages/evaluation.md").read_text().split())
+    assert ("the unweighted mean of the 3 collection values (`tile:xla`, `layout:xla:default`, `layout:xla:random`)"
+            in text and "five" not in text)
+    config = yaml.safe_load((tmp_path / "bundle/competition.yaml").read_text())
+    assert [c["key"] for c in config["leaderboards"][0]["columns"]] == [
+        "overall", "tile_xla", "layout_xla_default", "layout_xla_random"]
+    check_codabench_bundle(tmp_path / "bundle")

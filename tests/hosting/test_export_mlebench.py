@@ -76,6 +76,8 @@ def test_the_folder_holds_mlebenchs_files(competition):
                                  "sample_submission": f"{ID}/prepared/public/sample_submission.csv"}
     assert config["grader"]["grade_fn"] == f"mlebench.competitions.{ID}.grade:grade"
     assert config["preparer"] == f"mlebench.competitions.{ID}.prepare:prepare"
+    text = " ".join((competition / "description.md").read_text().split())
+    assert "the unweighted mean of the 5 collection values (`tile:xla`, `layout:xla:default`," in text
 
 
 def test_prepare_succeeds_and_gives_the_checksummed_files(competition, prepared):

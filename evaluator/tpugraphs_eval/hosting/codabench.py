@@ -125,17 +125,19 @@ and no output log or scoring output to download, so the private leaderboard row 
 shown, and only from the day after the Public phase ends."""
 
 
-def competition(title: str, start: dt.date, synthetic: bool = False) -> dict[str, Any]:
+def competition(title: str, start: dt.date, synthetic: bool = False,
+                collections: Sequence[str] | None = None) -> dict[str, Any]:
     """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards).
 
     ``start``: the Public phase's first day (:func:`phase_dates` gives the others). ``synthetic``: the
     solution is the bundled synthetic demo; the description and the leaderboard's title say so (the caller
-    labels ``title``).
+    labels ``title``). ``collections``: those the solution holds (default all), one leaderboard column each.
     """
     start, public_end, final, end = phase_dates(start)
     columns = [{"title": "Overall", "key": "overall", "index": 0, "sorting": "desc", "precision": 5}]
     columns += [{"title": c.name, "key": codabench_program.leaderboard_key(c.name), "index": i, "sorting": "desc",
-                 "precision": 5} for i, c in enumerate(COLLECTIONS, start=1)]
+                 "precision": 5} for i, c in enumerate(
+                    [c for c in COLLECTIONS if collections is None or c.name in collections], start=1)]
     phase = {"max_submissions_per_day": 5, "max_submissions": 100, "execution_time_limit": 600}
     return {
         "version": 2,
@@ -273,7 +275,7 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
     start = start or dt.date.today()
-    config = competition(title, start, synthetic)
+    config = competition(title, start, synthetic, frame.ID.str.rsplit(":", n=1).str[0].unique().tolist())
     if prepared is not None:
         for phase in config["phases"]:
             phase.update(public_data=PUBLIC_DATA, starting_kit=STARTING_KIT)

@@ -17,7 +17,7 @@ Runtime", as `tpugraphs-eval` computes it (definitions: the TpuGraphs paper, arX
 - **layout:\\***, per graph: Kendall's tau-b between your ranking and the true runtimes (ties in runtime
   handled by tau-b; a graph with constant runtimes is left out).
 - A collection's value is the unweighted mean over its graphs; the **overall** score (the ranking column)
-  is the unweighted mean of the five collection values. A collection's value is shown as a column too when
+  is {mean}. A collection's value is shown as a column too when
   the phase holds at least 2 of its graphs (one graph's value is never shown), and none is when the
   collections left out hold a single graph between them.
 
@@ -44,6 +44,13 @@ SYNTHETIC_NOTE = ("> **SYNTHETIC demo data.** This competition scores the synthe
                   "`tpugraphs-eval`, not TpuGraphs measurements: its scores say nothing about real TPU programs.\n\n")
 """Put under the heading of every page of a bundle made from the synthetic demo (docs/kit.md: the demo is
 labelled SYNTHETIC wherever it is shown)."""
+
+
+def collection_mean_text(names: list[str]) -> str:
+    """What the overall averages: the competition's collections (``names``), counted and named."""
+    if len(names) == 1:
+        return f"the value of its one collection, `{names[0]}`"
+    return f"the unweighted mean of the {len(names)} collection values ({', '.join(f'`{n}`' for n in names)})"
 
 
 def validate_command(split: str, synthetic: bool = False, data_root: str | None = None,
@@ -101,7 +108,8 @@ def pages(title: str, counts: dict[str, tuple[int, int, int]], mode: str, tile_r
               else "the TpuGraphs dataset (Apache-2.0 / CC BY 4.0, see its repository)")
     texts = {
         "overview.md": _OVERVIEW.format(title=title, split=split, k=TILE_TOP_K, validate=validate),
-        "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, tile_runtime=_TILE_RUNTIME_TEXT[tile_runtime], mode=mode,
+        "evaluation.md": _EVALUATION.format(k=TILE_TOP_K, mean=collection_mean_text(list(counts)),
+                                            tile_runtime=_TILE_RUNTIME_TEXT[tile_runtime], mode=mode,
                                             mode_text=_MODE_TEXT[mode], public=n_public,
                                             private=n_graphs - n_public),
         "data.md": f"""# Data

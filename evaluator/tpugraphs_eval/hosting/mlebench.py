@@ -296,8 +296,9 @@ nothing.
 
 def _description(competition_id: str, title: str, counts: dict[str, int], teams: int | None) -> str:
     rows = "\n".join(f"| `{name}` | {n} |" for name, n in counts.items())
-    mean = ("the value of its one collection" if len(counts) == 1 else
-            f"the unweighted mean of the {len(counts)} collection values ({', '.join(counts)})")
+    from .codabench_pages import collection_mean_text
+
+    mean = collection_mean_text(list(counts))
     return f"""# {title}
 
 Predict which compilation configurations of an XLA tensor program run fastest on a TPU (TpuGraphs, arXiv
