@@ -70,11 +70,13 @@ ERROR_CODES: dict[str, str] = {
     "SOLUTION_UNREADABLE": "The solution file does not exist, is too short to be Parquet, is not Parquet (no PAR1 "
                            "magic bytes at the start), is cut off (none at the end), has a damaged footer, or holds "
                            "no tpugraphs-eval manifest: the message says which.",
-    "SOLUTION_MANIFEST_INVALID": "The solution's manifest has another format, or lacks (or mistypes) its split, "
-                                 "its synthetic flag, its two sha256 (runtimes, column data) or its counts.",
+    "SOLUTION_MANIFEST_INVALID": "The solution's manifest has another format (an integer: `true` and `1.0` are "
+                                 "refused), or lacks (or mistypes) its split, source, evaluator version, synthetic "
+                                 "flag, two sha256 (runtimes, column data) or counts.",
     "SOLUTION_MANIFEST_MISMATCH": "The solution's manifest contradicts its rows: they are exactly the graphs of a "
                                   "split of the bundled synthetic demo, or have the real dataset's graph counts of "
-                                  "a split, and the manifest names another split or (demo rows) says synthetic: "
+                                  "a split, or are all named by 32 hex digits (test graphs), and the manifest "
+                                  "names another split or (demo rows) says synthetic: "
                                   "false. Demo data is never reported as real, nor one split as another.",
     "SOLUTION_SCHEMA_INVALID": "A column of the solution file is missing or of the wrong type (e.g. a boolean or "
                                "float runtime column).",

@@ -108,3 +108,42 @@ def test_the_demo_names_digests_are_the_generated_demos():
     # the digest is of the set of (collection, name) lines: order-free, and one renamed graph changes it
     assert graph_names_digest({"tile:xla": ["b", "a"]}) == graph_names_digest({"tile:xla": ["a", "b"]})
     assert graph_names_digest({"tile:xla": ["a"]}) != graph_names_digest({"layout:xla:default": ["a"]})
+
+
+@pytest.fixture(scope="module")
+def prepared_solution(tmp_path_factory) -> Path:
+    """A prepared competition's solution (not the demo's own split: opaque 32-hex test names)."""
+    from tpugraphs_eval.prepare import prepare_dir
+
+    out = tmp_path_factory.mktemp("prepared") / "comp"
+    prepare_dir("demo", out, seed="manifest-test-seed-0123456789", max_configs=100, collections=["tile:xla"])
+    return out / "private" / "solution.parquet"
+
+
+@pytest.mark.parametrize("changes, shown", [
+    ({"split": "valid"}, "names the valid split, but its rows are test graphs (every name is 32 hex digits)"),
+    ({"split": "train"}, "names the train split, but its rows are test graphs"),
+    ({"format": True}, "solution format True, this evaluator reads 1"),
+    ({"format": 1.0}, "solution format 1.0, this evaluator reads 1"),
+    ({"source": 7}, "has source 7, not text"),
+    ({"evaluator_version": ["0"]}, "has evaluator_version ['0'], not text"),
+])
+def test_a_relabelled_or_mistyped_manifest_is_refused(prepared_solution, tmp_path, changes, shown):
+    """Before: a non-demo solution relabelled valid or train was read (and reported as that split), and a format of
+    true or 1.0 passed (both equal 1 in Python)."""
+    assert load_solution(prepared_solution).catalog.split == "test"
+    with pytest.raises(DataError) as caught:
+        load_solution(_edited(prepared_solution, tmp_path / "odd.parquet", **changes))
+    assert shown in str(caught.value)
+    assert caught.value.code in ("SOLUTION_MANIFEST_INVALID", "SOLUTION_MANIFEST_MISMATCH")
+
+
+def test_max_problems_help_says_the_json_lists_at_most_a_thousand_per_code(capsys):
+    from tpugraphs_eval.submission.problems import MAX_LISTED_PER_CODE
+
+    try:
+        cli.main(["validate", "--help"])
+    except SystemExit:
+        pass
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"lists the first {MAX_LISTED_PER_CODE:,} of each code" in text and "has all" not in text

@@ -299,7 +299,8 @@ def read_manifest(path: Path, data: bytes | None = None) -> dict[str, Any]:
             manifest = parquet_manifest(path, handle)
     else:
         manifest = parquet_manifest(path, io.BytesIO(data))
-    if not isinstance(manifest, dict) or manifest.get("format") != SOLUTION_FORMAT:
+    # true and 1.0 equal 1 in Python: the type is checked too
+    if not isinstance(manifest, dict) or type(manifest.get("format")) is not int or manifest["format"] != SOLUTION_FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}",
                         code="SOLUTION_MANIFEST_INVALID")

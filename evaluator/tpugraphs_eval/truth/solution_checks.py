@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -85,6 +86,9 @@ def column_data_sha256(data: bytes) -> str | None:
 def manifest_faults(manifest: dict[str, Any]) -> list[str]:
     """What is wrong with a manifest's fields (empty when nothing is)."""
     faults = []
+    for key in ("source", "evaluator_version"):
+        if not isinstance(manifest.get(key), str):
+            faults.append(f"has {key} {manifest.get(key)!r}, not text")
     if manifest.get("split") not in SPLITS:
         faults.append(f"has split {manifest.get('split')!r}, not one of {', '.join(SPLITS)}")
     for key, what in (("ground_truth_sha256", "the runtimes' sha256"), ("data_sha256", "the column data's sha256")):
@@ -147,21 +151,27 @@ def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: d
                         "not be reported as real, nor one split as another)", code="SOLUTION_MANIFEST_MISMATCH")
 
 
-def rows_split(read: GraphsRead) -> tuple[str, bool] | None:
-    """The split the rows' graphs show, when they show one: ``(split, True)`` when they are exactly the graphs of
-    that split of the bundled synthetic demo (their names' digest, :data:`..dataset.DEMO_GRAPH_NAMES_SHA256`); ``(split,
-    False)`` when every collection has the real dataset's graph count of that split
-    (:data:`tpugraphs_eval.dataset.REAL_GRAPH_COUNTS`, which differ between splits); else None (a partial or
-    held-out split, any other data)."""
+_TEST_NAME = re.compile("[0-9a-f]{32}")
+"""A test graph's name: 32 hex digits (the official public test files, and ``prepare``'s opaque names)."""
+
+
+def rows_split(read: GraphsRead) -> tuple[str, bool, str] | None:
+    """The split the rows' graphs show, when they show one, as ``(split, demo, what the rows are)``: the demo's split
+    when they are exactly the graphs of that split of the bundled synthetic demo (their names' digest,
+    :data:`..dataset.DEMO_GRAPH_NAMES_SHA256`); a split whose real graph counts every collection has
+    (:data:`tpugraphs_eval.dataset.REAL_GRAPH_COUNTS`, which differ between splits); ``test`` when every graph is
+    named by 32 hex digits (SPEC: train and valid names are descriptive); else None (any other data)."""
     names = {c.name: tuple(sorted(name for name, _ in graphs)) for c, graphs in read.items()}
     digest = graph_names_digest(names)
     for split, demo in DEMO_GRAPH_NAMES_SHA256.items():
         if digest == demo:
-            return split, True
+            return split, True, f"the synthetic demo's {split} split"
     counts = {name: len(graphs) for name, graphs in names.items()}
     for split in SPLITS:
         if counts == {name: per_split[split] for name, per_split in REAL_GRAPH_COUNTS.items()}:
-            return split, False
+            return split, False, f"as many graphs as the real {split} split"
+    if counts and all(_TEST_NAME.fullmatch(name) for graphs in names.values() for name in graphs):
+        return "test", False, "test graphs (every name is 32 hex digits)"
     return None
 
 
@@ -171,9 +181,8 @@ def split_faults(manifest: dict[str, Any], read: GraphsRead) -> list[str]:
     shown = rows_split(read)
     if shown is None:
         return []
-    split, demo = shown
+    split, demo, what = shown
     faults = []
-    what = f"the synthetic demo's {split} split" if demo else f"as many graphs as the real {split} split"
     if manifest["split"] != split:
         faults.append(f"names the {manifest['split']} split, but its rows are {what}")
     if demo and manifest["synthetic"] is not True:
