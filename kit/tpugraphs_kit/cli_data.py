@@ -6,6 +6,7 @@
     tpugraphs-data download --collections tile:xla,layout:xla:default --splits train,valid,test
     tpugraphs-data folds --data-root demo --split train --k 5 --seed 0 -o folds.csv   # graph -> fold
     tpugraphs-data noise --data-root ~/data/tpugraphs --splits train,valid   # measurement noise, noise ceilings
+    tpugraphs-data publish --data-root comp/public -o site/       # archives + SHA256SUMS for download --base-url
 
 Exit codes: 0 ok, 2 usage or data problem (including a failed download or an unsafe archive: every archive is
 still attempted, each failure reported), 3 internal error.
@@ -102,8 +103,21 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--data-root", metavar="DIR", help=_ROOT_HELP)
     sub.add_argument("--splits", type=_splits, required=True, metavar="NAMES", help="comma-separated splits, or all")
     sub.add_argument("-o", "--output-dir", metavar="DIR", help="where <split>.json goes (default <data root>/noise)")
+    sub = commands.add_parser("publish", help="organiser tools: a data root (prepare's public/) as archives in the "
+                                              "official layout with a SHA256SUMS file, for download --base-url")
+    sub.add_argument("--data-root", required=True, metavar="DIR", help="the data root to publish (e.g. comp/public)")
+    sub.add_argument("-o", "--output", required=True, type=Path, metavar="DIR", help="a new or empty folder")
     add_codes_command(commands)
     return parser
+
+
+def _publish(args) -> int:
+    from .publish import publish
+
+    sums = publish(args.data_root, args.output)
+    print(f"wrote {safe(str(args.output))}: {len(sums)} files and SHA256SUMS; serve the folder and give "
+          "participants `tpugraphs-data download --base-url URL` (docs/prepare.md)")
+    return EXIT_OK
 
 
 def _info(args) -> int:
@@ -157,7 +171,8 @@ def _download(args) -> int:
         else:
             checked = ("size checked" if result.size_checked
                        else "no Content-Length: checked by reading the tar to its end-of-archive marker")
-            print(f"{archive.name}: {result.files} files extracted, {checked}")
+            sha = ", sha256 checked" if result.sha256_checked else ""
+            print(f"{archive.name}: {result.files} files extracted, {checked}{sha}")
     for err in failures:
         print(f"tpugraphs-data: error: [{err.code}] {safe(err.args[0])}", file=sys.stderr)
     if failures:
@@ -217,7 +232,7 @@ def _noise(args) -> int:
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     commands = {"info": _info, "list": _list, "urls": _urls, "download": _download, "codes": print_codes,
-                "folds": _folds, "noise": _noise}
+                "folds": _folds, "noise": _noise, "publish": _publish}
     return commands[args.command](args)
 
 

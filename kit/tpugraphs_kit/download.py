@@ -24,6 +24,10 @@ marker counts only if it is a regular file (not a link) whose first line is a UR
 members are confined to ``npz/``, so no archive can write into ``.downloads/`` and mark another one done.
 A refused or failed archive installs nothing and leaves no marker; its downloaded tar is deleted. The tar
 of an installed archive is deleted unless it is to be kept.
+
+From another ``base_url`` (an organiser's copy, :mod:`tpugraphs_kit.publish`), :data:`CHECKSUMS` is fetched first
+when the address serves one, and each archive must match its sha256 before it is extracted
+(``CHECKSUM_MISMATCH``); the official location serves none (its archives are checked by size and tar end).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
+from tpugraphs_eval.file_digest import file_hexdigest
 from tpugraphs_eval.progress import progress_bar, wanted
 
 from .data import collection
@@ -53,6 +58,9 @@ from .watchdog import Watchdog
 
 BASE_URL = "http://download.tensorflow.org/data/tpu_graphs/v0/"
 """The official download location (tpu_graphs/echo_download_commands.py)."""
+CHECKSUMS = "SHA256SUMS"
+"""The checksum file an organiser's address serves beside its archives: ``<sha256>  <file name>`` per line (the
+format of ``sha256sum``)."""
 MIN_SPEED = 1024
 """Bytes per second below which a download counts as stalled, measured over ``timeout`` seconds."""
 _CHUNK = 1 << 20
@@ -118,6 +126,10 @@ class _Limits:
     def left(self) -> float:
         """Seconds left before the deadline (infinite without one)."""
         return math.inf if self.deadline is None else self.deadline - (time.monotonic() - self.started)
+
+
+class _NotFound(DownloadError):
+    """An HTTP 404 or a missing ``file://`` source (``DOWNLOAD_FAILED``): final, not retried."""
 
 
 class _Stalled(Exception):
@@ -312,10 +324,11 @@ def _try_once(url: str, part: Path, limits: _Limits, bar, total: int | None) -> 
     try:
         return _attempt(url, part, limits, bar), None
     except urllib.error.HTTPError as err:
-        raise DownloadError("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}. {_kept(part)}") from None
+        kind = _NotFound if err.code == 404 else DownloadError
+        raise kind("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}. {_kept(part)}") from None
     except urllib.error.URLError as err:
         if _missing_source(err):
-            raise DownloadError("DOWNLOAD_FAILED", f"{url}: no such file (not retried). {_kept(part)}") from None
+            raise _NotFound("DOWNLOAD_FAILED", f"{url}: no such file (not retried). {_kept(part)}") from None
         return total, err.reason
     except DownloadError as err:
         if err.code == "ARCHIVE_TOO_LARGE":
@@ -346,6 +359,35 @@ class Fetched:
     status: str
     files: int = 0
     size_checked: bool = True
+    sha256_checked: bool = False
+
+
+def checksums(base_url: str, folder: Path, timeout: float) -> dict[str, str] | None:
+    """File name → sha256 from :data:`CHECKSUMS` at ``base_url`` (fetched into ``folder`` like an archive, at most
+    1 MiB), or None where the address serves none (HTTP 404, no such ``file://`` file) or is the official one.
+
+    Raises:
+        DownloadError: as :func:`fetch` for other failures; ``CHECKSUM_MISMATCH``: a line that is not
+            ``<64 hex digits>  <name>``.
+    """
+    if base_url.rstrip("/") == BASE_URL.rstrip("/"):
+        return None
+    try:
+        path, _ = fetch(base_url.rstrip("/") + "/" + CHECKSUMS, folder / CHECKSUMS, retries=1, timeout=timeout,
+                        max_bytes=1 << 20, progress=False)
+    except _NotFound:
+        (folder / f"{CHECKSUMS}.part").unlink(missing_ok=True)
+        return None
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    path.unlink()
+    sums = {}
+    for line in filter(None, lines):
+        digest, _, name = line.partition("  ")
+        if not re.fullmatch("[0-9a-f]{64}", digest) or not name.strip():
+            raise DownloadError("CHECKSUM_MISMATCH", f"{base_url}{CHECKSUMS}: {line[:80]!r} is not a line "
+                                                     "`<sha256>  <file name>`: no archive is trusted")
+        sums[name.strip().lstrip("*")] = digest
+    return sums
 
 
 def download(root: str | os.PathLike[str], collections: Iterable[str] | None = None,
@@ -372,17 +414,20 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
         DownloadError: ``DOWNLOAD_FAILED``, ``TIMED_OUT``, ``SIZE_MISMATCH``, ``ARCHIVE_TOO_LARGE``
             (:func:`fetch`); ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER`` (a member outside the archive's own
             collection and split folder, ``npz/tile/xla/valid`` for ``npz_tile_xla_valid.tar``), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET``
-            (:func:`tpugraphs_kit.extract.safe_extract`; the downloaded tar is deleted).
+            (:func:`tpugraphs_kit.extract.safe_extract`; the downloaded tar is deleted); ``CHECKSUM_MISMATCH`` (an
+            archive whose sha256 is not the one the address's :data:`CHECKSUMS` lists, :func:`checksums`).
         KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``OUTPUT_WRITE_FAILED``.
     """
     root = Path(root).expanduser()
     chosen = archives(collections, splits, base_url)
     folder = downloads_folder(root)
+    pending = force or not all(marked_done(folder / f"{a.name}.done", a.name) for a in chosen)
+    sums = checksums(base_url, folder, timeout) if pending else None  # no request when all are installed
     out, failures = [], []
     for archive in chosen:
         try:
-            result = _install(archive, root, folder, keep_archives=keep_archives, force=force, retries=retries,
-                              timeout=timeout, deadline=deadline, max_bytes=max_bytes, max_members=max_members,
+            result = _install(archive, root, folder, sums, keep_archives=keep_archives, force=force,
+                              retries=retries, timeout=timeout, deadline=deadline, max_bytes=max_bytes, max_members=max_members,
                               progress=progress)
         except KitError as err:  # a failed archive does not stop the others
             failures.append(err)
@@ -393,8 +438,18 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
     return out
 
 
-def _install(archive: Archive, root: Path, folder: Path, *, keep_archives: bool, force: bool, retries: int,
-             timeout: float, deadline: float | None, max_bytes: int, max_members: int,
+def _check_sha256(tar: Path, archive: Archive, sums: dict[str, str]) -> None:
+    """Refuse (and delete) a downloaded ``tar`` whose sha256 is not the one :data:`CHECKSUMS` lists for it."""
+    expected = sums.get(archive.name)
+    if expected is None or file_hexdigest(tar) != expected:
+        tar.unlink(missing_ok=True)
+        why = f"not listed in {CHECKSUMS}" if expected is None else f"its sha256 differs from {CHECKSUMS}'s"
+        raise DownloadError("CHECKSUM_MISMATCH", f"{archive.url}: {why} (a changed or damaged copy); nothing was "
+                                                 "extracted and the downloaded file was deleted")
+
+
+def _install(archive: Archive, root: Path, folder: Path, sums: dict[str, str] | None, *, keep_archives: bool,
+             force: bool, retries: int, timeout: float, deadline: float | None, max_bytes: int, max_members: int,
              progress: bool | None) -> Fetched:
     """Download, extract and mark done one archive (see :func:`download`)."""
     done = folder / f"{archive.name}.done"
@@ -402,6 +457,8 @@ def _install(archive: Archive, root: Path, folder: Path, *, keep_archives: bool,
         return Fetched(archive, "skipped")
     tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, deadline=deadline,
                        max_bytes=max_bytes, progress=progress)
+    if sums is not None:
+        _check_sha256(tar, archive, sums)
     try:
         placed = safe_extract(tar, root, max_bytes=max_bytes, max_members=max_members,
                               folder=collection(archive.collection).split_dir(archive.split))
@@ -411,4 +468,4 @@ def _install(archive: Archive, root: Path, folder: Path, *, keep_archives: bool,
     write_atomic(done, f"{archive.url}\n{tar.stat().st_size} bytes\n{len(placed)} files\n".encode())
     if not keep_archives:
         tar.unlink()
-    return Fetched(archive, "installed", len(placed), total is not None)
+    return Fetched(archive, "installed", len(placed), total is not None, sums is not None)

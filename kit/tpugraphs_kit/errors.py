@@ -43,6 +43,9 @@ KIT_ERROR_CODES: dict[str, str] = {
     "DOWNLOAD_FAILED": "An archive could not be fetched: an HTTP error, a missing `file://` source (neither is "
                        "retried), a network error after every retry, a bad resume answer. The message says whether "
                        "a partial file is kept for a resume, and its size.",
+    "CHECKSUM_MISMATCH": "`download --base-url`: an archive's sha256 is not the one the address's SHA256SUMS "
+                         "lists (or it is not listed, or the file has a line that is not `<sha256>  <name>`): "
+                         "nothing of it is extracted and the download is deleted.",
     "TIMED_OUT": "Every attempt stalled (slower than 1 KiB/s, or idle, over `--timeout`), or `--deadline` passed.",
     "SIZE_MISMATCH": "More bytes arrived than the server announced: the partial file is deleted.",
     "ARCHIVE_TOO_LARGE": "An archive over the size or member-count limit, or with a header declaring over 1 MiB: "

@@ -90,7 +90,8 @@ def test_missing_file_source_is_final_and_no_partial_file_is_claimed(tmp_path, m
     err = " ".join(capsys.readouterr().err.split())
     url = (tmp_path / "nowhere" / "npz_tile_xla_valid.tar").as_uri()
     assert f"[DOWNLOAD_FAILED] {url}: no such file (not retried). Nothing was downloaded." in err
-    assert ".part" not in err and "attempt" not in err and calls == [url]
+    assert ".part" not in err and "attempt" not in err
+    assert calls == [(tmp_path / "nowhere" / "SHA256SUMS").as_uri(), url]  # no checksum file here: none checked
     assert list((root / ".downloads").iterdir()) == []
 
 
