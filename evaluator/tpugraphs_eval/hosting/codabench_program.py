@@ -149,23 +149,61 @@ def _regular_file(path: Path, limit: int | None = None) -> Path:
     return path
 
 
-def load_reference(ref: Path, pd):
-    """(settings, solution table) of the task's reference folder ``ref``: ``settings.json`` (an object) and
-    ``solution.csv`` read as text (``pd``: pandas). Raises :class:`_Setup` (one line) for a file that is not a
-    regular file, too large, unreadable, not JSON (a too deeply nested one too) or not CSV."""
+def load_settings(ref: Path) -> dict:
+    """``settings.json`` of the task's reference folder ``ref``. Raises :class:`_Setup` (one line) for a file that
+    is not a regular file, too large, unreadable or not JSON (a too deeply nested one too)."""
     settings_path = _regular_file(ref / "settings.json", MAX_SETTINGS_BYTES)
-    solution_path = _regular_file(ref / "solution.csv")
     try:
-        settings = json.loads(settings_path.read_text(encoding="utf-8"))
+        return json.loads(settings_path.read_text(encoding="utf-8"))
     except RecursionError:
         raise _Setup("settings.json is nested too deeply; it must be one flat JSON object") from None
     except (OSError, ValueError) as err:
         raise _Setup(f"settings.json cannot be read ({err})") from None
-    try:
-        solution = pd.read_csv(solution_path, dtype=str, keep_default_na=False)
-    except (OSError, ValueError) as err:
-        raise _Setup(f"solution.csv cannot be read ({err})") from None
-    return settings, solution
+
+
+SOLUTION_BATCH_BYTES = 1 << 20
+"""Text of solution rows parsed at once by :func:`read_graphs` (a batch ends after the row that reaches it)."""
+
+
+def read_graphs(path: Path, tile_runtime: str, metric, pd) -> dict:
+    """ID → the metric's graph (``metric.read_solution``) of ``solution.csv``, read row by row (``csv``) and parsed
+    in batches of about :data:`SOLUTION_BATCH_BYTES` of text: memory holds the graphs' runtimes (float64) and one
+    batch, never the whole table's text and its parse (about 10 times the table's size when read whole).
+
+    Raises:
+        ValueError: not CSV, no ID, runtimes, normalizers or Usage column, a row of another length, a repeated
+            ID, a Usage other than Public/Private, no row, or what ``metric.read_solution`` refuses.
+    """
+    import csv
+    import itertools
+
+    csv.field_size_limit(2**31 - 1)
+    graphs, batch, size = {}, [], 0
+    with open(_regular_file(path), newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, [])
+        missing = [name for name in ("ID", "runtimes", "normalizers", "Usage") if name not in header]
+        if missing:
+            raise ValueError(f"has no {', '.join(missing)} column")
+        for row in itertools.chain(reader, [None]):  # None: the end, which ends the last batch
+            if row is not None:
+                if len(row) != len(header):
+                    raise ValueError(f"line {reader.line_num} has {len(row)} fields, the header {len(header)}")
+                batch.append(row)
+                size += sum(map(len, row))
+            if batch and (row is None or size >= SOLUTION_BATCH_BYTES):
+                for graph_id, graph in metric.read_solution(pd.DataFrame(batch, columns=header, dtype=object), "ID",
+                                                            tile_runtime).items():
+                    if graph.usage not in ("Public", "Private"):
+                        raise ValueError(f"Usage {graph.usage!r} on some rows; every row's Usage must be Public or "
+                                         "Private")
+                    if graph_id in graphs:
+                        raise ValueError(f"solution row {graph_id!r} is repeated")
+                    graphs[graph_id] = graph
+                batch, size = [], 0
+    if not graphs:
+        raise ValueError("no solution row")
+    return graphs
 
 
 def _output_problem(output_dir: Path) -> str | None:
@@ -183,25 +221,24 @@ def _output_problem(output_dir: Path) -> str | None:
     return None
 
 
-def _reference_problem(settings, solution, output_dir: Path, metric) -> str | None:
-    """What is wrong with the reference data or the output folder (one line naming the file), or None."""
+def _reference_problem(settings, solution: Path, output_dir: Path, metric, pd):
+    """(what is wrong with the reference data or the output folder, one line naming the file, or None; the
+    solution's graphs, :func:`read_graphs`, or None)."""
     if not isinstance(settings, dict):
-        return f"settings.json holds a {type(settings).__name__}, not an object"
+        return f"settings.json holds a {type(settings).__name__}, not an object", None
     choices = {"mode": metric.MODES, "tile_runtime": metric.TILE_RUNTIMES, "usage": ("Public", "Private")}
     for key, allowed in choices.items():
         if settings.get(key) not in allowed:
-            return f"settings.json: `{key}` is {settings.get(key)!r}; it must be one of {', '.join(allowed)}"
-    missing = [name for name in ("ID", "runtimes", "normalizers", "Usage") if name not in solution.columns]
-    if missing:
-        return f"solution.csv has no {', '.join(missing)} column"
-    usages = sorted(set(solution["Usage"].tolist()) - {"Public", "Private"})
-    if usages:
-        return f"solution.csv: Usage {usages[0]!r} on some rows; every row's Usage must be Public or Private"
+            return f"settings.json: `{key}` is {settings.get(key)!r}; it must be one of {', '.join(allowed)}", None
     try:  # refuses runtimes that are not positive too (RUNTIME_NOT_POSITIVE: a negative one would change the score)
-        metric.read_solution(solution, "ID", settings["tile_runtime"])
-    except ValueError as err:
-        return f"solution.csv: {err}"
-    return _output_problem(output_dir)
+        graphs = read_graphs(solution, settings["tile_runtime"], metric, pd)
+    except _Setup as err:
+        return str(err), None
+    except (OSError, UnicodeDecodeError) as err:
+        return f"solution.csv cannot be read ({err})", None
+    except ValueError as err:  # csv.Error is a ValueError too
+        return f"solution.csv{'' if str(err).startswith('has ') else ':'} {err}", None
+    return _output_problem(output_dir), graphs
 
 
 def _where(line, graph_id) -> str:
@@ -210,19 +247,17 @@ def _where(line, graph_id) -> str:
     return where + ": " if where else ""
 
 
-def defined_graphs(solution, usage: str, collections) -> dict:
+def defined_graphs(graphs: dict, usage: str, collections) -> dict:
     """Collection → the graphs of ``usage`` whose metric is defined whatever the submission: every tile graph,
     and each layout graph with at least two distinct runtimes (tau-b is undefined when all are equal).
 
     Args:
-        solution: the reference solution table (``ID``, ``runtimes`` as ``;``-separated integers, ``Usage``).
+        graphs: ID → the metric's graph (:func:`read_graphs`: ``collection``, ``kind``, runtimes ``y``, ``usage``).
     """
     counts = {name: 0 for name in collections}
-    for graph_id, runtimes, graph_usage in zip(solution["ID"].tolist(), solution["runtimes"].tolist(),
-                                               solution["Usage"].tolist()):
-        collection = graph_id.rsplit(":", 1)[0]
-        if graph_usage == usage and (collection.startswith("tile:") or len(set(runtimes.split(";"))) >= 2):
-            counts[collection] += 1
+    for graph in graphs.values():
+        if graph.usage == usage and (graph.kind == "tile" or graph.y.min() < graph.y.max()):
+            counts[graph.collection] += 1
     return counts
 
 
@@ -333,12 +368,12 @@ def main(argv: list[str]) -> int:
 
     ref = input_dir / "ref"
     try:
-        settings, solution = load_reference(ref, pd)
+        settings = load_settings(ref)
     except _Setup as err:
         print(f"score.py: error: the reference data in {ref}: {err}; is this task's reference data the bundle's "
               "reference_data_*/ folder?", file=sys.stderr)
         return EXIT_SETUP
-    wrong = _reference_problem(settings, solution, output_dir, metric)
+    wrong, solution = _reference_problem(settings, ref / "solution.csv", output_dir, metric, pd)
     if wrong:
         print(f"score.py: error: {wrong} (reference data in {ref})", file=sys.stderr)
         return EXIT_SETUP

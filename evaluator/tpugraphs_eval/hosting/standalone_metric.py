@@ -311,7 +311,8 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
     """Collection values and ``overall`` of ``submission``, as ``tpugraphs-eval`` reports them.
 
     Args:
-        solution, submission, row_id_column_name: as for :func:`score`.
+        solution, submission, row_id_column_name: as for :func:`score`; ``solution`` may also be the ID → graph
+            dict :func:`read_solution` made of it (read once by the caller).
         mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation).
         tile_runtime: ``normalized`` (default) or ``raw``.
         usage: None (every row of ``solution``), or ``Public``/``Private``: the whole submission is validated
@@ -326,7 +327,7 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
         ParticipantVisibleError: the submission is invalid.
         ValueError: the solution table or an argument is wrong (the organiser's side).
     """
-    graphs = read_solution(solution, row_id_column_name, tile_runtime)
+    graphs = solution if isinstance(solution, dict) else read_solution(solution, row_id_column_name, tile_runtime)
     rankings = validate(submission, graphs, row_id_column_name, mode, lines, file_errors)
     if usage is not None and any(g.usage not in ("Public", "Private") for g in graphs.values()):
         raise ValueError("scoring one Usage needs a Usage column of Public/Private on every solution row")
