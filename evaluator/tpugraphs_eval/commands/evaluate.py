@@ -98,8 +98,7 @@ def _parser() -> argparse.ArgumentParser:
                                                         "tables then go to stderr); a list of reports when "
                                                         "several submissions are given")
         sub.add_argument("--max-problems", type=int_at_least(0), default=5, metavar="N",
-                         help="problems shown per code in the terminal (default 5); the JSON report counts every "
-                              "problem and lists the first 1,000 of each code")
+                         help="problems shown per code in the terminal (default 5; JSON: every one counted, 1,000 listed)")
         sub.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
         sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
                                                         "(verdict and problems; scored: charts, worst graphs, tile "

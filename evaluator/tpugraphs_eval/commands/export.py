@@ -58,17 +58,15 @@ def add_parser(commands) -> None:
                                "~/data/tpugraphs)")
     mlebench.add_argument("--seed", metavar="S", help="the organiser's secret seed of prepare (default: a fresh "
                                                       "random one, printed)")
-    mlebench.add_argument("--insecure-seed", action="store_true",
-                          help="accept a seed shorter than 16 characters (a throwaway run)")
+    mlebench.add_argument("--insecure-seed", action="store_true", help="accept a seed under 16 characters (throwaway)")
     mlebench.add_argument("--title", default="TpuGraphs: predict AI model runtime", help="the competition's name")
     mlebench.add_argument("--dataset-zip", type=Path, metavar="FILE",
                           help="the zip MLE-bench downloads for the id (Kaggle's competition zip): writes "
                                "checksums.yaml with its MD5 and the prepared files' (without it, MLE-bench writes "
                                "its own checksums at the first prepare)")
     mlebench.add_argument("--kaggle-leaderboard", type=Path, metavar="FILE",
-                          help="the real competition's final private leaderboard (a CSV with a score column; a "
-                               "board column keeps its private rows): written as leaderboard.csv, MLE-bench's "
-                               "medal thresholds (without it, the reference scores, with a warning)")
+                          help="the real competition's final private leaderboard (CSV, a score column): leaderboard.csv, "
+                               "MLE-bench's medal thresholds (without it, the reference scores, with a warning)")
     kaggle = targets.add_parser(
         "kaggle-metric", help="one self-contained Python file with Kaggle's score(solution, submission, row_id)",
         description="Write the metric as one Python file (numpy, pandas, scipy only) for Kaggle's metric "

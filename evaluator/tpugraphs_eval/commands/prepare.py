@@ -62,7 +62,8 @@ def warn_insecure_seed(seed: str, insecure: bool) -> None:
 def run(args: argparse.Namespace) -> int:
     """Prepare ``args.output`` from ``args.data_root``; print what was written."""
     from ..outputs import refuse_output_is_input
-    from ..prepare.run import new_seed, prepare_dir, remove_stale_work
+    from ..prepare.naming import new_seed
+    from ..prepare.run import prepare_dir, remove_stale_work
     from ..roots import resolve_data_root
 
     console = display.console()

@@ -332,6 +332,14 @@ permutation, ...) gets no score.
 """ + _MEDALS[teams is not None].format(teams=teams)
 
 
+def _board_files(references: list[tuple[str, float]], board: list[float] | None) -> dict[str, str]:
+    """``reference_scores.csv`` and ``leaderboard.csv``: the Kaggle ``board`` (best first), or the references."""
+    text = "score,teamName,note\n" + "".join(
+        f"{value!r},{name.split(' (')[0]},\"reference, not a Kaggle board: {name}\"\n" for name, value in references)
+    return {"leaderboard.csv": text if board is None else "rank,score\n" + "".join(
+        f"{rank},{value!r}\n" for rank, value in enumerate(board, start=1)), "reference_scores.csv": text}
+
+
 def _yaml(value: Any) -> str:
     from .codabench import to_yaml
 
@@ -350,16 +358,13 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
     ``checksums.yaml`` is written: MLE-bench reads ``zip:`` from any checksums file it finds (a file without it
     stops ``mlebench prepare`` with a ``KeyError``), and writes its own at the first preparation.
 
-    ``kaggle_leaderboard``: the real competition's final private leaderboard (:func:`kaggle_board`), written as
-    ``leaderboard.csv`` (MLE-bench's medal thresholds); without it ``leaderboard.csv`` holds the reference scores
-    (the caller warns). ``reference_scores.csv`` holds them in either case.
-
-    The split is prepared once here (into a temporary folder, with ``seed`` and ``options``, the arguments
-    of :func:`tpugraphs_eval.prepare.prepare`) to compute ``leaderboard.csv`` and ``checksums.yaml``; MLE-bench's
-    own ``prepare`` call (``prepare.py``) makes the same files again from the raw data.
+    ``kaggle_leaderboard``: the real final private board (:func:`kaggle_board`), written as ``leaderboard.csv``
+    (else the references are, and the caller warns). The split is prepared once here (``seed`` and ``options``:
+    :func:`tpugraphs_eval.prepare.prepare`'s) to compute the references and ``checksums.yaml``; MLE-bench's own
+    ``prepare`` call (``prepare.py``) makes the same files again from the raw data.
 
     Returns:
-        The leaderboard rows (reference, score), best first.
+        The reference rows (reference, score), best first (``reference_scores.csv``).
 
     Raises:
         UsageError: ``out`` is not a new or empty folder, or its name is not an id (lower-case letters,
@@ -384,8 +389,6 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
         leaderboard = reference_scores(public, private, learned_baseline)
         sums = {"zip": zip_md5, "public": checksums(public), "private": checksums(private)}
         counts = solution_frame(private / "solution.parquet").ID.str.rsplit(":", n=1).str[0].value_counts(sort=False)
-        references = "score,teamName,note\n" + "".join(
-            f"{value!r},{name.split(' (')[0]},\"reference, not a Kaggle board: {name}\"\n" for name, value in leaderboard)
         files = {
             "config.yaml": _yaml(_config(competition_id, title, board is not None)),
             "description.md": _description(competition_id, title, counts.to_dict(), None if board is None else len(board)),
@@ -394,9 +397,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
             "grade.py": _GRADE_PY.format(id=competition_id, version=__version__, mode="strict",
                                          tile_runtime="normalized"),
             "tpugraphs_metric.py": metric_source(),
-            "leaderboard.csv": references if board is None else "rank,score\n" + "".join(
-                f"{rank},{value!r}\n" for rank, value in enumerate(board, start=1)),
-            "reference_scores.csv": references,
+            **_board_files(leaderboard, board),
         }
         if zip_md5 is not None:
             files["checksums.yaml"] = _yaml(sums)

@@ -7,12 +7,12 @@ form one program (shared with ``tpugraphs-data folds``).
 """
 
 from .grouping import program_of
+from .naming import new_seed
 from .run import (
            DEFAULT_MAX_CONFIGS,
            DEFAULT_TEST_FRACTION,
            PrepareOptions,
            check_public,
-           new_seed,
            prepare,
            prepare_dir,
 )

@@ -35,7 +35,7 @@ from ..truth.groundtruth import build_ground_truth
 from ..truth.npzread import read_split
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from .grouping import program_of, stratum
-from .naming import check_seed, new_seed, opaque_name, seeded_int  # noqa: F401 (new_seed re-exported)
+from .naming import check_seed, opaque_name, seeded_int
 from .npzwrite import write_public_test_file
 from .selection import Graph, select_held_out
 
