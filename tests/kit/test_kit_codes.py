@@ -225,9 +225,10 @@ API_CASES = {  # argparse guards these values on the command line; the API check
     "UNSUPPORTED_PLATFORM": _no_platform,
 }
 
-SERVER_CASES = {  # need the loopback HTTP server (a Content-Length to disagree with, a stalling response)
+SERVER_CASES = {  # need the loopback HTTP server (a Content-Length to disagree with, a stalling response, a published folder)
     "SIZE_MISMATCH": "test_kit_download.py::test_size_checks",
     "TIMED_OUT": "test_kit_download_servers.py::test_trickling_server_through_the_cli",
+    "CHECKSUM_MISMATCH": "test_kit_publish.py::test_a_changed_archive_is_refused",
 }
 
 
