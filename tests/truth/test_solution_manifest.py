@@ -146,4 +146,4 @@ def test_max_problems_help_says_the_json_lists_at_most_a_thousand_per_code(capsy
     except SystemExit:
         pass
     text = " ".join(capsys.readouterr().out.split())
-    assert f"lists the first {MAX_LISTED_PER_CODE:,} of each code" in text and "has all" not in text
+    assert f"JSON: every one counted, {MAX_LISTED_PER_CODE:,} listed" in text and "are in the JSON" not in text
