@@ -13,18 +13,6 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGES = {"tpugraphs_eval": REPO / "evaluator" / "tpugraphs_eval", "tpugraphs_kit": REPO / "kit" / "tpugraphs_kit"}
 MAX_FUNCTION_LINES = 60
 
-LONG_FUNCTIONS_PENDING = {
-    # Functions of other helpers' files this round (issue 21): the leaderboard store (leaderboard/) and the
-    # scoring path (prepared_cache, launch, npz reader, predictions). This list only shrinks; the lead removes it
-    # at merge, when every function is within the limit.
-    "tpugraphs_eval/leaderboard/assemble.py::assemble",
-    "tpugraphs_eval/leaderboard/build.py::build_leaderboard",
-    "tpugraphs_eval/leaderboard/scorer.py::score_entries",
-    "tpugraphs_eval/commands/leaderboard.py::_parser",
-    # rewritten this round for issue 24 items 3 and 4 (MLE-bench's leaderboard.csv, the scoring program's memory)
-    "tpugraphs_eval/hosting/codabench_program.py::main",
-    "tpugraphs_eval/hosting/mlebench.py::write_competition",
-}
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     # lowest first: a module may import its own layer and those before it. A module belongs to the layer of the
@@ -125,8 +113,7 @@ def long_functions() -> dict[str, int]:
 
 def test_no_function_is_over_60_lines():
     found = long_functions()
-    assert {name: n for name, n in found.items() if name not in LONG_FUNCTIONS_PENDING} == {}
-    assert LONG_FUNCTIONS_PENDING <= set(found)  # no stale entry: a split function leaves the list
+    assert found == {}
 
 
 def test_the_detectors_see_what_they_must(tmp_path):

@@ -36,6 +36,15 @@ def _parser() -> argparse.ArgumentParser:
                "2 usage or data problem, 3 internal error.")
     parser.add_argument("--version", action="version", version=f"tpugraphs-leaderboard {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_build(commands)
+    _add_demo(commands)
+    codes = commands.add_parser("codes", help="list the leaderboard's own problem codes")
+    codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
+    return parser
+
+
+def _add_build(commands) -> None:
+    """The ``build`` command's options."""
     build = commands.add_parser(
         "build", help="score every submission of a folder and write leaderboard.{csv,md,json,html}",
         description="SUBMISSIONS_DIR holds one folder per team (its name is the team's), each holding submission "
@@ -79,6 +88,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="exit with 1 when some submission is invalid or unread (the leaderboard is still written)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
     build.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
+
+def _add_demo(commands) -> None:
+    """The ``demo`` command's options."""
     demo = commands.add_parser("demo", help="build the demo leaderboard (committed in leaderboards/demo/)",
                                description="Generate the demo submissions and solution (synthetic, deterministic) "
                                            "and build their leaderboard.")
@@ -92,9 +105,6 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--workers", type=int_at_least(1), metavar="N")
     demo.add_argument("--no-progress", action="store_true")
     demo.add_argument("--quiet", "-q", action="store_true")
-    codes = commands.add_parser("codes", help="list the leaderboard's own problem codes")
-    codes.add_argument("--markdown", action="store_true", help="print the Markdown table of docs/codes.md")
-    return parser
 
 
 def _progress_factory(enabled: bool) -> tuple[Callable[[int], Callable[[int], None]] | None, list]:

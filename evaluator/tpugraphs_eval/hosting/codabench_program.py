@@ -398,6 +398,12 @@ def main(argv: list[str]) -> int:
         if len(problems) > 50:
             errors.append(f"  … and {len(problems) - 50} more")
         return _refuse(output_dir, settings, errors)
+    return _publish(output_dir, settings, solution, values, problems, metric, public_rule)
+
+
+def _publish(output_dir: Path, settings: dict, solution, values: dict, problems: list, metric, public_rule) -> int:
+    """Write the scores (the public rule applied) and the detailed results page; print the scores. 0, or
+    EXIT_SETUP when the output folder cannot be written."""
     counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
     scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
     notes = [f"{_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems

@@ -346,6 +346,38 @@ def _yaml(value: Any) -> str:
     return to_yaml(value) + "\n"
 
 
+def _competition_id(out: Path) -> str:
+    """The folder's name, the competition id. Raises UsageError: not an id, or not a new or empty folder."""
+    if not _ID.fullmatch(out.name):
+        raise UsageError(f"{out.name!r} is not a competition id (lower-case letters, digits and -): the "
+                         f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
+    return out.name
+
+
+def _write_folder(out: Path, files: dict[str, str]) -> None:
+    """Write ``files`` and the wheel into a staging folder, then move it to ``out`` as one step.
+
+    Raises:
+        UsageError: ``OUTPUT_WRITE_FAILED`` (nothing is left behind).
+    """
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
+        try:
+            for name, text in files.items():
+                (staging / name).write_text(text, encoding="utf-8")
+            write_wheel(staging)
+            os.chmod(staging, 0o777 & ~umask())
+            os.replace(staging, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except OSError as err:
+        raise UsageError(f"cannot write the competition {out}: {err.strerror or err} (nothing was left behind)",
+                         code="OUTPUT_WRITE_FAILED") from None
+
+
 def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline: LearnedBaseline,
                       title: str = "TpuGraphs: predict AI model runtime", options: dict[str, Any] | None = None,
                       dataset_zip: Path | None = None, kaggle_leaderboard: Path | None = None
@@ -374,12 +406,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
     out = Path(out)
     zip_md5 = None if dataset_zip is None else _zip_md5(Path(dataset_zip))
     board = None if kaggle_leaderboard is None else kaggle_board(Path(kaggle_leaderboard))
-    competition_id = out.name
-    if not _ID.fullmatch(competition_id):
-        raise UsageError(f"{competition_id!r} is not a competition id (lower-case letters, digits and -): the "
-                         f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
+    competition_id = _competition_id(out)
     options = dict(options or {})
     with tempfile.TemporaryDirectory() as tmp:
         public, private = Path(tmp) / "public", Path(tmp) / "private"
@@ -401,18 +428,5 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
         }
         if zip_md5 is not None:
             files["checksums.yaml"] = _yaml(sums)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
-        try:
-            for name, text in files.items():
-                (staging / name).write_text(text, encoding="utf-8")
-            write_wheel(staging)
-            os.chmod(staging, 0o777 & ~umask())
-            os.replace(staging, out)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    except OSError as err:
-        raise UsageError(f"cannot write the competition {out}: {err.strerror or err} (nothing was left behind)",
-                         code="OUTPUT_WRITE_FAILED") from None
+    _write_folder(out, files)
     return leaderboard
