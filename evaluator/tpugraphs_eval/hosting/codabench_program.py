@@ -4,7 +4,7 @@
 text of :mod:`.standalone_metric`), so the program needs only numpy, pandas and scipy (the stock
 ``codalab/codalab-legacy:py39`` image has them) and Python >= 3.9. It never imports ``tpugraphs_eval``, so
 it reads the submission CSV by the rules ``tpugraphs-eval`` reads it by (:func:`read_rows`: ``csvshape.py`` and
-``sniff.py`` beside it are the files of ``tpugraphs_eval/rules/``, byte for byte) and hands the rows, their lines
+``sniff.py`` beside it are the files of ``tpugraphs_eval/rules/``, byte for byte) and streams the rows, their lines
 and the file's errors to the metric file's ``collection_scores`` (whose TopConfigs rules and problem table are
 ``rules/topconfigs.py`` and ``rules/codes.py``).
 
@@ -93,38 +93,49 @@ def _odd_entry(path: Path) -> str:
     return "" if stat.S_ISDIR(info.st_mode) else "not a regular file"
 
 
-def read_rows(data: bytes, collections):
-    """The data rows of a submission CSV and its file-shape problems, by the rules of ``csvshape.py`` (the text of
-    ``tpugraphs_eval/rules/csvshape.py``, as ``tpugraphs-eval`` reads a file; docs/codes.md).
+def read_rows(handle, collections, found):
+    """The data rows of a submission CSV, streamed by the rules of ``csvshape.py`` (the text of
+    ``tpugraphs_eval/rules/csvshape.py``, as ``tpugraphs-eval`` reads a file; docs/codes.md): one line in memory at
+    a time, never the whole file.
 
     Args:
-        data: the file's bytes.
+        handle: the file, opened in binary mode at its start.
         collections: the collection names (``tpugraphs_metric.COLLECTIONS``).
+        found: called with each file-shape problem ``(line or None, ID or None, code, message)``, in the order found.
 
-    Returns:
-        (rows, problems): rows as (line, ID, TopConfigs) text; problems as (line or None, ID or None, code,
-        message) in the order found.
+    Yields:
+        (line, ID, TopConfigs text) per data row.
     """
-    refused = sniff.refusal(data)
+    refused = _refusal(handle)
     if refused:
         code, message, line = refused
-        return [], [(line, None, code, message)]
-    problems = []
+        found((line, None, code, message))
+        return
+    handle.seek(0)
 
     def add(code, message, line=None, id=None):
-        problems.append((line, id, code, message))
+        found((line, id, code, message))
 
-    rows = [(line, graph_id, bytes(configs).decode("utf-8"))
-            for line, graph_id, configs in csvshape.ShapeReader(add, collections).read(data)]
-    return rows, problems
+    for line, graph_id, configs in csvshape.ShapeReader(add, collections).read(handle):
+        yield line, graph_id, bytes(configs).decode("utf-8")
 
 
-def _submission_bytes(path: Path) -> bytes:
-    """The submission file's bytes (at most :data:`MAX_SUBMISSION_BYTES`)."""
+def _refusal(handle):
+    """``sniff.refusal`` of the whole file, reading its first ``sniff.SNIFF_BYTES`` and, while they are blank, the
+    rest until a chunk is not: the refusal depends on nothing else (whether the whole file is blank, its start)."""
+    head = handle.read(sniff.SNIFF_BYTES)
+    for chunk in iter(lambda: handle.read(1 << 20), b""):
+        if not chunk.isspace():
+            return sniff.refusal(head + chunk)
+    return sniff.refusal(head)
+
+
+def _open_submission(path: Path):
+    """The submission file opened in binary mode (at most :data:`MAX_SUBMISSION_BYTES`)."""
     size = path.stat().st_size
     if size > MAX_SUBMISSION_BYTES:
         raise _Invalid(f"SUBMISSION_TOO_LARGE: {path.name} has {size} bytes; at most {MAX_SUBMISSION_BYTES} are read")
-    return path.read_bytes()
+    return open(path, "rb")
 
 
 class _Setup(Exception):
@@ -380,15 +391,7 @@ def main(argv: list[str]) -> int:
     if settings.get("synthetic"):
         print(SYNTHETIC_LINE, flush=True)
     try:
-        rows, problems = read_rows(_submission_bytes(_submission_csv(input_dir / "res")), metric.COLLECTIONS)
-        errors = [p for p in problems if metric.is_error(p[2], settings["mode"])]
-        for line, graph_id, code, message in problems:
-            if not metric.is_error(code, settings["mode"]):
-                print(f"note: {_where(line, graph_id)}{code}: {message}")
-        submission = pd.DataFrame({"ID": [r[1] for r in rows], "TopConfigs": [r[2] for r in rows]}, dtype=object)
-        values = metric.collection_scores(solution, submission, "ID", mode=settings["mode"],
-                                          tile_runtime=settings["tile_runtime"], usage=settings["usage"],
-                                          lines=[r[0] for r in rows], file_errors=errors)
+        values, problems = score_file(_submission_csv(input_dir / "res"), solution, settings, metric)
     except _Invalid as err:
         return _refuse(output_dir, settings, [f"invalid submission: {err}"])
     except metric.ParticipantVisibleError as err:
@@ -399,6 +402,33 @@ def main(argv: list[str]) -> int:
             errors.append(f"  … and {len(problems) - 50} more")
         return _refuse(output_dir, settings, errors)
     return _publish(output_dir, settings, solution, values, problems, metric, public_rule)
+
+
+def score_file(path: Path, solution: dict, settings: dict, metric):
+    """``(values, problems)`` of the submission CSV at ``path``: the metric's ``collection_scores`` of its rows,
+    streamed from the file (:func:`read_rows`) and each parsed as it is read, and its file-shape problems. The
+    notes (problems that are not errors in the phase's mode) are printed once the file is read, scored or not.
+
+    Raises:
+        _Invalid: the file is too large; ``metric.ParticipantVisibleError``: the submission is invalid.
+    """
+    mode, problems, errors = settings["mode"], [], []
+
+    def found(problem):
+        problems.append(problem)
+        if metric.is_error(problem[2], mode):
+            errors.append(problem)  # read by the metric after the last row
+
+    with _open_submission(path) as handle:
+        try:
+            values = metric.collection_scores(solution, read_rows(handle, metric.COLLECTIONS, found), "ID",
+                                              mode=mode, tile_runtime=settings["tile_runtime"],
+                                              usage=settings["usage"], file_errors=errors)
+        finally:
+            for line, graph_id, code, message in problems:
+                if not metric.is_error(code, mode):
+                    print(f"note: {_where(line, graph_id)}{code}: {message}")
+    return values, problems
 
 
 def _publish(output_dir: Path, settings: dict, solution, values: dict, problems: list, metric, public_rule) -> int:

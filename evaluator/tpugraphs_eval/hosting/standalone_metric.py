@@ -186,18 +186,25 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
     return graphs
 
 
-def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=()):
-    """ID → usable indices of every submitted graph of ``graphs``, or the participant's errors.
+def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=(), keep=None):
+    """ID → usable indices of every submitted graph of ``graphs`` (or what ``keep`` makes of them), or the
+    participant's errors.
 
     A row whose collection the solution lacks is skipped (a Kaggle Public/Private subset may lack one). The ID
     rules and the order of the errors are ``rules/ids.py``'s, as ``tpugraphs-eval`` applies them.
 
     Args:
-        lines: the CSV line of each submission row (default 2, 3, …: a header, then the rows).
+        submission: a table (columns ``row_id_column_name`` and ``TopConfigs``), or the rows ``(line, ID text,
+            TopConfigs text)`` of a CSV as its reader streams them (the Codabench program: one row's text at a
+            time in memory; the reader checked the header).
+        lines: the CSV line of each table row (default 2, 3, …: a header, then the rows).
         file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file
-            (the Codabench scoring program): listed in line order with the row errors, before those of
-            the same line, as ``tpugraphs-eval`` lists them. EMPTY_FILE or NOT_TEXT with no row read is
-            the only problem (no MISSING_IDS).
+            (the Codabench scoring program; read after the last row, so a streaming reader may fill it as it
+            goes): listed in line order with the row errors, before those of the same line, as
+            ``tpugraphs-eval`` lists them. EMPTY_FILE or NOT_TEXT with no row read is the only problem (no
+            MISSING_IDS).
+        keep: ``keep(graph, usable)``, what is kept of a valid row ((u,) int64 usable indices by default),
+            called as the row is read (:func:`collection_scores` keeps the graph's value, not the indices).
 
     Raises:
         ParticipantVisibleError: wrong columns, or any row or ID error (all found, the first shown).
@@ -205,13 +212,15 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    _check_header(submission, row_id_column_name)
+    if isinstance(submission, pd.DataFrame):
+        _check_header(submission, row_id_column_name)
+        ids, texts = submission[row_id_column_name].tolist(), submission["TopConfigs"].tolist()
+        submission = zip(range(2, len(ids) + 2) if lines is None else lines, map(_cell, ids), map(_cell, texts))
     present = {graph.collection for graph in graphs.values()}
-    ledger, errors, rankings, zero_listed = IdLedger(), [], {}, False
+    ledger, errors, rankings, zero_listed, n_rows = IdLedger(), [], {}, False, 0
     mistakes = {code: [] for code in FIELD_MISTAKES}
-    ids, texts = submission[row_id_column_name].tolist(), submission["TopConfigs"].tolist()
-    for line, graph_id, text in zip(range(2, len(ids) + 2) if lines is None else lines, ids, texts):
-        graph_id, text = _cell(graph_id), _cell(text)
+    for line, graph_id, text in submission:
+        n_rows += 1
         collection, graph = _collection_of(graph_id), graphs.get(graph_id)
         if graph is None and collection is not None and collection not in present:
             continue  # a collection this solution (a Public/Private subset) lacks: not scored here
@@ -225,20 +234,24 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
         if graph is not None and checked is not None:
             zero_listed = zero_listed or bool(checked.usable.size and checked.usable.min() == 0)
             if not row_errors:
-                rankings[graph_id] = checked.usable
+                rankings[graph_id] = checked.usable if keep is None else keep(graph, checked.usable)
     errors = _in_order(errors, list(file_errors), ledger.one_based(zero_listed), mistakes)
-    if ids or not any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors):
-        by_collection = {}
-        for graph_id, graph in graphs.items():
-            by_collection.setdefault(graph.collection, []).append(graph_id)
-        errors += [(None, None, "MISSING_IDS", message)
-                   for _, _, message in missing_ids(ledger.lines, by_collection, "solution")]
+    if n_rows or not any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors):
+        errors += _missing(graphs, ledger)
     if errors:
         shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
                            f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
         more = f" | … and {len(errors) - _SHOWN_PROBLEMS} more" if len(errors) > _SHOWN_PROBLEMS else ""
         raise ParticipantVisibleError(f"invalid submission ({len(errors)} error(s)): {shown}{more}", errors)
     return rankings
+
+
+def _missing(graphs, ledger):
+    """The MISSING_IDS errors ``(None, None, code, message)`` of the graphs without a row, per collection."""
+    by_collection = {}
+    for graph_id, graph in graphs.items():
+        by_collection.setdefault(graph.collection, []).append(graph_id)
+    return [(None, None, "MISSING_IDS", message) for _, _, message in missing_ids(ledger.lines, by_collection, "solution")]
 
 
 def _check_header(submission, row_id_column_name):
@@ -312,7 +325,8 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
 
     Args:
         solution, submission, row_id_column_name: as for :func:`score`; ``solution`` may also be the ID → graph
-            dict :func:`read_solution` made of it (read once by the caller).
+            dict :func:`read_solution` made of it (read once by the caller), ``submission`` the rows a CSV reader
+            streams (:func:`validate`).
         mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation).
         tile_runtime: ``normalized`` (default) or ``raw``.
         usage: None (every row of ``solution``), or ``Public``/``Private``: the whole submission is validated
@@ -328,13 +342,17 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
         ValueError: the solution table or an argument is wrong (the organiser's side).
     """
     graphs = solution if isinstance(solution, dict) else read_solution(solution, row_id_column_name, tile_runtime)
-    rankings = validate(submission, graphs, row_id_column_name, mode, lines, file_errors)
+
+    def value(graph, usable):  # computed as the row is read: no graph's indices are kept
+        return graph_value(graph, usable) if usage is None or graph.usage == usage else None
+
+    values = validate(submission, graphs, row_id_column_name, mode, lines, file_errors, keep=value)
     if usage is not None and any(g.usage not in ("Public", "Private") for g in graphs.values()):
         raise ValueError("scoring one Usage needs a Usage column of Public/Private on every solution row")
     per_collection = {}
     for graph_id, graph in graphs.items():
         if usage is None or graph.usage == usage:
-            per_collection.setdefault(graph.collection, []).append(graph_value(graph, rankings[graph_id]))
+            per_collection.setdefault(graph.collection, []).append(values[graph_id])
     out = {}
     for collection in COLLECTIONS:
         if collection in per_collection:

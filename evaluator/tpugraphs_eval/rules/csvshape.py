@@ -70,7 +70,8 @@ def split_quoted(body, delimiter):
 
 
 def split_lines(data, add):
-    """(line number, content without terminator) of every line; LF, CRLF, CR CR LF and lone CR all end a line.
+    """(line number, content without terminator) of every line of ``data`` (bytes, or a binary file read a line at a
+    time); LF, CRLF, CR CR LF and lone CR all end a line.
 
     CR CR LF is what a CSV writer's CRLF becomes in a file opened in text mode on Windows; pandas reads it as one
     line end, Python's csv module as a line end and an empty row. One CRLF note for the file when any line ends
@@ -78,7 +79,7 @@ def split_lines(data, add):
     """
     number = 0
     cr_lines = 0
-    for raw in io.BytesIO(data):
+    for raw in io.BytesIO(data) if isinstance(data, bytes) else data:
         body = raw[:-1] if raw.endswith(b"\n") else raw
         if body.endswith(b"\r"):
             body = body[:-2] if raw.endswith(b"\r\r\n") else body[:-1]
@@ -151,8 +152,8 @@ class ShapeReader:
         self._last_quoted = 0
 
     def read(self, data):
-        """Every data row ``(line, ID, TopConfigs bytes)`` of a whole file read line by line, then :meth:`finish`;
-        :attr:`last_line` is the number of the last line read."""
+        """Every data row ``(line, ID, TopConfigs bytes)`` of a whole file (bytes, or a binary file: its rows are
+        streamed) read line by line, then :meth:`finish`; :attr:`last_line` is the number of the last line read."""
         for number, body in split_lines(data, self.add):
             self.last_line = number
             row = self.line(number, body)

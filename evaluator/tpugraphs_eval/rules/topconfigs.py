@@ -194,8 +194,8 @@ def check_field(field, kind, n_configs):
     text = _text(field)
     if not text.strip():
         return Checked([("EMPTY_CONFIGS", "TopConfigs is empty.")], empty, False)
-    if _CLEAN.fullmatch(text):  # the common case: converted at once, not token by token
-        problems, values, texts, n_tokens = [], np.array(text.split(";"), dtype=np.int64), None, text.count(";") + 1
+    if _CLEAN.fullmatch(text):  # the common case: converted at once (no string per token), not token by token
+        problems, values, texts, n_tokens = [], np.fromstring(text, dtype=np.int64, sep=";"), None, text.count(";") + 1
     else:
         problems, values, texts, n_tokens = syntax(text)
     if n_configs is None:
