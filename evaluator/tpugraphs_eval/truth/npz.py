@@ -200,8 +200,9 @@ def opened(path: str | os.PathLike[str]) -> Iterator[tuple[zipfile.ZipFile, dict
     except InputRefused as refused:
         raise Unusable("INPUT_NOT_A_FILE" if refused.kind == "not_a_file" else "NPZ_UNREADABLE",
                        refused.reason) from None
-    with handle:
-        archive, members = open_npz(handle)
+    with handle:  # a file of at most CHUNK bytes is read at once: zipfile's seeks and small reads cost no system call
+        size = os.fstat(handle.fileno()).st_size
+        archive, members = open_npz(io.BytesIO(handle.read(size)) if size <= CHUNK else handle)
         with archive:
             yield archive, members
 
