@@ -186,22 +186,39 @@ def _fill(member: BinaryIO, target: memoryview, key: str) -> None:
         done += len(piece)
 
 
-@contextmanager
-def opened(path: str | os.PathLike[str]) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
-    """The archive at ``path`` and its members by key (:func:`open_npz`), closed on exit. The file is opened by
-    :func:`~tpugraphs_eval.safeopen.open_regular_file`: a FIFO or device is refused unread.
+def open_source(path: str | os.PathLike[str]) -> BinaryIO:
+    """The file at ``path``, opened by :func:`~tpugraphs_eval.safeopen.open_regular_file` (a FIFO or device is
+    refused unread); a file of at most :data:`CHUNK` bytes is read at once and returned in memory (closed on disk):
+    zipfile's seeks and small reads then cost no system call, and an archive on it holds no file descriptor.
 
     Raises:
         Unusable: ``INPUT_NOT_A_FILE`` (not a regular file), ``NPZ_UNREADABLE`` (missing, unreadable, over
-            :data:`MAX_NPZ_BYTES`), as :func:`open_npz`.
+            :data:`MAX_NPZ_BYTES`).
     """
     try:
         handle = open_regular_file(path, MAX_NPZ_BYTES)
     except InputRefused as refused:
         raise Unusable("INPUT_NOT_A_FILE" if refused.kind == "not_a_file" else "NPZ_UNREADABLE",
                        refused.reason) from None
-    with handle:
-        archive, members = open_npz(handle)
+    try:
+        if (size := os.fstat(handle.fileno()).st_size) > CHUNK:
+            return handle  # the caller closes it
+        with handle:
+            return io.BytesIO(handle.read(size))
+    except OSError as err:
+        handle.close()
+        raise coded(err) from None
+
+
+@contextmanager
+def opened(path: str | os.PathLike[str]) -> Iterator[tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]]:
+    """The archive at ``path`` (:func:`open_source`) and its members by key (:func:`open_npz`), closed on exit.
+
+    Raises:
+        Unusable: as :func:`open_source` and :func:`open_npz`.
+    """
+    with open_source(path) as source:
+        archive, members = open_npz(source)
         with archive:
             yield archive, members
 

@@ -11,7 +11,10 @@ members declare (docs/options.md, "Limits").
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
+from typing import BinaryIO
 
 from ..dataset import MAX_CONFIGS_PER_GRAPH
 from ..progress import track
@@ -26,7 +29,7 @@ from .groundtruth import (
     build_ground_truth,
     catalog_of,
 )
-from .npz import MAX_NPZ_BYTES, Unusable, check_member, opened, read_array
+from .npz import MAX_NPZ_BYTES, Unusable, check_member, open_npz, open_source, read_array
 
 __all__ = ["MAX_NPZ_BYTES", "load_ground_truth", "read_split", "scan_catalog"]
 
@@ -42,23 +45,38 @@ runtimes are read): 1 GiB. The largest real split, train (5709 tile and 535 layo
 535 x 800 KB = 428 MB of layout runtimes even if every layout graph were as large as the largest real one
 (about 100k configs), which leaves 645 MB for tile, 7,000 configs per tile graph on average. Beyond it
 nothing is read (``NPZ_SPLIT_TOO_LARGE``): 30 files of 2.8 MB on disk could otherwise unpack to 2 GB."""
+MAX_HELD_BYTES = 64 << 20
+"""Largest total size of the small ``.npz`` files whose archives (in memory) pass 1 keeps for pass 2, which then
+neither opens nor parses them again: 64 MiB (the files of the Kaggle-shaped test split are a few MB in all)."""
 
 
-def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRuntimes:
-    """The declared size of ``path``'s ground-truth members (``declared_only``: nothing inflated), else their
-    arrays, each checked (:mod:`.npz`).
+def _checked(path: Path, keys: list[str]) -> tuple[BinaryIO, zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
+    """``path``'s source (:func:`.npz.open_source`: in memory when small), archive and members by key, its
+    ground-truth members ``keys`` checked from the central directory (:func:`.npz.check_member`): nothing inflated.
 
     Raises:
         Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
     """
-    with opened(path) as (archive, members):  # a FIFO or device swapped in after listing: refused
+    source = open_source(path)  # a FIFO or device swapped in after listing: refused
+    try:
+        archive, members = open_npz(source)
         if missing := [k for k in keys if k not in members]:
             raise Unusable("NPZ_KEY_MISSING", f"no {', '.join(missing)} (keys: {', '.join(members)})")
         for key in keys:
             check_member(members[key], key, MAX_MEMBER_BYTES)
-        if declared_only:
-            return sum(members[key].file_size for key in keys)
-        runtime, *normalizer = (read_array(archive, members[key], key, vector=True) for key in keys)
+    except BaseException:
+        source.close()
+        raise
+    return source, archive, members
+
+
+def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], keys: list[str]) -> GraphRuntimes:
+    """The arrays of the checked members ``keys`` (:func:`.npz.read_array`), checked together.
+
+    Raises:
+        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
+    """
+    runtime, *normalizer = (read_array(archive, members[key], key, vector=True) for key in keys)
     if runtime.shape[0] > MAX_CONFIGS_PER_GRAPH:
         raise Unusable("NPZ_MEMBER_TOO_LARGE", f"config_runtime holds {runtime.shape[0]:,} configurations, more than "
                        f"the scorable maximum of {MAX_CONFIGS_PER_GRAPH:,} (a full ranking must fit a TopConfigs field)")
@@ -68,16 +86,36 @@ def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRunti
     return GraphRuntimes(runtime, normalizer[0] if normalizer else None)
 
 
+def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRuntimes:
+    """The declared size of ``path``'s ground-truth members (``declared_only``: nothing inflated), else their
+    arrays (:func:`_checked`, :func:`_runtimes`).
+
+    Raises:
+        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
+    """
+    source, archive, members = _checked(path, keys)
+    with source, archive:
+        return sum(members[key].file_size for key in keys) if declared_only else _runtimes(archive, members, keys)
+
+
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
-    """Read every graph of ``split`` (with a progress bar when asked); one DataError lists every bad file."""
+    """Read every graph of ``split`` (with a progress bar when asked); one DataError lists every bad file. Pass 1
+    checks every file's directory and sums the declared sizes; the archives of small files (read into memory,
+    :func:`.npz.open_source`) are kept for pass 2, up to :data:`MAX_HELD_BYTES`; the others are opened again."""
     present = present_collections(root, split)
     jobs = [(c, f, ["config_runtime"] + (["config_runtime_normalizers"] if with_runtimes and c.kind == "tile" else []))
             for c, files in present.items() for f in files]
     faults: list[Fault] = []
-    declared = 0
+    declared = held_bytes = 0
+    held: dict[Path, tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]] = {}
     for _, path, keys in track(jobs, len(jobs), f"checking {split} graphs", progress):
         try:
-            declared += _graph(path, keys, declared_only=True)
+            source, archive, members = _checked(path, keys)
+            declared += sum(members[key].file_size for key in keys)
+            if isinstance(source, io.BytesIO) and held_bytes + source.seek(0, 2) <= MAX_HELD_BYTES:
+                held[path], held_bytes = (archive, members), held_bytes + source.tell()
+            else:
+                source.close()
         except Unusable as err:
             faults.append((err.args[0], f"{path}: {err.args[1]}"))
         if declared > MAX_SPLIT_BYTES:  # first, then the faults found so far; nothing is inflated
@@ -89,7 +127,8 @@ def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) 
     read: GraphsRead = {c: [] for c in present}
     for collection, path, keys in track(jobs, len(jobs), f"reading {split} graphs", progress):
         try:
-            read[collection].append((path.stem, _graph(path, keys, declared_only=False)))
+            runtimes = _runtimes(*held.pop(path), keys) if path in held else _graph(path, keys, declared_only=False)
+            read[collection].append((path.stem, runtimes))
         except Unusable as err:
             faults.append((err.args[0], f"{path}: {err.args[1]}"))
     raise_faults(f"cannot read the {split} split of {root.label}", faults)
