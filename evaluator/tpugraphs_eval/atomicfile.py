@@ -12,6 +12,9 @@ from pathlib import Path
 
 from .safeopen import file_type_in_words
 
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+"""The timestamp of every zip member the package writes (the earliest a zip can hold): the bytes of a written
+``.npz``, bundle or wheel depend on their content only, not on the clock."""
 TEMPORARY_SUFFIX = ".tmp"
 """The suffix of :func:`write_atomically`'s temporary files (``.<name>.<random>.tmp``), for a folder's
 clean-up of ones a killed process left."""

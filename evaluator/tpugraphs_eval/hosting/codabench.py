@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..atomicfile import umask, write_atomically
+from ..atomicfile import ZIP_DATE, umask, write_atomically
 from ..dataset import COLLECTIONS, TILE_TOP_K
 from ..errors import UsageError
 from ..roots import resolve_data_root
@@ -363,14 +363,11 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
     (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
 
 
-ZIP_DATE_TIME = (1980, 1, 1, 0, 0, 0)
-"""Every member's timestamp: the earliest a zip can hold, so the zip's bytes depend on its content only."""
-
 
 def _zip(folder: Path, target: str) -> None:
     """Write every folder and file under ``folder`` into the zip ``target`` (paths relative to ``folder``).
 
-    Reproducible: members sorted by path, each with :data:`ZIP_DATE_TIME` and fixed Unix permissions
+    Reproducible: members sorted by path, each with :data:`ZIP_DATE` and fixed Unix permissions
     (folders 0755, files 0644), whatever the clock and umask, so two exports of one solution are the
     same bytes.
     """
@@ -378,7 +375,7 @@ def _zip(folder: Path, target: str) -> None:
                      for path in folder.rglob("*"))
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, path in members:
-            info = zipfile.ZipInfo(name, ZIP_DATE_TIME)
+            info = zipfile.ZipInfo(name, ZIP_DATE)
             info.create_system = 3  # Unix, so that external_attr holds the permissions
             if path.is_dir():
                 info.external_attr = (0o40755 << 16) | 0x10  # a folder (and MS-DOS's directory bit)

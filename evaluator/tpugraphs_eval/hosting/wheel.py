@@ -19,13 +19,13 @@ import zipfile
 from pathlib import Path
 
 from .._version import __version__
+from ..atomicfile import ZIP_DATE
 from ..errors import UsageError
 
 DISTRIBUTION = "tpugraphs-eval"
 PACKAGES = ("tpugraphs_eval", "tpugraphs_kit", "tpugraphs_kit.notebooks")
 _SHIPPED_SUFFIXES = (".py", ".typed", ".json", ".md", ".ipynb")
 """Source and package data; not compiled files, the C source (no build here) or what a notebook run left behind."""
-_EPOCH = (1980, 1, 1, 0, 0, 0)  # the zip format's first date: the same bytes from every checkout
 
 WHEEL_NAME = f"tpugraphs_eval-{__version__}-py3-none-any.whl"
 """The file name an export writes (and its install line names: ``pip install ./<WHEEL_NAME>``)."""
@@ -73,5 +73,5 @@ def write_wheel(folder: Path) -> Path:
     path = Path(folder) / WHEEL_NAME
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
         for name, data in [*members, (record_name, record.encode())]:
-            wheel.writestr(zipfile.ZipInfo(name, _EPOCH), data, zipfile.ZIP_DEFLATED)
+            wheel.writestr(zipfile.ZipInfo(name, ZIP_DATE), data, zipfile.ZIP_DEFLATED)
     return path

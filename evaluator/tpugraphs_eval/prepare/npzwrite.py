@@ -25,11 +25,10 @@ from typing import BinaryIO
 
 import numpy as np
 
+from ..atomicfile import ZIP_DATE
 from ..errors import DataError
 from ..truth.npz import READ_ERRORS, Unusable, check_member, coded, opened, read_header
 
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-"""Timestamp of every member written (the earliest zip allows): output bytes do not depend on the clock."""
 CHUNK = 1 << 20
 ZEROED = "config_runtime"
 ONES = "config_runtime_normalizers"
