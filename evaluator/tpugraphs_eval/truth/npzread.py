@@ -86,16 +86,16 @@ def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], key
     return GraphRuntimes(runtime, normalizer[0] if normalizer else None)
 
 
-def _graph(path: Path, keys: list[str], declared_only: bool) -> int | GraphRuntimes:
-    """The declared size of ``path``'s ground-truth members (``declared_only``: nothing inflated), else their
-    arrays (:func:`_checked`, :func:`_runtimes`).
+def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
+    """The arrays of ``path``'s ground-truth members ``keys``, opened and checked again (:func:`_checked`,
+    :func:`_runtimes`): a file whose archive pass 1 did not keep.
 
     Raises:
         Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
     """
     source, archive, members = _checked(path, keys)
     with source, archive:
-        return sum(members[key].file_size for key in keys) if declared_only else _runtimes(archive, members, keys)
+        return _runtimes(archive, members, keys)
 
 
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
@@ -127,7 +127,7 @@ def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) 
     read: GraphsRead = {c: [] for c in present}
     for collection, path, keys in track(jobs, len(jobs), f"reading {split} graphs", progress):
         try:
-            runtimes = _runtimes(*held.pop(path), keys) if path in held else _graph(path, keys, declared_only=False)
+            runtimes = _runtimes(*held.pop(path), keys) if path in held else _graph(path, keys)
             read[collection].append((path.stem, runtimes))
         except Unusable as err:
             faults.append((err.args[0], f"{path}: {err.args[1]}"))
