@@ -27,11 +27,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tpugraphs_eval.submission",),
     ("tpugraphs_eval.scoring", "tpugraphs_eval.options"),
     ("tpugraphs_eval.report",),
-    ("tpugraphs_eval.api", "tpugraphs_eval.cv", "tpugraphs_eval.prepare", "tpugraphs_eval.prepared_cache",
-     "tpugraphs_eval.entrypoint", "tpugraphs_eval.outputs"),
-    # demo/leaderboard.py and demo/samples.py build the demo board: leaderboard/ code until they move there
-    ("tpugraphs_eval.hosting", "tpugraphs_eval.leaderboard", "tpugraphs_eval.demo.leaderboard",
-     "tpugraphs_eval.demo.samples"),
+    ("tpugraphs_eval.api", "tpugraphs_eval.cv", "tpugraphs_eval.prepare", "tpugraphs_eval.entrypoint",
+     "tpugraphs_eval.outputs"),
+    ("tpugraphs_eval.hosting", "tpugraphs_eval.leaderboard"),
     ("tpugraphs_eval.commands", "tpugraphs_eval.__main__", "tpugraphs_eval.__init__"),
     ("tpugraphs_kit",),
 )
