@@ -3,12 +3,8 @@
 Both files are scored by :class:`api.Evaluator` against one ground truth read once; the
 comparison is :func:`scoring.compare.paired_bootstrap` on their per-graph primary metrics. Exit codes:
 0 compared, 1 a submission is invalid (``INVALID_SUBMISSION``, nothing compared), 2 usage or data problem.
-
-``--public-only`` (with a solution file): both files are compared on the public leaderboard's graphs only
-(each report's ``leaderboards["public"]``), so every number is computed from public graphs, and the output is
-what a participant may see: :func:`..report.public_comparison.public_comparison` (no graph ID, no per-graph
-number; a collection with at least 2 public graphs, resampled fields only with at least 10 in every
-collection drawn; the reasoning: docs/public-view.md).
+``--public-only``: on the public graphs only, shown as
+:func:`..report.public_comparison.public_comparison` (what a participant may see; docs/public-view.md).
 """
 
 from __future__ import annotations
@@ -27,7 +23,6 @@ from .scoring_options import add_scoring_options, load_evaluator
 
 if TYPE_CHECKING:  # the bootstrap, numpy and the report modules are imported when the command runs, not by --help
     from ..report.report import Report
-
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:

@@ -55,10 +55,8 @@ IN_SAMPLE_TAU = 0.9
 
 
 def in_sample_warnings(result: dict) -> list[str]:
-    """Warnings for folds whose layout values look in-sample: a mean tau-b of :data:`IN_SAMPLE_TAU` or more (per
-    fold and layout collection of the demo train split, the learned baseline scores 0.62-0.79 out of fold and
-    0.70-0.82 in-sample; a file ranked by the runtimes, 1). Tile values are not judged (out of fold the demo's
-    tile score is already 0.995-1). Limits: docs/options.md, "Out-of-fold files"."""
+    """Warnings for folds whose layout values look in-sample: a mean tau-b of :data:`IN_SAMPLE_TAU` or more; tile
+    values are not judged (why, and the limits: docs/options.md, "Out-of-fold files")."""
     high = [f"fold {row['fold']}: {name} {value:.3f}" for row in result["folds"]
             for name, value in row["collections"].items()
             if name.startswith("layout:") and value is not None and value >= IN_SAMPLE_TAU]

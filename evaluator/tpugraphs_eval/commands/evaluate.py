@@ -164,36 +164,16 @@ def _refuse_missing_submissions(args: argparse.Namespace) -> None:
                          f"first (`... > submission.csv`) and give its path, e.g. `{example}`")
 
 
-def _print_codes() -> None:
+def _codes_table(title: str, columns: tuple[str, ...], rows):
+    """A rich table of ``rows`` (tuples of text) under ``columns``, for ``codes``."""
     from rich.table import Table
 
-    from ..submission.problems import CODES
-
-    table = Table(title="Problem codes", title_justify="left")
-    for column in ("code", "strict", "lenient", "meaning"):
+    table = Table(title=title, title_justify="left")
+    for column in columns:
         table.add_column(column, overflow="fold")
-    for code in CODES.values():
-        table.add_row(code.name, str(code.strict), str(code.lenient), code.meaning)
-    display.console().print(table)
-
-
-def _print_error_codes() -> None:
-    from rich.table import Table
-
-    from ..errors import ERROR_CODES
-    from ..truth.solution import USAGE_WARNINGS
-
-    table = Table(title="Data and usage error codes (exit 2; INVALID_SUBMISSION: exit 1)", title_justify="left")
-    for column in ("code", "meaning"):
-        table.add_column(column, overflow="fold")
-    for code, meaning in ERROR_CODES.items():
-        table.add_row(code, meaning)
-    warnings = Table(title="`solution build` warnings (the file is written, exit 0)", title_justify="left")
-    for column in ("code", "meaning"):
-        warnings.add_column(column, overflow="fold")
-    for code, meaning in USAGE_WARNINGS.items():
-        warnings.add_row(code, meaning)
-    display.console().print(table, warnings)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def _build_solution(args: argparse.Namespace) -> int:
@@ -280,15 +260,22 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _codes(args: argparse.Namespace) -> int:
-    from ..errors import error_codes_markdown
-    from ..submission.problems import codes_markdown
+    from ..errors import ERROR_CODES, error_codes_markdown
+    from ..submission.problems import CODES, codes_markdown
 
     if args.markdown:
         print(error_codes_markdown() if args.errors else codes_markdown(), end="")
     elif args.errors:
-        _print_error_codes()
+        from ..truth.solution import USAGE_WARNINGS
+
+        display.console().print(
+            _codes_table("Data and usage error codes (exit 2; INVALID_SUBMISSION: exit 1)", ("code", "meaning"),
+                         ERROR_CODES.items()),
+            _codes_table("`solution build` warnings (the file is written, exit 0)", ("code", "meaning"),
+                         USAGE_WARNINGS.items()))
     else:
-        _print_codes()
+        display.console().print(_codes_table("Problem codes", ("code", "strict", "lenient", "meaning"), (
+            (code.name, str(code.strict), str(code.lenient), code.meaning) for code in CODES.values())))
     return EXIT_OK
 
 
@@ -311,28 +298,23 @@ def run(argv: list[str]) -> int:
     try:
         return HANDLERS[args.command](args)
     except NoGroundTruthError as err:  # the public test files: say what this command can do instead
-        from .no_truth_hint import with_hint
+        from .no_truth_hint import no_truth_hint
 
-        raise with_hint(err, args) from None
+        raise NoGroundTruthError(f"{err} {no_truth_hint(args)}") from None
 
 
 def _show(console, args: argparse.Namespace, inputs: list[Path], reports: list[Report | None],
           failures: dict[int, str], validate_only: bool) -> None:
     if args.quiet:  # one line per file, no table, no --lenient hint: rich is not needed (display.quiet_console)
         from ..report.verdict import verdict
-
-        for i, (path, report) in enumerate(zip(inputs, reports)):
-            if report is None:
-                console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
-            else:
-                verdict(console, report, validate_only, label=str(path) if len(reports) > 1 else None, hint=False)
-        return
-    from ..report.terminal import render, render_comparison
-
+    else:
+        from ..report.terminal import render, render_comparison
     several = len(reports) > 1
     for i, (path, report) in enumerate(zip(inputs, reports)):
         if report is None:
             console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
+        elif args.quiet:
+            verdict(console, report, validate_only, label=str(path) if several else None, hint=False)
         else:
             if several and console.is_terminal:
                 console.rule(safe(str(path)))
@@ -340,7 +322,7 @@ def _show(console, args: argparse.Namespace, inputs: list[Path], reports: list[R
                 console.print(f"== {safe(str(path))} ==")
             render(report, console, per_graph=getattr(args, "per_graph", False), per_code=args.max_problems,
                    validate_only=validate_only)
-    if several:
+    if several and not args.quiet:
         render_comparison(console, inputs, reports)
 
 

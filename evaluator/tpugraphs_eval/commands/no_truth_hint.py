@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from ..errors import NoGroundTruthError
-
 ORGANISER_HINT = ("A solution needs the split's runtimes: build it from the organisers' labelled {split} files "
                   "(their config_runtime), not from the public ones. Participants check a submission against "
                   "the public files with `tpugraphs-eval validate`.")
@@ -37,8 +35,3 @@ def no_truth_hint(args: argparse.Namespace) -> str:
         command = _validate_command(args, [str(args.a), str(args.b)])
         return f"compare needs runtimes; validation still works: `{command}`."
     return ORGANISER_HINT.format(split=args.split)
-
-
-def with_hint(err: NoGroundTruthError, args: argparse.Namespace) -> NoGroundTruthError:
-    """``err`` with the hint of the command ``args`` were parsed for appended to its message."""
-    return NoGroundTruthError(f"{err} {no_truth_hint(args)}")

@@ -1,31 +1,12 @@
 """``tpugraphs-eval export codabench``: a Codabench competition bundle (competition.yaml version 2).
 
-Bundle layout (folders are zipped by Codabench at upload; zip the folder's *contents* to upload it)::
-
-    competition.yaml                 title, pages, two phases, two tasks, a sample solution, the leaderboard
-    logo.png                         the required image
-    pages/{overview,evaluation,data,terms}.md
-    scoring_program/                 metadata.yaml (the command), score.py (:mod:`.codabench_program`),
-                                     tpugraphs_metric.py (the exported Kaggle metric file, :mod:`.metric_file`),
-                                     csvshape.py, sniff.py, public_rule.py (``tpugraphs_eval/rules/``'s files,
-                                     byte for byte: :data:`BUNDLED_RULES`)
-    reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
-    reference_data_private/          the same solution.csv + settings.json (usage Private)
-    sample_submission/               submission.csv: a valid baseline (configs in index order)
-    public_data/, starting_kit/      with --prepared: the prepared public tree (or DOWNLOAD.md above
-                                     PUBLIC_DATA_MAX_BYTES) and the notebooks, sample, validate command and
-                                     the package itself as a wheel (:mod:`.wheel`), which its README installs
-
-**Decision** (scoring program dependencies): the program vendors the self-contained metric file, so the
-stock ``codalab/codalab-legacy:py39`` image (numpy, pandas, scipy) runs it and nothing needs
-``pip install tpugraphs-eval`` on the worker; the numbers equal ``tpugraphs-eval --solution``'s (tests).
-**Decision** (leaderboards): phase 0 "Public" scores the Public graphs, phase 1 "Final" the Private ones; the
-Final phase opens the day after the Public phase ends (Codabench's unpacker refuses a phase starting on the day
-the previous one ends), takes the migrated submissions and no new one from their owners, and hides its output
-(:data:`FINAL_PHASE_LIMITS`), so no Private value is shown before submissions close; the one leaderboard keeps
-each participant's last submission (``Force_Last``: docs/hosting.md says why not the best). Both phases
-validate the whole submission against every graph, as ``tpugraphs-eval --solution`` does, so each phase's
-reference data holds the whole solution table.
+The bundle holds ``competition.yaml``, ``logo.png``, ``pages/`` (:mod:`.codabench_pages`), ``scoring_program/``
+(``score.py``: :mod:`.codabench_program`; ``tpugraphs_metric.py``: :mod:`.metric_file`; :data:`BUNDLED_RULES`), the
+reference data of the two phases, a sample submission and, with ``prepared``, ``public_data/`` and
+``starting_kit/``; zip the folder's *contents* to upload it. The layout and the **Decision**s on it (worker image:
+the program vendors the metric file, so the stock image runs it; phases: Public on the Public graphs, Final on the
+Private ones from the day after, its output hidden; the board keeps the last submission, ``Force_Last``):
+docs/hosting.md, "Codabench bundle".
 """
 
 from __future__ import annotations
@@ -48,9 +29,10 @@ from ..roots import resolve_data_root
 from ..rules import csvshape, public_rule, sniff
 from ..truth.solution import build_solution, read_manifest
 from . import codabench_program
-from .codabench_pages import logo_png, pages
+from .codabench_pages import logo_png, pages, validate_command
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
+from .wheel import write_wheel
 
 DOCKER_IMAGE = "codalab/codalab-legacy:py39"
 COMMAND = "python3 /app/program/score.py /app/input /app/output"
@@ -106,12 +88,8 @@ FINAL_DAYS = 14
 
 
 def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
-    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC).
-
-    Codabench's unpacker (``BaseUnpacker._validate_phase_ordering``) refuses a phase that starts when the one
-    before it ends ("Phases dates conflict"), so the Final phase opens one day after the Public phase ends:
-    during that day no phase is open and no submission is taken (docs/hosting.md, Codabench bundle).
-    """
+    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC): the Final
+    phase opens one day after the Public phase ends, as Codabench's unpacker (``_validate_phase_ordering``) wants."""
     public_end = start + dt.timedelta(days=PUBLIC_DAYS)
     final = public_end + dt.timedelta(days=1)
     return start, public_end, final, final + dt.timedelta(days=FINAL_DAYS)
@@ -119,10 +97,8 @@ def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
 
 FINAL_PHASE_LIMITS = {"max_submissions": 1, "max_submissions_per_day": 1, "hide_output": True,
                       "hide_score_output": True}
-"""The Final phase's secrecy settings (docs/hosting.md, what a participant sees): one submission per
-participant, which the migrated Public submissions use up (Codabench counts them; 0 would mean no limit),
-and no output log or scoring output to download, so the private leaderboard row is the only private value
-shown, and only from the day after the Public phase ends."""
+"""The Final phase's secrecy settings: one submission, which the migrated ones use up (0 would mean no limit), and
+no output to download (docs/hosting.md, "no private value before the end")."""
 
 
 def competition(title: str, start: dt.date, synthetic: bool = False,
@@ -189,19 +165,12 @@ PARTICIPANT_ROOT = "public_data"
 """The folder name the pages and the starting kit give for the unzipped public data (``--data-root``)."""
 
 
-def _tree_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
 def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool,
                              notebooks: Sequence[Path] = ()) -> None:
     """``public_data/`` (the prepared public tree, or a download note above :data:`PUBLIC_DATA_MAX_BYTES`) and
     ``starting_kit/`` (the starter notebooks, the sample submission and a README with the validate command)."""
-    from .codabench_pages import validate_command
-    from .wheel import write_wheel
-
     public = prepared / "public"
-    size = _tree_bytes(public)
+    size = sum(p.stat().st_size for p in public.rglob("*") if p.is_file())
     target = out / PUBLIC_DATA
     if size <= PUBLIC_DATA_MAX_BYTES:
         shutil.copytree(public, target, copy_function=shutil.copyfile)  # prepare's hard links become files
@@ -250,17 +219,14 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
             pages give the validate command for the public data.
         notebooks: the kit's starter notebooks, copied into ``starting_kit/`` with ``prepared`` (the caller, the
             ``export`` command, finds them: hosting does not import the kit).
-        start: the Public phase's first day (default today); it lasts 90 days, the Final phase opens the
-            day after it ends and lasts 14 days (:func:`phase_dates`; organisers edit the dates in
-            competition.yaml or Codabench's editor).
+        start: the Public phase's first day (default today; the others: :func:`phase_dates`).
 
     Returns:
         The competition.yaml content.
 
     Raises:
         UsageError: ``out`` is a non-empty folder or a file; ``OUTPUT_WRITE_FAILED``: a write failed (a full
-            disk, a zip path that is a device or a FIFO). The files are written into a staging folder
-            beside ``out`` and renamed to ``out`` at the end, so a failure leaves no partial bundle.
+            disk, a zip path that is a device or a FIFO; :func:`_publish` leaves no partial bundle).
         DataError: not a solution file.
     """
     out = Path(out)
@@ -274,12 +240,11 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if set(frame.Usage) != set(PHASE_USAGES):
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
-    start = start or dt.date.today()
-    config = competition(title, start, synthetic, frame.ID.str.rsplit(":", n=1).str[0].unique().tolist())
+    counts = _counts(frame)
+    config = competition(title, start or dt.date.today(), synthetic, list(counts))
     if prepared is not None:
         for phase in config["phases"]:
             phase.update(public_data=PUBLIC_DATA, starting_kit=STARTING_KIT)
-    counts = _counts(frame)
 
     def fill(staging: Path) -> None:
         _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
@@ -336,8 +301,6 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
     ``split``: the solution's split, which the pages name; ``prepared``: the bundle carries the public data
     (the pages' validate command reads it from ``public_data/``).
     """
-    from .codabench_pages import validate_command
-
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
@@ -361,7 +324,6 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
         (ref / "settings.json").write_text(json.dumps(task, indent=2) + "\n", encoding="utf-8")
     (out / "sample_submission").mkdir()
     (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
-
 
 
 def _zip(folder: Path, target: str) -> None:

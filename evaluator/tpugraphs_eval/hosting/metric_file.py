@@ -1,11 +1,9 @@
 """``tpugraphs-eval export kaggle-metric``: the self-contained metric file for Kaggle-like platforms, and the solution table.
 
-**Decision** (one source): the file is made of the package's own modules, not written again: a provenance
-comment, then the text of the ``rules/`` modules the metric uses (:data:`METRIC_RULES`: the problem table and the
-TopConfigs rules, the ID rules and the header rules), then :mod:`.standalone_metric`, each unchanged but for its relative imports (the names they
-import stand above them in the file) and its ``from __future__`` line (one at the top). The Codabench bundle's
-``tpugraphs_metric.py`` is this same text. tests/hosting/test_export_kaggle_metric.py checks that the file holds
-each module's code and runs it with ``tpugraphs_eval`` out of reach against ``tpugraphs-eval`` on every fixture.
+**Decision** (one source): the file is the text of the ``rules/`` modules the metric uses (:data:`METRIC_RULES`),
+then of :mod:`.standalone_metric`, each unchanged but for its relative imports and its ``from __future__`` line;
+the Codabench bundle's ``tpugraphs_metric.py`` is this same text (docs/hosting.md, "One metric file", says how
+tests/hosting/test_export_kaggle_metric.py holds it to ``tpugraphs-eval``).
 """
 
 from __future__ import annotations

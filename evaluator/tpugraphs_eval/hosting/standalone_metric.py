@@ -1,12 +1,8 @@
 """The TpuGraphs competition metric: the solution table, validation of a submission table and the metrics.
 
-``tpugraphs-eval export kaggle-metric -o metric.py`` writes one self-contained file of ``rules/codes.py``,
-``rules/topconfigs.py``, ``rules/ids.py``, ``rules/csvshape.py`` and this module (:mod:`.metric_file`: their text
-unchanged but for the relative imports below, whose names stand above it there), and the Codabench scoring program carries that file as
-``tpugraphs_metric.py``: so this module imports nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9
-(Codabench's ``codalab/codalab-legacy:py39`` image; Kaggle's is newer). Its TopConfigs rules and problem severities
-are the validator's own (``rules/``); tests/hosting/test_export_kaggle_metric.py checks that the exported file gives
-``tpugraphs-eval``'s numbers and verdicts on every fixture.
+Exported with the ``rules/`` modules it imports as one self-contained file (:mod:`.metric_file`; docs/hosting.md,
+"One metric file"), which the Codabench scoring program carries as ``tpugraphs_metric.py``: so this module imports
+nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9 with numpy, pandas and scipy.
 
 Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the
 Public rows, then the Private ones, and shows a :class:`ParticipantVisibleError`'s message to the
@@ -86,10 +82,6 @@ def cut(text):
     return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN // 2]}…({len(text)} characters)"
 
 
-def _blank(value):
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def _joined_integers(text):
     """The int64 values ((n,)) of ``text``, decimal integers of up to 18 digits joined by ``;`` ("" gives none),
     or None if it is not that. One numpy pass over the bytes (no ``int()`` per token: bench/bench_kaggle_metric.py)."""
@@ -119,7 +111,7 @@ def _integer_fields(texts, what, ids):
     Raises:
         ValueError: a field is not integers joined by ``;`` (naming the first such row of ``ids``).
     """
-    fields = ["" if _blank(text) else str(text) for text in texts]
+    fields = [_cell(text) for text in texts]
     starts = np.zeros(len(fields) + 1, dtype=np.int64)
     np.cumsum([field.count(";") + 1 if field else 0 for field in fields], out=starts[1:])
     values = _joined_integers(";".join(field for field in fields if field))
@@ -131,8 +123,6 @@ def _integer_fields(texts, what, ids):
 
 def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
     """ID → :class:`_Graph` of a solution table (the organiser's side: its problems are ValueErrors).
-
-    The ``runtimes`` and ``normalizers`` columns are parsed in one numpy pass each (:func:`_integer_fields`).
 
     Raises:
         ValueError: missing columns, an ID without a collection prefix, repeated IDs, non-integer or empty
@@ -273,7 +263,7 @@ def _check_header(submission, row_id_column_name):
 
 def _cell(value):
     """A table cell as text: None or NaN (an empty CSV field) is ``""``."""
-    return "" if _blank(value) else str(value)
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
 
 
 def _row(line, graph_id, collection, graph, text, ledger):
