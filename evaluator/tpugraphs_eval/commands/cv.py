@@ -77,23 +77,18 @@ def _show(console, result: dict, reports: list, quiet: bool) -> None:
         console.print(f"{safe(result['submission'])}: {len(result['folds'])} folds, overall "
                       f"{number(result['mean']['overall'])} ± {number(result['sd']['overall'])}")
     else:
-        _table(console, result)
+        from rich.table import Table
+
+        names, mean, sd = list(result["mean"]["collections"]), result["mean"], result["sd"]
+        table = Table(title=f"{safe(result['submission'])}: {len(result['folds'])} folds of the {result['split']} "
+                            "split", title_justify="left")
+        for column in ("fold", "graphs", *names, "overall"):
+            table.add_column(column, justify="right")
+        for row in result["folds"]:
+            table.add_row(str(row["fold"]), str(row["graphs"]), *(number(row["collections"].get(n)) for n in names),
+                          number(row["overall"]))
+        table.add_row("mean ± sd", "", *(f"{number(mean['collections'][n])} ± {number(sd['collections'][n])}"
+                                         for n in names), f"{number(mean['overall'])} ± {number(sd['overall'])}")
+        console.print(table)
     for warning in result["warnings"]:
         console.print(f"[yellow]warning: {safe(warning)}[/]")
-
-
-def _table(console, result: dict) -> None:
-    from rich.table import Table
-
-    names = list(result["mean"]["collections"])
-    table = Table(title=f"{safe(result['submission'])}: {len(result['folds'])} folds of the {result['split']} split",
-                  title_justify="left")
-    for column in ("fold", "graphs", *names, "overall"):
-        table.add_column(column, justify="right")
-    for row in result["folds"]:
-        table.add_row(str(row["fold"]), str(row["graphs"]), *(number(row["collections"].get(n)) for n in names),
-                      number(row["overall"]))
-    mean, sd = result["mean"], result["sd"]
-    table.add_row("mean ± sd", "", *(f"{number(mean['collections'][n])} ± {number(sd['collections'][n])}"
-                                     for n in names), f"{number(mean['overall'])} ± {number(sd['overall'])}")
-    console.print(table)

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 # Each command imports what it runs with when it runs (docs/performance.md, "Imports"): `--help`, `--version`
 # and a scoring run load no hosting, compare, solution-file, polars, pandas or scipy module.
 
-COMMANDS = ("score", "validate", "codes", "solution", "compare", "export", "prepare", "cv")
-
 
 class _Version(argparse.Action):
     """``--version``: the version, the digest of the package's source (reports' ``evaluator_source_sha256``) and the
@@ -126,24 +124,22 @@ TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 def _argv(argv: list[str]) -> list[str]:
     """Insert the default ``score`` command before anything that is not a command or a top-level option: a
     submission path, or an option (``tpugraphs-eval --split test x.csv``; with no path at all,
-    :func:`_refuse_missing_submissions` says that the submission is missing, not that ``test`` is no command)."""
-    if argv and argv[0] not in COMMANDS and argv[0] not in TOP_LEVEL_OPTIONS:
-        _refuse_a_misspelt_command(argv[0])
-        return ["score", *argv]
-    return argv
+    :func:`_refuse_missing_submissions` says that the submission is missing, not that ``test`` is no command).
 
+    Raises:
+        UsageError: the first word is no file but looks like a command (``valdate``): the user meant the command.
+    """
+    if not argv or argv[0] in COMMANDS or argv[0] in TOP_LEVEL_OPTIONS:
+        return argv
+    word = argv[0]
+    if not word.startswith("-") and not os.path.lexists(word):
+        import difflib
 
-def _refuse_a_misspelt_command(word: str) -> None:
-    """Raise :class:`UsageError` when the first word, read as the default command's submission, is no file but
-    looks like a command (``valdate``): the user meant the command, not a file of that name."""
-    if word.startswith("-") or os.path.lexists(word):
-        return
-    import difflib
-
-    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
-    if close:
-        raise UsageError(f"`{safe(word)}` is neither a command nor a file: did you mean the command `{close[0]}`? "
-                         f"(commands: {', '.join(COMMANDS)})")
+        close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
+        if close:
+            raise UsageError(f"`{safe(word)}` is neither a command nor a file: did you mean the command "
+                             f"`{close[0]}`? (commands: {', '.join(COMMANDS)})")
+    return ["score", *argv]
 
 
 def _refuse_missing_submissions(args: argparse.Namespace) -> None:
@@ -283,8 +279,8 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution,
     "compare": compare_command.run_compare, "export": export.run,
     "prepare": prepare_command.run, "cv": cv_command.run}
-"""Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
-:data:`COMMANDS` and its handler here)."""
+"""Command → its handler (a new subcommand: add its parser in :func:`_parser` and its handler here)."""
+COMMANDS = tuple(HANDLERS)
 
 
 def run(argv: list[str]) -> int:

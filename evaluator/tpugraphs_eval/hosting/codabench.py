@@ -45,6 +45,8 @@ BUNDLED_RULES = (csvshape, sniff, public_rule)
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, (dict, list)) and not value:  # to_yaml writes the others as blocks
+        return "{}" if isinstance(value, dict) else "[]"
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -59,22 +61,11 @@ def _scalar(value: Any) -> str:
 def to_yaml(value: Any, indent: int = 0) -> str:
     """Block-style YAML of dicts, lists and scalars (strings double-quoted), read back by ``yaml.safe_load``."""
     pad = " " * indent
-    lines = []
     if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, (dict, list)) and item:
-                lines.append(f"{pad}{key}:\n{to_yaml(item, indent + 2)}")
-            else:
-                empty = "{}" if isinstance(item, dict) else "[]"
-                lines.append(f"{pad}{key}: {empty if isinstance(item, (dict, list)) else _scalar(item)}")
-    else:
-        for item in value:
-            if isinstance(item, dict):
-                inner = to_yaml(item, indent + 2)
-                lines.append(f"{pad}- {inner[indent + 2:]}")
-            else:
-                lines.append(f"{pad}- {_scalar(item)}")
-    return "\n".join(lines)
+        return "\n".join(f"{pad}{key}:\n{to_yaml(item, indent + 2)}" if isinstance(item, (dict, list)) and item
+                         else f"{pad}{key}: {_scalar(item)}" for key, item in value.items())
+    return "\n".join(f"{pad}- {to_yaml(item, indent + 2)[indent + 2:]}" if isinstance(item, dict)
+                     else f"{pad}- {_scalar(item)}" for item in value)
 
 
 SYNTHETIC_TITLE = " (SYNTHETIC demo data)"
@@ -160,9 +151,9 @@ PUBLIC_DATA_MAX_BYTES = 300 * 1000**2
 """Largest prepared public tree carried in the bundle's ``public_data/`` (bytes): above it the folder holds a
 download note (``DOWNLOAD.md``) instead, and the organiser hosts the tree elsewhere (docs/hosting.md)."""
 PUBLIC_DATA = "public_data"
+"""The bundle's folder of public data, and the name the pages and the starting kit give to the unzipped public
+data (``--data-root``)."""
 STARTING_KIT = "starting_kit"
-PARTICIPANT_ROOT = "public_data"
-"""The folder name the pages and the starting kit give for the unzipped public data (``--data-root``)."""
 
 
 def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool,
@@ -182,22 +173,21 @@ def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: b
             "`tpugraphs-eval prepare`; docs/hosting.md). Unzip it into a folder `public_data/`.\n", encoding="utf-8")
     kit = out / STARTING_KIT
     kit.mkdir()
-    names = []
+    names = [notebook.name for notebook in notebooks]
     for notebook in notebooks:
         shutil.copyfile(notebook, kit / notebook.name)
-        names.append(notebook.name)
     shutil.copyfile(out / "sample_submission" / "submission.csv", kit / "sample_submission.csv")
     wheel = write_wheel(kit).name
-    command = validate_command(split, data_root=PARTICIPANT_ROOT, submission="sample_submission.csv")
+    command = validate_command(split, data_root=PUBLIC_DATA, submission="sample_submission.csv")
     (kit / "README.md").write_text(
         "# Starting kit\n\n"
         + ("SYNTHETIC demo data: scores on it say nothing about real TPU programs.\n\n" if synthetic else "")
         + f"1. `pip install './{wheel}[kit]'` (the wheel in this folder: the evaluator and the kit, "
         "`tpugraphs-eval`, `tpugraphs-data`, `tpugraphs-baseline`; `[kit]` adds scipy for the learned baseline).\n"
-        f"2. Download this phase's public data and unzip it into `{PARTICIPANT_ROOT}/` next to this folder's files.\n"
+        f"2. Download this phase's public data and unzip it into `{PUBLIC_DATA}/` next to this folder's files.\n"
         f"3. Check a submission before uploading it (here the sample, a valid one):\n\n   `{command}`\n\n"
         "4. Zip the CSV file itself and submit the zip.\n\n"
-        + (f"Notebooks ({', '.join(names)}): set `TPUGRAPHS_DATA={PARTICIPANT_ROOT}` before starting Jupyter so that "
+        + (f"Notebooks ({', '.join(names)}): set `TPUGRAPHS_DATA={PUBLIC_DATA}` before starting Jupyter so that "
            "they read the public data.\n" if names else "") , encoding="utf-8")
 
 
@@ -305,7 +295,7 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
     (out / "pages").mkdir()
-    command = validate_command(split, settings["synthetic"], PARTICIPANT_ROOT if prepared else None)
+    command = validate_command(split, settings["synthetic"], PUBLIC_DATA if prepared else None)
     for name, text in pages(config["title"], counts, settings["mode"], settings["tile_runtime"],
                             settings["synthetic"], split, command).items():
         (out / "pages" / name).write_text(text, encoding="utf-8")

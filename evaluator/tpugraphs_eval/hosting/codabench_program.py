@@ -153,8 +153,7 @@ SOLUTION_BATCH_BYTES = 1 << 20
 
 def read_graphs(path: Path, tile_runtime: str, metric, pd) -> dict:
     """ID → the metric's graph (``metric.read_solution``) of ``solution.csv``, read row by row (``csv``) and parsed
-    in batches of about :data:`SOLUTION_BATCH_BYTES` of text: memory holds the graphs' runtimes (float64) and one
-    batch, never the whole table's text and its parse (about 10 times the table's size when read whole).
+    in batches of about :data:`SOLUTION_BATCH_BYTES` of text, never whole (docs/hosting.md, "Memory").
 
     Raises:
         ValueError: not CSV, no ID, runtimes, normalizers or Usage column, a row of another length, a repeated
@@ -259,18 +258,15 @@ _PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em;max-width:60e
 
 
 def detailed_results_html(settings: dict, collections, scores: dict | None = None, errors=(), notes=()) -> str:
-    """The submission's detailed results page: self-contained HTML (inline style, no script, no link), made
-    with the standard library (the program cannot import ``tpugraphs_eval``).
-
-    It shows what the leaderboard row shows and nothing more: the values of ``scores`` (the scores.json keys
-    already chosen by the public rule, :func:`defined_graphs`), the participant's own notes or errors (found
-    against every graph of the solution, both phases alike, so they tell no graph's Usage), the phase's Usage,
-    validation mode and tile runtime. No graph ID, count or runtime of the solution appears.
+    """The submission's detailed results page: self-contained HTML (inline style, no script, no link) showing what
+    the leaderboard row shows and nothing more (docs/hosting.md, "Detailed results"); no graph ID, count or runtime
+    of the solution appears.
 
     Args:
         settings: the task's settings.json (``usage``, ``mode``, ``tile_runtime``, ``synthetic``).
         collections: the collection names in leaderboard order (``tpugraphs_metric.COLLECTIONS``).
-        scores: scores.json's content, or None for an invalid submission; errors, notes: message lines.
+        scores: scores.json's content (the public rule applied), or None for an invalid submission; errors,
+            notes: the participant's own message lines.
     """
     from html import escape
 
@@ -340,8 +336,7 @@ def main(argv: list[str]) -> int:
         print("usage: score.py INPUT_DIR OUTPUT_DIR (INPUT_DIR holds ref/ and res/)", file=sys.stderr)
         return EXIT_SETUP
     input_dir, output_dir = Path(argv[0]), Path(argv[1])
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    try:
+    try:  # the files beside this one (the import of the rules above put their folder first on sys.path)
         import pandas as pd
         import public_rule
         import tpugraphs_metric as metric

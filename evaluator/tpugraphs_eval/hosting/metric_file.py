@@ -17,6 +17,7 @@ from ..atomicfile import write_atomically
 from ..errors import UsageError
 from ..rules import codes, csvshape, ids, topconfigs
 from . import standalone_metric
+from .kaggle_metric import solution_frame
 
 METRIC_RULES: tuple[ModuleType, ...] = (codes, topconfigs, ids, csvshape)
 """The ``rules/`` modules in the metric file, in dependency order (each imports only those before it)."""
@@ -77,8 +78,6 @@ def write_solution_table(solution_file: Path, path: Path) -> None:
         DataError: ``solution_file`` is not a solution file.
         UsageError: ``OUTPUT_WRITE_FAILED``: ``path`` cannot be written.
     """
-    from .kaggle_metric import solution_frame
-
     frame = solution_frame(solution_file)
     try:
         write_atomically(Path(path), lambda tmp: frame.to_csv(tmp, index=False))

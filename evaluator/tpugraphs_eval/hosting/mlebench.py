@@ -12,11 +12,13 @@ competition".
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import re
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from statistics import fmean
@@ -117,8 +119,6 @@ def _zip_md5(path: Path) -> str:
         UsageError: ``DATASET_ZIP_INVALID``: not a regular file, not a zip (MLE-bench extracts it with
             ``zipfile``), no ``.npz`` member under :data:`DATA_FOLDERS`, or unreadable.
     """
-    import zipfile
-
     try:
         if not path.is_file():
             problem = "is not a file"
@@ -152,9 +152,6 @@ def kaggle_board(path: Path) -> list[float]:
         UsageError: ``LEADERBOARD_FILE_INVALID``: unreadable, no score column, a score that is not a finite
             number, or no row.
     """
-    import csv
-
-    problem = None
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
@@ -164,16 +161,15 @@ def kaggle_board(path: Path) -> list[float]:
         else:
             rows = [r for r in rows if r.get("board", "private") == "private"]
             scores = sorted((float(r[key]) for r in rows), reverse=True)
-            if not scores or not all(map(math.isfinite, scores)):
-                problem = "holds no private-board row, or a score that is not a finite number"
+            if scores and all(map(math.isfinite, scores)):
+                return scores
+            problem = "holds no private-board row, or a score that is not a finite number"
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         problem = f"cannot be read ({getattr(err, 'strerror', None) or err})"
     except ValueError as err:
         problem = f"holds a score that is not a number ({err})"
-    if problem is not None:
-        raise UsageError(f"--kaggle-leaderboard {path} {problem}: give the final private leaderboard of the Kaggle "
-                         "competition as a CSV with a score column", code="LEADERBOARD_FILE_INVALID")
-    return scores
+    raise UsageError(f"--kaggle-leaderboard {path} {problem}: give the final private leaderboard of the Kaggle "
+                     "competition as a CSV with a score column", code="LEADERBOARD_FILE_INVALID")
 
 
 def _config(competition_id: str, title: str, medals: bool) -> dict[str, Any]:
@@ -308,16 +304,6 @@ def _board_files(references: list[tuple[str, float]], board: list[float] | None)
         f"{rank},{value!r}\n" for rank, value in enumerate(board, start=1)), "reference_scores.csv": text}
 
 
-def _competition_id(out: Path) -> str:
-    """The folder's name, the competition id. Raises UsageError: not an id, or not a new or empty folder."""
-    if not _ID.fullmatch(out.name):
-        raise UsageError(f"{out.name!r} is not a competition id (lower-case letters, digits and -): the "
-                         f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
-    return out.name
-
-
 def _write_folder(out: Path, files: dict[str, str]) -> None:
     """Write ``files`` and the wheel into a staging folder, then move it to ``out`` as one step.
 
@@ -363,7 +349,12 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
     out = Path(out)
     zip_md5 = None if dataset_zip is None else _zip_md5(Path(dataset_zip))
     board = None if kaggle_leaderboard is None else kaggle_board(Path(kaggle_leaderboard))
-    competition_id = _competition_id(out)
+    competition_id = out.name
+    if not _ID.fullmatch(competition_id):
+        raise UsageError(f"{out.name!r} is not a competition id (lower-case letters, digits and -): the "
+                         f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
     options = dict(options or {})
     with tempfile.TemporaryDirectory() as tmp:
         public, private = Path(tmp) / "public", Path(tmp) / "private"

@@ -188,11 +188,9 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
             TopConfigs text)`` of a CSV as its reader streams them (the Codabench program: one row's text at a
             time in memory; the reader checked the header).
         lines: the CSV line of each table row (default 2, 3, …: a header, then the rows).
-        file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file
-            (the Codabench scoring program; read after the last row, so a streaming reader may fill it as it
-            goes): listed in line order with the row errors, before those of the same line, as
-            ``tpugraphs-eval`` lists them. EMPTY_FILE or NOT_TEXT with no row read is the only problem (no
-            MISSING_IDS).
+        file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file (read
+            after the last row: a streaming reader may fill it as it goes), listed in line order with the row
+            errors, before those of the same line; EMPTY_FILE or NOT_TEXT with no row read is the only problem.
         keep: ``keep(graph, usable)``, what is kept of a valid row ((u,) int64 usable indices by default),
             called as the row is read (:func:`collection_scores` keeps the graph's value, not the indices).
 
@@ -314,11 +312,9 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
     """Collection values and ``overall`` of ``submission``, as ``tpugraphs-eval`` reports them.
 
     Args:
-        solution, submission, row_id_column_name: as for :func:`score`; ``solution`` may also be the ID → graph
-            dict :func:`read_solution` made of it (read once by the caller), ``submission`` the rows a CSV reader
-            streams (:func:`validate`).
-        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation).
-        tile_runtime: ``normalized`` (default) or ``raw``.
+        solution, submission, row_id_column_name, mode, tile_runtime: as for :func:`score`; ``solution`` may also
+            be the ID → graph dict :func:`read_solution` made of it (read once by the caller), ``submission`` the
+            rows a CSV reader streams (:func:`validate`).
         usage: None (every row of ``solution``), or ``Public``/``Private``: the whole submission is validated
             against every graph, and means are taken over the graphs of that Usage (one leaderboard).
         lines, file_errors: the CSV lines of the rows and the CSV's shape errors, as for :func:`validate`.
@@ -361,16 +357,10 @@ _WHOLE_FILE = ("HEADER_RENAMED", "WRONG_DELIMITER")  # read from the header alon
 
 
 def split_free_message(problems):
-    """The message of an invalid submission that tells nothing of the Public/Private split (docs/hosting.md).
-
-    Args:
-        problems: (line, ID, code, message) errors found on one Usage subset's rows.
-
-    Returns:
-        ``invalid submission: CODE (its meaning) | …`` over the *set* of codes, in the order of docs/codes.md (not
-        of the file), then :data:`LOCAL_CHECK`: no line (numbered within the subset), no ID, no count, no row
-        message; only the header codes (``HEADER_RENAMED``, ``WRONG_DELIMITER``) add their message, which is
-        read from the header alone.
+    """The message of an invalid submission that tells nothing of the Public/Private split (docs/hosting.md,
+    Kaggle): ``invalid submission: CODE (its meaning) | …`` over the *set* of codes of ``problems`` ((line, ID,
+    code, message) errors of one Usage subset's rows) in the order of docs/codes.md, then :data:`LOCAL_CHECK`;
+    no line, ID, count or row message, but the message of a header code (read from the header alone).
     """
     codes = {code for _, _, code, _ in problems}
     details = {code: message for _, _, code, message in problems if code in _WHOLE_FILE}
@@ -389,8 +379,7 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
     """The overall score of ``submission`` on the graphs of ``solution`` (Kaggle's metric signature).
 
     Kaggle calls it once per Usage subset (the Public rows of both tables, then the Private ones), so what it
-    raises tells nothing of the split: :func:`split_free_message` (the set of problem codes and their meanings;
-    ``tpugraphs-eval validate`` gives the lines and IDs, over the whole file).
+    raises tells nothing of the split (:func:`split_free_message`).
 
     Args:
         solution: one row per graph (see the module docstring).
