@@ -198,7 +198,6 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     """Write the bundle into the folder ``out`` (new or empty), and its zip to ``zip_path`` if given.
 
     Args:
-        out: the bundle folder.
         solution_file: the organiser's solution file (``tpugraphs-eval solution build``); its Usage makes
             the two phases.
         title: the competition's title; a solution of the synthetic demo (its manifest's ``synthetic``) gets
