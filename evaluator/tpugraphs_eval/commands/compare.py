@@ -3,12 +3,8 @@
 Both files are scored by :class:`api.Evaluator` against one ground truth read once; the
 comparison is :func:`scoring.compare.paired_bootstrap` on their per-graph primary metrics. Exit codes:
 0 compared, 1 a submission is invalid (``INVALID_SUBMISSION``, nothing compared), 2 usage or data problem.
-
-``--public-only`` (with a solution file): both files are compared on the public leaderboard's graphs only
-(each report's ``leaderboards["public"]``), so every number is computed from public graphs, and the output is
-what a participant may see: :func:`..report.public_comparison.public_comparison` (no graph ID, no per-graph
-number; a collection with at least 2 public graphs, resampled fields only with at least 10 in every
-collection drawn; the reasoning: docs/public-view.md).
+``--public-only``: on the public graphs only, shown as
+:func:`..report.public_comparison.public_comparison` (what a participant may see; docs/public-view.md).
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import display
 from ..defaults import COMPARE_RESAMPLES, COMPARE_SEED, MAX_RESAMPLES
@@ -24,10 +20,6 @@ from ..display import number, safe
 from ..entrypoint import int_at_least, stop_at_closed_pipe
 from ..errors import EXIT_OK, InvalidSubmissionError
 from .scoring_options import add_scoring_options, load_evaluator
-
-if TYPE_CHECKING:  # the bootstrap, numpy and the report modules are imported when the command runs, not by --help
-    from ..report.report import Report
-
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -47,25 +39,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                                     "table then goes to stderr)")
 
 
-def _score_both(args: argparse.Namespace, progress: bool) -> tuple[Report, Report]:
-    """The organiser reports of A and B (:meth:`Evaluator.score`): ``--public-only`` compares their public
-    boards, and only :func:`public_comparison` of that is shown."""
-    evaluator = load_evaluator(args, progress=progress)
-    reports = [evaluator.score(path) for path in (args.a, args.b)]
-    invalid = [f"{label} ({path}): {r.n_errors} error(s)"
-               for label, path, r in zip("AB", (args.a, args.b), reports) if not r.valid]
-    if invalid:
-        mode = " --lenient" if args.lenient else ""
-        raise InvalidSubmissionError(f"cannot compare, invalid submission: {'; '.join(invalid)}. "
-                                     f"`tpugraphs-eval FILE --split {reports[0].split}{mode} ...` lists the problems")
-    return reports[0], reports[1]
-
-
-def _wins(d: dict[str, Any]) -> str:
-    """B's share of wins: "—" without one, "tied" when every resample is a tie (A and B equal there)."""
-    return "—" if d.get("b_wins") is None else "tied" if d["tied"] == 1 else f"{100 * d['b_wins']:.1f}%"
-
-
 def _table(title: str, rows: list[tuple[str, dict[str, Any]]], *, counts: bool):
     """A rich table of Difference rows (``rows``: name → :meth:`..scoring.compare.Difference.to_dict`, a public
     comparison's possibly without the resampled fields); ``counts``: the last row is the overall, and a column
@@ -81,7 +54,8 @@ def _table(title: str, rows: list[tuple[str, dict[str, Any]]], *, counts: bool):
         interval = "—" if d.get("low") is None else f"{number(d['low'], 4, sign=True)} {number(d['high'], 4, sign=True)}"
         cells = [Text(name.removeprefix("layout:").replace("default", "def").replace("random", "rnd"),
                       style="bold" if name == "overall" else ""), number(d.get("a"), 4), number(d.get("b"), 4),
-                 number(d.get("difference"), 4, sign=True), interval, _wins(d)]
+                 number(d.get("difference"), 4, sign=True), interval,  # B wins; tied: every resample a tie
+                 "—" if d.get("b_wins") is None else "tied" if d["tied"] == 1 else f"{100 * d['b_wins']:.1f}%"]
         if counts:
             graphs = d.get("graphs")  # a public comparison may leave the resampled fields out (public_rows)
             tally = "—" if graphs is None else f"{graphs['wins']}/{graphs['losses']}/{graphs['ties']}"
@@ -141,7 +115,14 @@ def run_compare(args: argparse.Namespace) -> int:
 
     refuse_output_is_input([("--json", args.json)], [args.a, args.b, args.solution], data_root=graphs_root(args))
     console = display.console(stderr=args.json == "-")
-    a, b = _score_both(args, progress=not args.no_progress and console.is_terminal)
+    evaluator = load_evaluator(args, progress=not args.no_progress and console.is_terminal)
+    a, b = [evaluator.score(path) for path in (args.a, args.b)]  # the organiser reports
+    invalid = [f"{label} ({path}): {r.n_errors} error(s)" for label, path, r in zip("AB", (args.a, args.b), (a, b))
+               if not r.valid]
+    if invalid:
+        mode = " --lenient" if args.lenient else ""
+        raise InvalidSubmissionError(f"cannot compare, invalid submission: {'; '.join(invalid)}. "
+                                     f"`tpugraphs-eval FILE --split {a.split}{mode} ...` lists the problems")
     document, collections, overall = compare_reports(a, b, public_only=args.public_only, resamples=args.resamples,
                                                      seed=args.seed)
     if args.public_only:

@@ -55,10 +55,8 @@ IN_SAMPLE_TAU = 0.9
 
 
 def in_sample_warnings(result: dict) -> list[str]:
-    """Warnings for folds whose layout values look in-sample: a mean tau-b of :data:`IN_SAMPLE_TAU` or more (per
-    fold and layout collection of the demo train split, the learned baseline scores 0.62-0.79 out of fold and
-    0.70-0.82 in-sample; a file ranked by the runtimes, 1). Tile values are not judged (out of fold the demo's
-    tile score is already 0.995-1). Limits: docs/options.md, "Out-of-fold files"."""
+    """Warnings for folds whose layout values look in-sample: a mean tau-b of :data:`IN_SAMPLE_TAU` or more; tile
+    values are not judged (why, and the limits: docs/options.md, "Out-of-fold files")."""
     high = [f"fold {row['fold']}: {name} {value:.3f}" for row in result["folds"]
             for name, value in row["collections"].items()
             if name.startswith("layout:") and value is not None and value >= IN_SAMPLE_TAU]
@@ -79,23 +77,18 @@ def _show(console, result: dict, reports: list, quiet: bool) -> None:
         console.print(f"{safe(result['submission'])}: {len(result['folds'])} folds, overall "
                       f"{number(result['mean']['overall'])} ± {number(result['sd']['overall'])}")
     else:
-        _table(console, result)
+        from rich.table import Table
+
+        names, mean, sd = list(result["mean"]["collections"]), result["mean"], result["sd"]
+        table = Table(title=f"{safe(result['submission'])}: {len(result['folds'])} folds of the {result['split']} "
+                            "split", title_justify="left")
+        for column in ("fold", "graphs", *names, "overall"):
+            table.add_column(column, justify="right")
+        for row in result["folds"]:
+            table.add_row(str(row["fold"]), str(row["graphs"]), *(number(row["collections"].get(n)) for n in names),
+                          number(row["overall"]))
+        table.add_row("mean ± sd", "", *(f"{number(mean['collections'][n])} ± {number(sd['collections'][n])}"
+                                         for n in names), f"{number(mean['overall'])} ± {number(sd['overall'])}")
+        console.print(table)
     for warning in result["warnings"]:
         console.print(f"[yellow]warning: {safe(warning)}[/]")
-
-
-def _table(console, result: dict) -> None:
-    from rich.table import Table
-
-    names = list(result["mean"]["collections"])
-    table = Table(title=f"{safe(result['submission'])}: {len(result['folds'])} folds of the {result['split']} split",
-                  title_justify="left")
-    for column in ("fold", "graphs", *names, "overall"):
-        table.add_column(column, justify="right")
-    for row in result["folds"]:
-        table.add_row(str(row["fold"]), str(row["graphs"]), *(number(row["collections"].get(n)) for n in names),
-                      number(row["overall"]))
-    mean, sd = result["mean"], result["sd"]
-    table.add_row("mean ± sd", "", *(f"{number(mean['collections'][n])} ± {number(sd['collections'][n])}"
-                                     for n in names), f"{number(mean['overall'])} ± {number(sd['overall'])}")
-    console.print(table)

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 # Each command imports what it runs with when it runs (docs/performance.md, "Imports"): `--help`, `--version`
 # and a scoring run load no hosting, compare, solution-file, polars, pandas or scipy module.
 
-COMMANDS = ("score", "validate", "codes", "solution", "compare", "export", "prepare", "cv")
-
 
 class _Version(argparse.Action):
     """``--version``: the version, the digest of the package's source (reports' ``evaluator_source_sha256``) and the
@@ -126,24 +124,22 @@ TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 def _argv(argv: list[str]) -> list[str]:
     """Insert the default ``score`` command before anything that is not a command or a top-level option: a
     submission path, or an option (``tpugraphs-eval --split test x.csv``; with no path at all,
-    :func:`_refuse_missing_submissions` says that the submission is missing, not that ``test`` is no command)."""
-    if argv and argv[0] not in COMMANDS and argv[0] not in TOP_LEVEL_OPTIONS:
-        _refuse_a_misspelt_command(argv[0])
-        return ["score", *argv]
-    return argv
+    :func:`_refuse_missing_submissions` says that the submission is missing, not that ``test`` is no command).
 
+    Raises:
+        UsageError: the first word is no file but looks like a command (``valdate``): the user meant the command.
+    """
+    if not argv or argv[0] in COMMANDS or argv[0] in TOP_LEVEL_OPTIONS:
+        return argv
+    word = argv[0]
+    if not word.startswith("-") and not os.path.lexists(word):
+        import difflib
 
-def _refuse_a_misspelt_command(word: str) -> None:
-    """Raise :class:`UsageError` when the first word, read as the default command's submission, is no file but
-    looks like a command (``valdate``): the user meant the command, not a file of that name."""
-    if word.startswith("-") or os.path.lexists(word):
-        return
-    import difflib
-
-    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
-    if close:
-        raise UsageError(f"`{safe(word)}` is neither a command nor a file: did you mean the command `{close[0]}`? "
-                         f"(commands: {', '.join(COMMANDS)})")
+        close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
+        if close:
+            raise UsageError(f"`{safe(word)}` is neither a command nor a file: did you mean the command "
+                             f"`{close[0]}`? (commands: {', '.join(COMMANDS)})")
+    return ["score", *argv]
 
 
 def _refuse_missing_submissions(args: argparse.Namespace) -> None:
@@ -164,36 +160,16 @@ def _refuse_missing_submissions(args: argparse.Namespace) -> None:
                          f"first (`... > submission.csv`) and give its path, e.g. `{example}`")
 
 
-def _print_codes() -> None:
+def _codes_table(title: str, columns: tuple[str, ...], rows):
+    """A rich table of ``rows`` (tuples of text) under ``columns``, for ``codes``."""
     from rich.table import Table
 
-    from ..submission.problems import CODES
-
-    table = Table(title="Problem codes", title_justify="left")
-    for column in ("code", "strict", "lenient", "meaning"):
+    table = Table(title=title, title_justify="left")
+    for column in columns:
         table.add_column(column, overflow="fold")
-    for code in CODES.values():
-        table.add_row(code.name, str(code.strict), str(code.lenient), code.meaning)
-    display.console().print(table)
-
-
-def _print_error_codes() -> None:
-    from rich.table import Table
-
-    from ..errors import ERROR_CODES
-    from ..truth.solution import USAGE_WARNINGS
-
-    table = Table(title="Data and usage error codes (exit 2; INVALID_SUBMISSION: exit 1)", title_justify="left")
-    for column in ("code", "meaning"):
-        table.add_column(column, overflow="fold")
-    for code, meaning in ERROR_CODES.items():
-        table.add_row(code, meaning)
-    warnings = Table(title="`solution build` warnings (the file is written, exit 0)", title_justify="left")
-    for column in ("code", "meaning"):
-        warnings.add_column(column, overflow="fold")
-    for code, meaning in USAGE_WARNINGS.items():
-        warnings.add_row(code, meaning)
-    display.console().print(table, warnings)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def _build_solution(args: argparse.Namespace) -> int:
@@ -280,15 +256,22 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _codes(args: argparse.Namespace) -> int:
-    from ..errors import error_codes_markdown
-    from ..submission.problems import codes_markdown
+    from ..errors import ERROR_CODES, error_codes_markdown
+    from ..submission.problems import CODES, codes_markdown
 
     if args.markdown:
         print(error_codes_markdown() if args.errors else codes_markdown(), end="")
     elif args.errors:
-        _print_error_codes()
+        from ..truth.solution import USAGE_WARNINGS
+
+        display.console().print(
+            _codes_table("Data and usage error codes (exit 2; INVALID_SUBMISSION: exit 1)", ("code", "meaning"),
+                         ERROR_CODES.items()),
+            _codes_table("`solution build` warnings (the file is written, exit 0)", ("code", "meaning"),
+                         USAGE_WARNINGS.items()))
     else:
-        _print_codes()
+        display.console().print(_codes_table("Problem codes", ("code", "strict", "lenient", "meaning"), (
+            (code.name, str(code.strict), str(code.lenient), code.meaning) for code in CODES.values())))
     return EXIT_OK
 
 
@@ -296,8 +279,8 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "score": _evaluate, "validate": _evaluate, "codes": _codes, "solution": _build_solution,
     "compare": compare_command.run_compare, "export": export.run,
     "prepare": prepare_command.run, "cv": cv_command.run}
-"""Command → its handler (a new subcommand: add its parser in :func:`_parser`, its name to
-:data:`COMMANDS` and its handler here)."""
+"""Command → its handler (a new subcommand: add its parser in :func:`_parser` and its handler here)."""
+COMMANDS = tuple(HANDLERS)
 
 
 def run(argv: list[str]) -> int:
@@ -311,28 +294,23 @@ def run(argv: list[str]) -> int:
     try:
         return HANDLERS[args.command](args)
     except NoGroundTruthError as err:  # the public test files: say what this command can do instead
-        from .no_truth_hint import with_hint
+        from .no_truth_hint import no_truth_hint
 
-        raise with_hint(err, args) from None
+        raise NoGroundTruthError(f"{err} {no_truth_hint(args)}") from None
 
 
 def _show(console, args: argparse.Namespace, inputs: list[Path], reports: list[Report | None],
           failures: dict[int, str], validate_only: bool) -> None:
     if args.quiet:  # one line per file, no table, no --lenient hint: rich is not needed (display.quiet_console)
         from ..report.verdict import verdict
-
-        for i, (path, report) in enumerate(zip(inputs, reports)):
-            if report is None:
-                console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
-            else:
-                verdict(console, report, validate_only, label=str(path) if len(reports) > 1 else None, hint=False)
-        return
-    from ..report.terminal import render, render_comparison
-
+    else:
+        from ..report.terminal import render, render_comparison
     several = len(reports) > 1
     for i, (path, report) in enumerate(zip(inputs, reports)):
         if report is None:
             console.print(f"[bold red]{safe(str(path))}: error:[/] {safe(failures[i])}")
+        elif args.quiet:
+            verdict(console, report, validate_only, label=str(path) if several else None, hint=False)
         else:
             if several and console.is_terminal:
                 console.rule(safe(str(path)))
@@ -340,7 +318,7 @@ def _show(console, args: argparse.Namespace, inputs: list[Path], reports: list[R
                 console.print(f"== {safe(str(path))} ==")
             render(report, console, per_graph=getattr(args, "per_graph", False), per_code=args.max_problems,
                    validate_only=validate_only)
-    if several:
+    if several and not args.quiet:
         render_comparison(console, inputs, reports)
 
 

@@ -1,9 +1,5 @@
-"""The console scripts' entry points: one BLAS thread, then the command (docs/performance.md, "Threads").
-
-numpy's bundled OpenBLAS starts one spinning worker thread per core when numpy is imported: about 60-110 ms of
-CPU per process on a 2-core machine, more than scoring a Kaggle-sized submission. No command multiplies matrices,
-so each console script asks for one thread before numpy is imported, unless ``OPENBLAS_NUM_THREADS`` is set
-(the user's value is kept). Importing the package as a library sets nothing.
+"""The console scripts' entry points: one BLAS thread (unless ``OPENBLAS_NUM_THREADS`` is set), then the command;
+why: docs/performance.md, "Threads". Importing the package as a library sets nothing.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from .._version import __version__
@@ -107,38 +108,20 @@ def _add_demo(commands) -> None:
     demo.add_argument("--quiet", "-q", action="store_true")
 
 
-def _progress_factory(enabled: bool) -> tuple[Callable[[int], Callable[[int], None]] | None, list]:
-    """A factory for a rich progress bar on stderr (None when disabled) and a list holding it to stop it."""
-    if not enabled:
-        return None, []
-    holder: list = []
-
-    def start(total: int) -> Callable[[int], None]:
-        bar = progress_bar("scoring submissions")
-        task = bar.add_task("scoring", total=total)
-        bar.start()
-        holder.append(bar)
-        return lambda n: bar.advance(task, n)
-
-    return start, holder
-
-
-def _summary(result: BuildResult, out: Path) -> str:
-    counts, doc = result.counts, result.tally
-    suffixes = ",".join(f.removeprefix("leaderboard.") for f in OUTPUT_FILES)
-    return (f"wrote {safe(str(out))}/leaderboard.{{{suffixes}}}: {doc['teams']} teams ({doc['ranked_teams']} ranked), {doc['submissions']} submissions: "
-            f"{doc['scored']} scored, {doc['invalid']} invalid, {doc['error']} unread; {doc['ignored_entries']} "
-            f"ignored entries. Scored now {counts['scored']}, from the store {counts['cached']}"
-            + (f", {counts['corrupt']} damaged rows of the store not used" if counts.get("corrupt") else "")
-            + (", the store not written" if counts.get("unwritable") else "") + ".")
-
-
 def _print_summary(result: BuildResult, out: Path) -> None:
     """Print the build's summary line. The leaderboard is already written: a closed stdout (``| head``) is
     ignored, a full one (``> /dev/full``) is a warning on stderr, and neither changes the exit code."""
+    counts, doc = result.counts, result.tally
+    suffixes = ",".join(f.removeprefix("leaderboard.") for f in OUTPUT_FILES)
+    summary = (f"wrote {safe(str(out))}/leaderboard.{{{suffixes}}}: {doc['teams']} teams ({doc['ranked_teams']} "
+               f"ranked), {doc['submissions']} submissions: {doc['scored']} scored, {doc['invalid']} invalid, "
+               f"{doc['error']} unread; {doc['ignored_entries']} ignored entries. Scored now {counts['scored']}, "
+               f"from the store {counts['cached']}"
+               + (f", {counts['corrupt']} damaged rows of the store not used" if counts.get("corrupt") else "")
+               + (", the store not written" if counts.get("unwritable") else "") + ".")
     try:
         with stop_at_closed_pipe():
-            print(_summary(result, out))
+            print(summary)
     except OSError as err:  # the summary line is lost, the build stands
         print(f"tpugraphs-leaderboard: warning: {os_error_message(err)} (the summary line; the leaderboard was "
               f"written to {safe(str(out))})", file=sys.stderr)
@@ -147,15 +130,21 @@ def _print_summary(result: BuildResult, out: Path) -> None:
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
     args = _parser().parse_args(argv)
-    if args.command == "codes" and args.markdown:
-        print(leaderboard_codes_markdown(), end="")
-        return EXIT_OK
     if args.command == "codes":
-        for code, (severity, meaning) in LEADERBOARD_CODES.items():
-            print(f"{code:24} {severity:8} {meaning}")
+        if args.markdown:
+            print(leaderboard_codes_markdown(), end="")
+        else:
+            for code, (severity, meaning) in LEADERBOARD_CODES.items():
+                print(f"{code:24} {severity:8} {meaning}")
         return EXIT_OK
-    progress, bars = _progress_factory(not (args.no_progress or args.quiet) and wanted(None))
-    try:
+    with ExitStack() as bars:  # the progress bar on stderr, stopped however the build ends
+        def start(total: int) -> Callable[[int], None]:
+            bar = progress_bar("scoring submissions")
+            task = bar.add_task("scoring", total=total)
+            bars.enter_context(bar)  # started
+            return lambda n: bar.advance(task, n)
+
+        progress = start if not (args.no_progress or args.quiet) and wanted(None) else None
         if args.command == "demo":
             from ..leaderboard.demo import build_demo
 
@@ -169,9 +158,6 @@ def run(argv: list[str]) -> int:
                 seed=args.seed, cache_dir=None if args.no_cache else args.cache_dir or DEFAULT_CACHE,
                 max_bytes=args.max_size << 20, max_daily=args.max_daily, progress=progress,
                 allow_empty=args.allow_empty, rehash=args.rehash, noise=args.noise)
-    finally:
-        for bar in bars:
-            bar.stop()
     for item in result.notes:
         print(f"tpugraphs-leaderboard: warning: [{item['code']}] {safe(item['message'])}", file=sys.stderr)
     if not args.quiet:

@@ -11,34 +11,21 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from ..errors import NoGroundTruthError
-
 ORGANISER_HINT = ("A solution needs the split's runtimes: build it from the organisers' labelled {split} files "
                   "(their config_runtime), not from the public ones. Participants check a submission against "
                   "the public files with `tpugraphs-eval validate`.")
-
-
-def _validate_command(args: argparse.Namespace, submissions: list[str]) -> str:
-    """``tpugraphs-eval validate`` of ``submissions`` with the validation options of ``args``."""
-    words = ["tpugraphs-eval", "validate", *submissions]
-    for option, value in (("--split", args.split), ("--data-root", args.data_root), ("--solution", args.solution),
-                          ("--collections", ",".join(args.collections or []))):
-        if value:
-            words += [option, str(value)]
-    words += [option for option, on in (("--public-only", args.public_only), ("--lenient", args.lenient)) if on]
-    return shlex.join(words)
 
 
 def no_truth_hint(args: argparse.Namespace) -> str:
     """The hint of ``NO_GROUND_TRUTH`` for the command ``args`` were parsed for (see the module docstring)."""
     if args.command == "score":
         return "Validation still works: add --validate-only."
-    if args.command == "compare":
-        command = _validate_command(args, [str(args.a), str(args.b)])
-        return f"compare needs runtimes; validation still works: `{command}`."
+    if args.command == "compare":  # `validate` of both files with the validation options of compare's
+        words = ["tpugraphs-eval", "validate", str(args.a), str(args.b)]
+        for option, value in (("--split", args.split), ("--data-root", args.data_root), ("--solution", args.solution),
+                              ("--collections", ",".join(args.collections or []))):
+            if value:
+                words += [option, str(value)]
+        words += [option for option, on in (("--public-only", args.public_only), ("--lenient", args.lenient)) if on]
+        return f"compare needs runtimes; validation still works: `{shlex.join(words)}`."
     return ORGANISER_HINT.format(split=args.split)
-
-
-def with_hint(err: NoGroundTruthError, args: argparse.Namespace) -> NoGroundTruthError:
-    """``err`` with the hint of the command ``args`` were parsed for appended to its message."""
-    return NoGroundTruthError(f"{err} {no_truth_hint(args)}")

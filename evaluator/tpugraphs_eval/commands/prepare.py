@@ -12,10 +12,7 @@ from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_PUBLIC_FRACTION, DEFAULT_TES
 from ..display import safe
 from ..entrypoint import int_at_least
 from ..errors import EXIT_OK
-
-
-def _list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
+from .scoring_options import comma_list
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -27,7 +24,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                               "the released train/valid files", description=text)
     sub.add_argument("--data-root", metavar="R", help="the source data root (or `demo`)")
     sub.add_argument("-o", "--output", required=True, type=Path, metavar="DIR", help="a new or empty folder")
-    sub.add_argument("--from", dest="from_splits", type=_list, default=["train"], metavar="SPLITS",
+    sub.add_argument("--from", dest="from_splits", type=comma_list, default=["train"], metavar="SPLITS",
                      help="labelled split(s) the test graphs are drawn from, comma-separated (default train); "
                           "the other labelled split is copied unchanged")
     sub.add_argument("--test-fraction", type=float, default=DEFAULT_TEST_FRACTION, metavar="F",
@@ -44,7 +41,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                                  "DIR/private/prepare.json)")
     sub.add_argument("--insecure-seed", action="store_true",
                      help="accept a seed shorter than 16 characters (a throwaway run: its names can be guessed)")
-    sub.add_argument("--collections", type=_list, metavar="C1,C2",
+    sub.add_argument("--collections", type=comma_list, metavar="C1,C2",
                      help=f"prepare only these ({', '.join(c.name for c in COLLECTIONS)}; default all present)")
     sub.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -19,19 +19,16 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from ..api import Evaluator
 
-SCORING_OPTIONS = ("--split", "--data-root", "--solution", "--public-only", "--collections", "--graphs", "--fold",
-                   "--lenient", "--tile-runtime", "--configs", "--eval-indices", "--noise", "--no-progress")
-"""The options :func:`add_scoring_options` adds (``validate``: all but ``--tile-runtime``, ``--configs``,
-``--eval-indices``, ``--noise``, which only change scores)."""
 
-
-def collection_list(text: str) -> list[str]:
-    """``--collections``: comma-separated collection names (checked against the split by :class:`Evaluator`)."""
+def comma_list(text: str) -> list[str]:
+    """Comma-separated names (``--collections``, checked against the split by :class:`Evaluator`; ``prepare
+    --from``)."""
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def add_scoring_options(parser: argparse.ArgumentParser, *, scored: bool = True) -> None:
-    """Add :data:`SCORING_OPTIONS` to a command's parser (``scored`` False: without the score-only three)."""
+    """Add the scoring options to a command's parser (``scored`` False, for ``validate``: without ``--tile-runtime``,
+    ``--configs``, ``--eval-indices`` and ``--noise``, which only change scores)."""
     parser.add_argument("--split", choices=SPLITS,
                         help="split the submissions rank (required, but with --solution)")
     source = parser.add_mutually_exclusive_group()
@@ -44,7 +41,7 @@ def add_scoring_options(parser: argparse.ArgumentParser, *, scored: bool = True)
     parser.add_argument("--public-only", action="store_true",
                         help="with --solution: only the public leaderboard's graphs count and nothing private is "
                              "shown (what a participant may see)")
-    parser.add_argument("--collections", type=collection_list, metavar="C1,C2",
+    parser.add_argument("--collections", type=comma_list, metavar="C1,C2",
                         help="validate and score only these collections (e.g. tile:xla or a per-collection file's); "
                              "rows of the others are counted, not scored; overall = mean over these")
     parser.add_argument("--graphs", type=Path, metavar="FILE",

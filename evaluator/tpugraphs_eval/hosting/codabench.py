@@ -1,31 +1,12 @@
 """``tpugraphs-eval export codabench``: a Codabench competition bundle (competition.yaml version 2).
 
-Bundle layout (folders are zipped by Codabench at upload; zip the folder's *contents* to upload it)::
-
-    competition.yaml                 title, pages, two phases, two tasks, a sample solution, the leaderboard
-    logo.png                         the required image
-    pages/{overview,evaluation,data,terms}.md
-    scoring_program/                 metadata.yaml (the command), score.py (:mod:`.codabench_program`),
-                                     tpugraphs_metric.py (the exported Kaggle metric file, :mod:`.metric_file`),
-                                     csvshape.py, sniff.py, public_rule.py (``tpugraphs_eval/rules/``'s files,
-                                     byte for byte: :data:`BUNDLED_RULES`)
-    reference_data_public/           solution.csv (every graph, with Usage) + settings.json (usage Public)
-    reference_data_private/          the same solution.csv + settings.json (usage Private)
-    sample_submission/               submission.csv: a valid baseline (configs in index order)
-    public_data/, starting_kit/      with --prepared: the prepared public tree (or DOWNLOAD.md above
-                                     PUBLIC_DATA_MAX_BYTES) and the notebooks, sample, validate command and
-                                     the package itself as a wheel (:mod:`.wheel`), which its README installs
-
-**Decision** (scoring program dependencies): the program vendors the self-contained metric file, so the
-stock ``codalab/codalab-legacy:py39`` image (numpy, pandas, scipy) runs it and nothing needs
-``pip install tpugraphs-eval`` on the worker; the numbers equal ``tpugraphs-eval --solution``'s (tests).
-**Decision** (leaderboards): phase 0 "Public" scores the Public graphs, phase 1 "Final" the Private ones; the
-Final phase opens the day after the Public phase ends (Codabench's unpacker refuses a phase starting on the day
-the previous one ends), takes the migrated submissions and no new one from their owners, and hides its output
-(:data:`FINAL_PHASE_LIMITS`), so no Private value is shown before submissions close; the one leaderboard keeps
-each participant's last submission (``Force_Last``: docs/hosting.md says why not the best). Both phases
-validate the whole submission against every graph, as ``tpugraphs-eval --solution`` does, so each phase's
-reference data holds the whole solution table.
+The bundle holds ``competition.yaml``, ``logo.png``, ``pages/`` (:mod:`.codabench_pages`), ``scoring_program/``
+(``score.py``: :mod:`.codabench_program`; ``tpugraphs_metric.py``: :mod:`.metric_file`; :data:`BUNDLED_RULES`), the
+reference data of the two phases, a sample submission and, with ``prepared``, ``public_data/`` and
+``starting_kit/``; zip the folder's *contents* to upload it. The layout and the **Decision**s on it (worker image:
+the program vendors the metric file, so the stock image runs it; phases: Public on the Public graphs, Final on the
+Private ones from the day after, its output hidden; the board keeps the last submission, ``Force_Last``):
+docs/hosting.md, "Codabench bundle".
 """
 
 from __future__ import annotations
@@ -48,9 +29,10 @@ from ..roots import resolve_data_root
 from ..rules import csvshape, public_rule, sniff
 from ..truth.solution import build_solution, read_manifest
 from . import codabench_program
-from .codabench_pages import logo_png, pages
+from .codabench_pages import logo_png, pages, validate_command
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
+from .wheel import write_wheel
 
 DOCKER_IMAGE = "codalab/codalab-legacy:py39"
 COMMAND = "python3 /app/program/score.py /app/input /app/output"
@@ -63,6 +45,8 @@ BUNDLED_RULES = (csvshape, sniff, public_rule)
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, (dict, list)) and not value:  # to_yaml writes the others as blocks
+        return "{}" if isinstance(value, dict) else "[]"
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -77,22 +61,11 @@ def _scalar(value: Any) -> str:
 def to_yaml(value: Any, indent: int = 0) -> str:
     """Block-style YAML of dicts, lists and scalars (strings double-quoted), read back by ``yaml.safe_load``."""
     pad = " " * indent
-    lines = []
     if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, (dict, list)) and item:
-                lines.append(f"{pad}{key}:\n{to_yaml(item, indent + 2)}")
-            else:
-                empty = "{}" if isinstance(item, dict) else "[]"
-                lines.append(f"{pad}{key}: {empty if isinstance(item, (dict, list)) else _scalar(item)}")
-    else:
-        for item in value:
-            if isinstance(item, dict):
-                inner = to_yaml(item, indent + 2)
-                lines.append(f"{pad}- {inner[indent + 2:]}")
-            else:
-                lines.append(f"{pad}- {_scalar(item)}")
-    return "\n".join(lines)
+        return "\n".join(f"{pad}{key}:\n{to_yaml(item, indent + 2)}" if isinstance(item, (dict, list)) and item
+                         else f"{pad}{key}: {_scalar(item)}" for key, item in value.items())
+    return "\n".join(f"{pad}- {to_yaml(item, indent + 2)[indent + 2:]}" if isinstance(item, dict)
+                     else f"{pad}- {_scalar(item)}" for item in value)
 
 
 SYNTHETIC_TITLE = " (SYNTHETIC demo data)"
@@ -106,12 +79,8 @@ FINAL_DAYS = 14
 
 
 def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
-    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC).
-
-    Codabench's unpacker (``BaseUnpacker._validate_phase_ordering``) refuses a phase that starts when the one
-    before it ends ("Phases dates conflict"), so the Final phase opens one day after the Public phase ends:
-    during that day no phase is open and no submission is taken (docs/hosting.md, Codabench bundle).
-    """
+    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC): the Final
+    phase opens one day after the Public phase ends, as Codabench's unpacker (``_validate_phase_ordering``) wants."""
     public_end = start + dt.timedelta(days=PUBLIC_DAYS)
     final = public_end + dt.timedelta(days=1)
     return start, public_end, final, final + dt.timedelta(days=FINAL_DAYS)
@@ -119,10 +88,8 @@ def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
 
 FINAL_PHASE_LIMITS = {"max_submissions": 1, "max_submissions_per_day": 1, "hide_output": True,
                       "hide_score_output": True}
-"""The Final phase's secrecy settings (docs/hosting.md, what a participant sees): one submission per
-participant, which the migrated Public submissions use up (Codabench counts them; 0 would mean no limit),
-and no output log or scoring output to download, so the private leaderboard row is the only private value
-shown, and only from the day after the Public phase ends."""
+"""The Final phase's secrecy settings: one submission, which the migrated ones use up (0 would mean no limit), and
+no output to download (docs/hosting.md, "no private value before the end")."""
 
 
 def competition(title: str, start: dt.date, synthetic: bool = False,
@@ -184,24 +151,17 @@ PUBLIC_DATA_MAX_BYTES = 300 * 1000**2
 """Largest prepared public tree carried in the bundle's ``public_data/`` (bytes): above it the folder holds a
 download note (``DOWNLOAD.md``) instead, and the organiser hosts the tree elsewhere (docs/hosting.md)."""
 PUBLIC_DATA = "public_data"
+"""The bundle's folder of public data, and the name the pages and the starting kit give to the unzipped public
+data (``--data-root``)."""
 STARTING_KIT = "starting_kit"
-PARTICIPANT_ROOT = "public_data"
-"""The folder name the pages and the starting kit give for the unzipped public data (``--data-root``)."""
-
-
-def _tree_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: bool,
                              notebooks: Sequence[Path] = ()) -> None:
     """``public_data/`` (the prepared public tree, or a download note above :data:`PUBLIC_DATA_MAX_BYTES`) and
     ``starting_kit/`` (the starter notebooks, the sample submission and a README with the validate command)."""
-    from .codabench_pages import validate_command
-    from .wheel import write_wheel
-
     public = prepared / "public"
-    size = _tree_bytes(public)
+    size = sum(p.stat().st_size for p in public.rglob("*") if p.is_file())
     target = out / PUBLIC_DATA
     if size <= PUBLIC_DATA_MAX_BYTES:
         shutil.copytree(public, target, copy_function=shutil.copyfile)  # prepare's hard links become files
@@ -213,22 +173,21 @@ def _write_participant_files(out: Path, prepared: Path, split: str, synthetic: b
             "`tpugraphs-eval prepare`; docs/hosting.md). Unzip it into a folder `public_data/`.\n", encoding="utf-8")
     kit = out / STARTING_KIT
     kit.mkdir()
-    names = []
+    names = [notebook.name for notebook in notebooks]
     for notebook in notebooks:
         shutil.copyfile(notebook, kit / notebook.name)
-        names.append(notebook.name)
     shutil.copyfile(out / "sample_submission" / "submission.csv", kit / "sample_submission.csv")
     wheel = write_wheel(kit).name
-    command = validate_command(split, data_root=PARTICIPANT_ROOT, submission="sample_submission.csv")
+    command = validate_command(split, data_root=PUBLIC_DATA, submission="sample_submission.csv")
     (kit / "README.md").write_text(
         "# Starting kit\n\n"
         + ("SYNTHETIC demo data: scores on it say nothing about real TPU programs.\n\n" if synthetic else "")
         + f"1. `pip install './{wheel}[kit]'` (the wheel in this folder: the evaluator and the kit, "
         "`tpugraphs-eval`, `tpugraphs-data`, `tpugraphs-baseline`; `[kit]` adds scipy for the learned baseline).\n"
-        f"2. Download this phase's public data and unzip it into `{PARTICIPANT_ROOT}/` next to this folder's files.\n"
+        f"2. Download this phase's public data and unzip it into `{PUBLIC_DATA}/` next to this folder's files.\n"
         f"3. Check a submission before uploading it (here the sample, a valid one):\n\n   `{command}`\n\n"
         "4. Zip the CSV file itself and submit the zip.\n\n"
-        + (f"Notebooks ({', '.join(names)}): set `TPUGRAPHS_DATA={PARTICIPANT_ROOT}` before starting Jupyter so that "
+        + (f"Notebooks ({', '.join(names)}): set `TPUGRAPHS_DATA={PUBLIC_DATA}` before starting Jupyter so that "
            "they read the public data.\n" if names else "") , encoding="utf-8")
 
 
@@ -239,7 +198,6 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     """Write the bundle into the folder ``out`` (new or empty), and its zip to ``zip_path`` if given.
 
     Args:
-        out: the bundle folder.
         solution_file: the organiser's solution file (``tpugraphs-eval solution build``); its Usage makes
             the two phases.
         title: the competition's title; a solution of the synthetic demo (its manifest's ``synthetic``) gets
@@ -250,17 +208,14 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
             pages give the validate command for the public data.
         notebooks: the kit's starter notebooks, copied into ``starting_kit/`` with ``prepared`` (the caller, the
             ``export`` command, finds them: hosting does not import the kit).
-        start: the Public phase's first day (default today); it lasts 90 days, the Final phase opens the
-            day after it ends and lasts 14 days (:func:`phase_dates`; organisers edit the dates in
-            competition.yaml or Codabench's editor).
+        start: the Public phase's first day (default today; the others: :func:`phase_dates`).
 
     Returns:
         The competition.yaml content.
 
     Raises:
         UsageError: ``out`` is a non-empty folder or a file; ``OUTPUT_WRITE_FAILED``: a write failed (a full
-            disk, a zip path that is a device or a FIFO). The files are written into a staging folder
-            beside ``out`` and renamed to ``out`` at the end, so a failure leaves no partial bundle.
+            disk, a zip path that is a device or a FIFO; :func:`_publish` leaves no partial bundle).
         DataError: not a solution file.
     """
     out = Path(out)
@@ -274,12 +229,11 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if set(frame.Usage) != set(PHASE_USAGES):
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
-    start = start or dt.date.today()
-    config = competition(title, start, synthetic, frame.ID.str.rsplit(":", n=1).str[0].unique().tolist())
+    counts = _counts(frame)
+    config = competition(title, start or dt.date.today(), synthetic, list(counts))
     if prepared is not None:
         for phase in config["phases"]:
             phase.update(public_data=PUBLIC_DATA, starting_kit=STARTING_KIT)
-    counts = _counts(frame)
 
     def fill(staging: Path) -> None:
         _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
@@ -336,13 +290,11 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
     ``split``: the solution's split, which the pages name; ``prepared``: the bundle carries the public data
     (the pages' validate command reads it from ``public_data/``).
     """
-    from .codabench_pages import validate_command
-
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
     (out / "pages").mkdir()
-    command = validate_command(split, settings["synthetic"], PARTICIPANT_ROOT if prepared else None)
+    command = validate_command(split, settings["synthetic"], PUBLIC_DATA if prepared else None)
     for name, text in pages(config["title"], counts, settings["mode"], settings["tile_runtime"],
                             settings["synthetic"], split, command).items():
         (out / "pages" / name).write_text(text, encoding="utf-8")
@@ -361,7 +313,6 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
         (ref / "settings.json").write_text(json.dumps(task, indent=2) + "\n", encoding="utf-8")
     (out / "sample_submission").mkdir()
     (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
-
 
 
 def _zip(folder: Path, target: str) -> None:

@@ -55,12 +55,9 @@ def collection_mean_text(names: list[str]) -> str:
 
 def validate_command(split: str, synthetic: bool = False, data_root: str | None = None,
                      submission: str = "submission.csv") -> str:
-    """The ``tpugraphs-eval validate`` command that checks a submission for the solution's ``split``
-    (docs/cli.md), as the pages and the starting kit give it.
-
-    ``data_root``: the folder participants have the graphs in (a prepared public tree); default the demo for
-    a synthetic bundle, else ``$TPUGRAPHS_DATA`` or ``~/data/tpugraphs`` (the option left out).
-    """
+    """The ``tpugraphs-eval validate`` command that checks a submission for the solution's ``split``, as the pages
+    and the starting kit give it; ``data_root``: the participants' folder of graphs (default the demo for a
+    synthetic bundle, else the option left out: ``$TPUGRAPHS_DATA`` or ``~/data/tpugraphs``)."""
     root = data_root if data_root is not None else ("demo" if synthetic else None)
     return f"tpugraphs-eval validate {submission}" + (f" --data-root {root}" if root else "") + f" --split {split}"
 

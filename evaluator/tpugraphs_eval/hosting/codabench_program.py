@@ -1,31 +1,17 @@
 """The Codabench scoring program: ``score.py`` of the bundle's ``scoring_program/`` (this file's text).
 
-``tpugraphs-eval export codabench`` copies this file as ``score.py`` beside ``tpugraphs_metric.py`` (the
-text of :mod:`.standalone_metric`), so the program needs only numpy, pandas and scipy (the stock
-``codalab/codalab-legacy:py39`` image has them) and Python >= 3.9. It never imports ``tpugraphs_eval``, so
-it reads the submission CSV by the rules ``tpugraphs-eval`` reads it by (:func:`read_rows`: ``csvshape.py`` and
-``sniff.py`` beside it are the files of ``tpugraphs_eval/rules/``, byte for byte) and streams the rows, their lines
-and the file's errors to the metric file's ``collection_scores`` (whose TopConfigs rules and problem table are
-``rules/topconfigs.py`` and ``rules/codes.py``).
+``tpugraphs-eval export codabench`` copies this file beside ``tpugraphs_metric.py`` (the text of
+:mod:`.standalone_metric`) and ``csvshape.py``, ``sniff.py`` and ``public_rule.py`` (the files of
+``tpugraphs_eval/rules/``, byte for byte), so it never imports ``tpugraphs_eval`` and needs only Python >= 3.9,
+numpy, pandas and scipy (the stock ``codalab/codalab-legacy:py39`` image). It reads the submission CSV by the
+validator's rules (:func:`read_rows`) and streams its rows to the metric file's ``collection_scores``.
 
-A compute worker runs ``python3 /app/program/score.py /app/input /app/output`` (``metadata.yaml``) with
-the working directory ``/app/program``, ``input/ref`` holding the reference data (``solution.csv``, the
-solution table of every graph with its Usage, and ``settings.json``: the Usage this phase scores, the
-validation mode, the tile runtime and whether the data is the synthetic demo) and ``input/res`` the
-participant's unzipped submission (one CSV).
-It writes ``output/detailed_results.html`` (:func:`detailed_results_html`, the submission's page, also for an
-invalid one) and ``output/scores.json``: ``overall`` and one key per collection (``tile_xla``,
-``layout_xla_default``, …; a collection whose value is undefined is left out, and so is the overall when
-the phase holds fewer than 2 graphs with a defined metric, :func:`defined_graphs`). Exit codes: 0 scored,
-1 invalid submission (the problems on stderr, one per line), 2 the bundle or the call is wrong. A bundle of
-the synthetic demo says so first in its output log (stdout), scored or not.
-
-Participants see scores.json (the leaderboard's columns), the detailed results page and this program's output,
-so all show only what every public view shows (``public_rule.py`` beside it, the text of
-``tpugraphs_eval/rules/public_rule.py``; why: docs/public-view.md):
-a collection's value only when the phase's graphs hold at least 2 of its graphs with a defined metric
-(:func:`defined_graphs`), and none when the collections left out hold a single such graph between them. The problems printed are the participant's own
-file's, found against every graph of the solution (both phases alike), so they tell no graph's Usage.
+A compute worker runs ``python3 /app/program/score.py /app/input /app/output`` (``metadata.yaml``): ``input/ref``
+holds ``solution.csv`` and ``settings.json``, ``input/res`` the participant's unzipped submission. It writes
+``output/scores.json`` and ``output/detailed_results.html``, both under the public rule (``public_rule.py``,
+:func:`defined_graphs`; why: docs/public-view.md). Exit codes: 0 scored, 1 invalid submission (the problems on
+stderr, one per line), 2 the bundle or the call is wrong. What each output holds and shows: docs/hosting.md,
+"Codabench bundle".
 """
 
 from __future__ import annotations
@@ -112,10 +98,7 @@ def read_rows(handle, collections, found):
         found((line, None, code, message))
         return
     handle.seek(0)
-
-    def add(code, message, line=None, id=None):
-        found((line, id, code, message))
-
+    add = lambda code, message, line=None, id=None: found((line, id, code, message))  # noqa: E731
     for line, graph_id, configs in csvshape.ShapeReader(add, collections).read(handle):
         yield line, graph_id, bytes(configs).decode("utf-8")
 
@@ -128,14 +111,6 @@ def _refusal(handle):
         if not chunk.isspace():
             return sniff.refusal(head + chunk)
     return sniff.refusal(head)
-
-
-def _open_submission(path: Path):
-    """The submission file opened in binary mode (at most :data:`MAX_SUBMISSION_BYTES`)."""
-    size = path.stat().st_size
-    if size > MAX_SUBMISSION_BYTES:
-        raise _Invalid(f"SUBMISSION_TOO_LARGE: {path.name} has {size} bytes; at most {MAX_SUBMISSION_BYTES} are read")
-    return open(path, "rb")
 
 
 class _Setup(Exception):
@@ -178,8 +153,7 @@ SOLUTION_BATCH_BYTES = 1 << 20
 
 def read_graphs(path: Path, tile_runtime: str, metric, pd) -> dict:
     """ID → the metric's graph (``metric.read_solution``) of ``solution.csv``, read row by row (``csv``) and parsed
-    in batches of about :data:`SOLUTION_BATCH_BYTES` of text: memory holds the graphs' runtimes (float64) and one
-    batch, never the whole table's text and its parse (about 10 times the table's size when read whole).
+    in batches of about :data:`SOLUTION_BATCH_BYTES` of text, never whole (docs/hosting.md, "Memory").
 
     Raises:
         ValueError: not CSV, no ID, runtimes, normalizers or Usage column, a row of another length, a repeated
@@ -284,18 +258,15 @@ _PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em;max-width:60e
 
 
 def detailed_results_html(settings: dict, collections, scores: dict | None = None, errors=(), notes=()) -> str:
-    """The submission's detailed results page: self-contained HTML (inline style, no script, no link), made
-    with the standard library (the program cannot import ``tpugraphs_eval``).
-
-    It shows what the leaderboard row shows and nothing more: the values of ``scores`` (the scores.json keys
-    already chosen by the public rule, :func:`defined_graphs`), the participant's own notes or errors (found
-    against every graph of the solution, both phases alike, so they tell no graph's Usage), the phase's Usage,
-    validation mode and tile runtime. No graph ID, count or runtime of the solution appears.
+    """The submission's detailed results page: self-contained HTML (inline style, no script, no link) showing what
+    the leaderboard row shows and nothing more (docs/hosting.md, "Detailed results"); no graph ID, count or runtime
+    of the solution appears.
 
     Args:
         settings: the task's settings.json (``usage``, ``mode``, ``tile_runtime``, ``synthetic``).
         collections: the collection names in leaderboard order (``tpugraphs_metric.COLLECTIONS``).
-        scores: scores.json's content, or None for an invalid submission; errors, notes: message lines.
+        scores: scores.json's content (the public rule applied), or None for an invalid submission; errors,
+            notes: the participant's own message lines.
     """
     from html import escape
 
@@ -319,32 +290,35 @@ def detailed_results_html(settings: dict, collections, scores: dict | None = Non
                 + "</table>")
         else:
             parts.append("<p>No value can be shown: this phase holds too few graphs for any value.</p>")
-        parts.append(f"<p>{escape(public_rule_text(settings))}</p>")
+        import public_rule
+
+        rule = public_rule.RULE_IN_WORDS if settings["usage"] == "Public" else _FINAL_RULE
+        parts.append(f"<p>{escape(rule)}</p>")
     if notes:
         parts.append("<h2>Notes on your file</h2><ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def public_rule_text(settings: dict) -> str:
-    """The rule of what the page shows, in words (``public_rule.RULE_IN_WORDS`` for the Public phase)."""
-    import public_rule
-
-    return public_rule.RULE_IN_WORDS if settings["usage"] == "Public" else _FINAL_RULE
-
-
-def write_outputs(output_dir: Path, scores: dict | None, page: str) -> None:
+def write_outputs(output_dir: Path, scores: dict | None, page: str) -> bool:
     """Write ``scores.json`` (the leaderboard's columns; none for an invalid submission) and
     :data:`DETAILED_RESULTS` (``page``) into ``output_dir`` (made if missing), each under a temporary name
-    renamed into place, so the worker's watcher never sends half a page. OSError on a failed write."""
-    output_dir.mkdir(parents=True, exist_ok=True)
+    renamed into place, so the worker's watcher never sends half a page. False, said on stderr, when a write
+    fails."""
     files = {DETAILED_RESULTS: page}
     if scores is not None:
         files["scores.json"] = json.dumps(scores, indent=2) + "\n"
-    for name, text in files.items():
-        part = output_dir / f".{name}.part"
-        part.write_text(text, encoding="utf-8")
-        part.replace(output_dir / name)
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            part = output_dir / f".{name}.part"
+            part.write_text(text, encoding="utf-8")
+            part.replace(output_dir / name)
+    except OSError as err:
+        print(f"score.py: error: cannot write into the output folder {output_dir} ({err.strerror or err})",
+              file=sys.stderr)
+        return False
+    return True
 
 
 def _refuse(output_dir: Path, settings: dict, errors: list) -> int:
@@ -352,13 +326,8 @@ def _refuse(output_dir: Path, settings: dict, errors: list) -> int:
     (EXIT_SETUP when the page cannot be written)."""
     for line in errors:
         print(line, file=sys.stderr)
-    try:
-        write_outputs(output_dir, None, detailed_results_html(settings, (), errors=errors))
-    except OSError as err:
-        print(f"score.py: error: cannot write into the output folder {output_dir} ({err.strerror or err})",
-              file=sys.stderr)
-        return EXIT_SETUP
-    return EXIT_INVALID
+    page = detailed_results_html(settings, (), errors=errors)
+    return EXIT_INVALID if write_outputs(output_dir, None, page) else EXIT_SETUP
 
 
 def main(argv: list[str]) -> int:
@@ -367,8 +336,7 @@ def main(argv: list[str]) -> int:
         print("usage: score.py INPUT_DIR OUTPUT_DIR (INPUT_DIR holds ref/ and res/)", file=sys.stderr)
         return EXIT_SETUP
     input_dir, output_dir = Path(argv[0]), Path(argv[1])
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    try:
+    try:  # the files beside this one (the import of the rules above put their folder first on sys.path)
         import pandas as pd
         import public_rule
         import tpugraphs_metric as metric
@@ -391,7 +359,7 @@ def main(argv: list[str]) -> int:
     if settings.get("synthetic"):
         print(SYNTHETIC_LINE, flush=True)
     try:
-        values, problems = score_file(_submission_csv(input_dir / "res"), solution, settings, metric)
+        values, notes = score_file(_submission_csv(input_dir / "res"), solution, settings, metric)
     except _Invalid as err:
         return _refuse(output_dir, settings, [f"invalid submission: {err}"])
     except metric.ParticipantVisibleError as err:
@@ -401,13 +369,13 @@ def main(argv: list[str]) -> int:
         if len(problems) > 50:
             errors.append(f"  … and {len(problems) - 50} more")
         return _refuse(output_dir, settings, errors)
-    return _publish(output_dir, settings, solution, values, problems, metric, public_rule)
+    return _publish(output_dir, settings, solution, values, notes, metric, public_rule)
 
 
 def score_file(path: Path, solution: dict, settings: dict, metric):
-    """``(values, problems)`` of the submission CSV at ``path``: the metric's ``collection_scores`` of its rows,
-    streamed from the file (:func:`read_rows`) and each parsed as it is read, and its file-shape problems. The
-    notes (problems that are not errors in the phase's mode) are printed once the file is read, scored or not.
+    """``(values, notes)`` of the submission CSV at ``path``: the metric's ``collection_scores`` of its rows,
+    streamed from the file (:func:`read_rows`) and each parsed as it is read, and its file-shape problems that are
+    not errors in the phase's mode, as lines; these are printed once the file is read, scored or not.
 
     Raises:
         _Invalid: the file is too large; ``metric.ParticipantVisibleError``: the submission is invalid.
@@ -419,31 +387,29 @@ def score_file(path: Path, solution: dict, settings: dict, metric):
         if metric.is_error(problem[2], mode):
             errors.append(problem)  # read by the metric after the last row
 
-    with _open_submission(path) as handle:
+    size = path.stat().st_size
+    if size > MAX_SUBMISSION_BYTES:
+        raise _Invalid(f"SUBMISSION_TOO_LARGE: {path.name} has {size} bytes; at most {MAX_SUBMISSION_BYTES} are read")
+    with open(path, "rb") as handle:
         try:
             values = metric.collection_scores(solution, read_rows(handle, metric.COLLECTIONS, found), "ID",
                                               mode=mode, tile_runtime=settings["tile_runtime"],
                                               usage=settings["usage"], file_errors=errors)
         finally:
-            for line, graph_id, code, message in problems:
-                if not metric.is_error(code, mode):
-                    print(f"note: {_where(line, graph_id)}{code}: {message}")
-    return values, problems
+            notes = [f"{_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems
+                     if not metric.is_error(code, mode)]
+            for note in notes:
+                print(f"note: {note}")
+    return values, notes
 
 
-def _publish(output_dir: Path, settings: dict, solution, values: dict, problems: list, metric, public_rule) -> int:
+def _publish(output_dir: Path, settings: dict, solution, values: dict, notes: list, metric, public_rule) -> int:
     """Write the scores (the public rule applied) and the detailed results page; print the scores. 0, or
     EXIT_SETUP when the output folder cannot be written."""
     counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
     scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
-    notes = [f"{_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems
-             if not metric.is_error(code, settings["mode"])]
-    try:
-        write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
-                                                                notes=notes))
-    except OSError as err:
-        print(f"score.py: error: cannot write into the output folder {output_dir} "
-              f"({err.strerror or err})", file=sys.stderr)
+    if not write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
+                                                                   notes=notes)):
         return EXIT_SETUP
     print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +
           ", ".join(f"{key} {value:.5f}" for key, value in scores.items()))

@@ -2,20 +2,8 @@
 table it reads.
 
 ``score`` and :class:`ParticipantVisibleError` are :mod:`.standalone_metric`'s (one implementation: the function
-``tpugraphs-eval export kaggle-metric`` writes into a file that does not import this package). A platform calls
-``score`` with pandas DataFrames, once with the Public rows, once with the Private ones, and shows the message of a
-:class:`ParticipantVisibleError` to the participant.
-
-Solution table (one row per graph; the organiser uploads it, :func:`solution_frame` makes it):
-
-=====================  ======================================================================
-column                 content
-=====================  ======================================================================
-``<row id>``           the submission ID, e.g. ``tile:xla:d6f5…`` (the column named by ``row_id_column_name``)
-``runtimes``           the graph's ``config_runtime`` in ns, as integers joined by ``;`` (config 0 first)
-``normalizers``        tile: ``config_runtime_normalizers`` joined by ``;``; layout: empty
-``Usage``              ``Public`` or ``Private`` (optional; the platform filters rows by it)
-=====================  ======================================================================
+``tpugraphs-eval export kaggle-metric`` writes into a file that does not import this package); the columns of the
+solution table (:func:`solution_frame` makes it) are in that module's docstring.
 """
 
 from __future__ import annotations

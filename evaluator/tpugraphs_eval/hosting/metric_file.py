@@ -1,11 +1,9 @@
 """``tpugraphs-eval export kaggle-metric``: the self-contained metric file for Kaggle-like platforms, and the solution table.
 
-**Decision** (one source): the file is made of the package's own modules, not written again: a provenance
-comment, then the text of the ``rules/`` modules the metric uses (:data:`METRIC_RULES`: the problem table and the
-TopConfigs rules, the ID rules and the header rules), then :mod:`.standalone_metric`, each unchanged but for its relative imports (the names they
-import stand above them in the file) and its ``from __future__`` line (one at the top). The Codabench bundle's
-``tpugraphs_metric.py`` is this same text. tests/hosting/test_export_kaggle_metric.py checks that the file holds
-each module's code and runs it with ``tpugraphs_eval`` out of reach against ``tpugraphs-eval`` on every fixture.
+**Decision** (one source): the file is the text of the ``rules/`` modules the metric uses (:data:`METRIC_RULES`),
+then of :mod:`.standalone_metric`, each unchanged but for its relative imports and its ``from __future__`` line;
+the Codabench bundle's ``tpugraphs_metric.py`` is this same text (docs/hosting.md, "One metric file", says how
+tests/hosting/test_export_kaggle_metric.py holds it to ``tpugraphs-eval``).
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from ..atomicfile import write_atomically
 from ..errors import UsageError
 from ..rules import codes, csvshape, ids, topconfigs
 from . import standalone_metric
+from .kaggle_metric import solution_frame
 
 METRIC_RULES: tuple[ModuleType, ...] = (codes, topconfigs, ids, csvshape)
 """The ``rules/`` modules in the metric file, in dependency order (each imports only those before it)."""
@@ -79,8 +78,6 @@ def write_solution_table(solution_file: Path, path: Path) -> None:
         DataError: ``solution_file`` is not a solution file.
         UsageError: ``OUTPUT_WRITE_FAILED``: ``path`` cannot be written.
     """
-    from .kaggle_metric import solution_frame
-
     frame = solution_frame(solution_file)
     try:
         write_atomically(Path(path), lambda tmp: frame.to_csv(tmp, index=False))

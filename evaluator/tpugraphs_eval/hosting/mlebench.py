@@ -1,46 +1,27 @@
-"""``tpugraphs-eval export mlebench``: one competition folder in MLE-bench's layout (docs/hosting.md, MLE-bench).
+"""``tpugraphs-eval export mlebench``: one competition folder in MLE-bench's layout (``DIR/<id>``, kept by MLE-bench as
+``mlebench/competitions/<id>/``): ``config.yaml``, ``description.md``, ``prepare.py`` (:func:`prepare_competition`
+with the export's seed) and the package's wheel it installs (:mod:`.wheel`), ``grade.py`` and the standalone metric
+it imports (``tpugraphs_metric.py``, :func:`.metric_file.metric_source`), ``leaderboard.csv`` (``--kaggle-leaderboard``,
+else the reference scores), ``reference_scores.csv`` and, with ``--dataset-zip``, ``checksums.yaml``.
 
-Folder ``DIR/<id>`` (the folder's name is the competition id; MLE-bench keeps it as
-``mlebench/competitions/<id>/``)::
-
-    config.yaml        id, name, type, description, dataset (answers, sample submission), grader, preparer
-    description.md     the task for the agent: data, submission format, metric
-    prepare.py         prepare(raw, public, private): :func:`prepare_competition` with the export's seed
-    tpugraphs_eval-<version>-py3-none-any.whl  the package (:mod:`.wheel`) that ``prepare.py`` needs, and installs
-    grade.py           grade(submission, answers) -> float; InvalidSubmissionError for an invalid submission
-    tpugraphs_metric.py  the standalone metric (:func:`.metric_file.metric_source`, as ``export kaggle-metric`` writes it)
-    leaderboard.csv    the real competition's final private leaderboard (``--kaggle-leaderboard FILE``), the board
-                       MLE-bench takes its medal thresholds from; without it, the reference scores (a warning)
-    reference_scores.csv  oracle, learned baseline, identity and random on the prepared split (MLE-bench reads it not)
-    checksums.yaml     with ``--dataset-zip``: MD5 of the dataset zip MLE-bench downloads and of the prepared
-                       files it checks (public/, private/); without it, none (MLE-bench writes its own at
-                       the first ``prepare``: a file without the zip's MD5 would stop its verification)
-
-**Decision** (the grader carries the metric): ``grade.py`` imports ``tpugraphs_metric.py`` beside it, not the
-installed package, so a grade never changes when the package is upgraded: it is the metric the
-``leaderboard.csv`` beside it was computed with, and it needs only numpy, pandas and scipy (MLE-bench's
-grading environment). ``prepare.py`` imports the package inside ``prepare()`` only (MLE-bench's registry imports
-every competition's ``prepare.py`` to grade, where the package need not be installed): the preparation is the
-package's ``prepare`` (docs/prepare.md), installed from the wheel beside it (``pip install
-./tpugraphs_eval-<version>-py3-none-any.whl[organiser]``), and the checksums say whether it still gives the same
-files. The score is the overall over every graph of the prepared test split, in strict mode, as
-``tpugraphs-eval SUBMISSION --solution private/solution.parquet`` prints it (its ``overall``); MLE-bench
-rounds it to 5 decimals.
-
-**Decision** (medals, MLE-bench's convention for re-split competitions): ``leaderboard.csv`` is the 2023 Kaggle
-competition's final private leaderboard, given by the organiser (the scores are not shipped in this
-repository); the prepared test split is not Kaggle's, so medals are an approximation (description.md says so).
+What each file holds and the **Decision**s (the grader carries the metric, so a grade never changes with a package
+upgrade and needs only numpy, pandas and scipy; ``prepare.py`` imports the package inside ``prepare()`` only; medals
+come from the real Kaggle board the organiser gives, an approximation on a re-split): docs/hosting.md, "MLE-bench
+competition".
 """
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import re
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from statistics import fmean
 from typing import Any
 
 from .._version import __version__
@@ -49,6 +30,8 @@ from ..errors import UsageError
 from ..file_digest import file_hexdigest
 from ..truth.dataroot import DataRoot
 from ..truth.groundtruth import SplitCatalog
+from .codabench import to_yaml
+from .codabench_pages import collection_mean_text
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
 from .wheel import WHEEL_NAME, write_wheel
@@ -67,7 +50,6 @@ def data_root_of(raw: str | os.PathLike[str]):
     synthetic demo (a :class:`DataRoot` marked synthetic, so that ``raw`` given as the word ``demo`` or as the
     demo's folder prepare the same bytes); ``"demo"`` is the demo."""
     from ..roots import resolve_data_root
-    from ..truth.dataroot import DataRoot
 
     if str(raw) == "demo":
         return resolve_data_root("demo")
@@ -93,11 +75,6 @@ def prepare_competition(raw, public, private, *, seed: str, **options: Any) -> d
     return info
 
 
-def _mean(values) -> float:
-    values = list(values)
-    return math.fsum(values) / len(values)
-
-
 LearnedBaseline = Callable[[DataRoot, SplitCatalog, Path], None]
 """Writes the learned baseline's submission for a catalog's graphs, trained on a data root's train split
 (``tpugraphs-baseline learned``; the ``export`` command passes the kit's: hosting does not import the kit)."""
@@ -117,8 +94,8 @@ def reference_scores(public: Path, private: Path, learned_baseline: LearnedBasel
 
     truth = load_solution(private / "solution.parquet")
     references = collection_references(truth)
-    rows = [("oracle (configs sorted by runtime)", _mean(r.oracle for r in references.values())),
-            ("random ranking (exact expectation)", _mean(r.random for r in references.values()))]
+    rows = [("oracle (configs sorted by runtime)", fmean(r.oracle for r in references.values())),
+            ("random ranking (exact expectation)", fmean(r.random for r in references.values()))]
     rows.append(("identity (configs in index order: the sample submission)",
                  score_submission((public / "sample_submission.csv").read_bytes(), truth).overall))
     root = resolve_data_root(public)
@@ -142,27 +119,20 @@ def _zip_md5(path: Path) -> str:
         UsageError: ``DATASET_ZIP_INVALID``: not a regular file, not a zip (MLE-bench extracts it with
             ``zipfile``), no ``.npz`` member under :data:`DATA_FOLDERS`, or unreadable.
     """
-    import zipfile
-
-    problem = None
     try:
         if not path.is_file():
             problem = "is not a file"
         else:
             with zipfile.ZipFile(path) as archive:  # one read of its central directory
                 names = archive.namelist()
-            if not any(name.endswith(".npz") and name.startswith(DATA_FOLDERS) for name in names):
-                problem = (f"holds no graph file under {' or '.join(DATA_FOLDERS)} ({len(names)} member(s)): it is "
-                           "not the TpuGraphs download, whose MD5 MLE-bench would then refuse")
+            if any(name.endswith(".npz") and name.startswith(DATA_FOLDERS) for name in names):
+                return file_hexdigest(path, "md5")
+            problem = (f"holds no graph file under {' or '.join(DATA_FOLDERS)} ({len(names)} member(s)): it is "
+                       "not the TpuGraphs download, whose MD5 MLE-bench would then refuse")
     except zipfile.BadZipFile:
         problem = "is not a zip file (MLE-bench extracts the download with zipfile)"
     except OSError as err:
         problem = f"cannot be read ({err.strerror or err})"
-    if problem is None:
-        try:
-            return file_hexdigest(path, "md5")
-        except OSError as err:
-            problem = f"cannot be read ({err.strerror or err})"
     raise UsageError(f"--dataset-zip {path} {problem}: give the zip MLE-bench downloads for the competition "
                      "(Kaggle's, e.g. predict-ai-model-runtime.zip)", code="DATASET_ZIP_INVALID")
 
@@ -182,9 +152,6 @@ def kaggle_board(path: Path) -> list[float]:
         UsageError: ``LEADERBOARD_FILE_INVALID``: unreadable, no score column, a score that is not a finite
             number, or no row.
     """
-    import csv
-
-    problem = None
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
@@ -194,16 +161,15 @@ def kaggle_board(path: Path) -> list[float]:
         else:
             rows = [r for r in rows if r.get("board", "private") == "private"]
             scores = sorted((float(r[key]) for r in rows), reverse=True)
-            if not scores or not all(map(math.isfinite, scores)):
-                problem = "holds no private-board row, or a score that is not a finite number"
+            if scores and all(map(math.isfinite, scores)):
+                return scores
+            problem = "holds no private-board row, or a score that is not a finite number"
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         problem = f"cannot be read ({getattr(err, 'strerror', None) or err})"
     except ValueError as err:
         problem = f"holds a score that is not a number ({err})"
-    if problem is not None:
-        raise UsageError(f"--kaggle-leaderboard {path} {problem}: give the final private leaderboard of the Kaggle "
-                         "competition as a CSV with a score column", code="LEADERBOARD_FILE_INVALID")
-    return scores
+    raise UsageError(f"--kaggle-leaderboard {path} {problem}: give the final private leaderboard of the Kaggle "
+                     "competition as a CSV with a score column", code="LEADERBOARD_FILE_INVALID")
 
 
 def _config(competition_id: str, title: str, medals: bool) -> dict[str, Any]:
@@ -296,8 +262,6 @@ nothing.
 
 def _description(competition_id: str, title: str, counts: dict[str, int], teams: int | None) -> str:
     rows = "\n".join(f"| `{name}` | {n} |" for name, n in counts.items())
-    from .codabench_pages import collection_mean_text
-
     mean = collection_mean_text(list(counts))
     return f"""# {title}
 
@@ -340,22 +304,6 @@ def _board_files(references: list[tuple[str, float]], board: list[float] | None)
         f"{rank},{value!r}\n" for rank, value in enumerate(board, start=1)), "reference_scores.csv": text}
 
 
-def _yaml(value: Any) -> str:
-    from .codabench import to_yaml
-
-    return to_yaml(value) + "\n"
-
-
-def _competition_id(out: Path) -> str:
-    """The folder's name, the competition id. Raises UsageError: not an id, or not a new or empty folder."""
-    if not _ID.fullmatch(out.name):
-        raise UsageError(f"{out.name!r} is not a competition id (lower-case letters, digits and -): the "
-                         f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
-    return out.name
-
-
 def _write_folder(out: Path, files: dict[str, str]) -> None:
     """Write ``files`` and the wheel into a staging folder, then move it to ``out`` as one step.
 
@@ -384,16 +332,11 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
                       ) -> list[tuple[str, float]]:
     """Write the competition folder ``out`` (new or empty; its name is the id) from ``data_root``.
 
-    ``dataset_zip`` is the file MLE-bench's ``prepare`` downloads for the id (Kaggle's competition zip, or the
-    zip an organiser serves in its place): with it, ``checksums.yaml`` holds its MD5 (``zip:``) beside the
-    prepared files' MD5s, the file MLE-bench verifies a download and a preparation against. Without it no
-    ``checksums.yaml`` is written: MLE-bench reads ``zip:`` from any checksums file it finds (a file without it
-    stops ``mlebench prepare`` with a ``KeyError``), and writes its own at the first preparation.
-
-    ``kaggle_leaderboard``: the real final private board (:func:`kaggle_board`), written as ``leaderboard.csv``
-    (else the references are, and the caller warns). The split is prepared once here (``seed`` and ``options``:
-    :func:`tpugraphs_eval.prepare.prepare`'s) to compute the references and ``checksums.yaml``; MLE-bench's own
-    ``prepare`` call (``prepare.py``) makes the same files again from the raw data.
+    ``dataset_zip``: the file MLE-bench's ``prepare`` downloads for the id (Kaggle's competition zip); with it,
+    ``checksums.yaml`` holds its MD5 (``zip:``) and the prepared files' (without it none is written: docs/hosting.md
+    says why). ``kaggle_leaderboard``: the real final private board (:func:`kaggle_board`), written as
+    ``leaderboard.csv`` (else the references are, and the caller warns). The split is prepared once here (``seed``
+    and ``options``: :func:`tpugraphs_eval.prepare.prepare`'s) for the references and the checksums.
 
     Returns:
         The reference rows (reference, score), best first (``reference_scores.csv``).
@@ -406,7 +349,12 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
     out = Path(out)
     zip_md5 = None if dataset_zip is None else _zip_md5(Path(dataset_zip))
     board = None if kaggle_leaderboard is None else kaggle_board(Path(kaggle_leaderboard))
-    competition_id = _competition_id(out)
+    competition_id = out.name
+    if not _ID.fullmatch(competition_id):
+        raise UsageError(f"{out.name!r} is not a competition id (lower-case letters, digits and -): the "
+                         f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
     options = dict(options or {})
     with tempfile.TemporaryDirectory() as tmp:
         public, private = Path(tmp) / "public", Path(tmp) / "private"
@@ -417,7 +365,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
         sums = {"zip": zip_md5, "public": checksums(public), "private": checksums(private)}
         counts = solution_frame(private / "solution.parquet").ID.str.rsplit(":", n=1).str[0].value_counts(sort=False)
         files = {
-            "config.yaml": _yaml(_config(competition_id, title, board is not None)),
+            "config.yaml": to_yaml(_config(competition_id, title, board is not None)) + "\n",
             "description.md": _description(competition_id, title, counts.to_dict(), None if board is None else len(board)),
             "prepare.py": _PREPARE_PY.format(id=competition_id, version=__version__, seed=seed, options=options,
                                              wheel=WHEEL_NAME),
@@ -427,6 +375,6 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
             **_board_files(leaderboard, board),
         }
         if zip_md5 is not None:
-            files["checksums.yaml"] = _yaml(sums)
+            files["checksums.yaml"] = to_yaml(sums) + "\n"
     _write_folder(out, files)
     return leaderboard

@@ -1,12 +1,8 @@
 """The TpuGraphs competition metric: the solution table, validation of a submission table and the metrics.
 
-``tpugraphs-eval export kaggle-metric -o metric.py`` writes one self-contained file of ``rules/codes.py``,
-``rules/topconfigs.py``, ``rules/ids.py``, ``rules/csvshape.py`` and this module (:mod:`.metric_file`: their text
-unchanged but for the relative imports below, whose names stand above it there), and the Codabench scoring program carries that file as
-``tpugraphs_metric.py``: so this module imports nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9
-(Codabench's ``codalab/codalab-legacy:py39`` image; Kaggle's is newer). Its TopConfigs rules and problem severities
-are the validator's own (``rules/``); tests/hosting/test_export_kaggle_metric.py checks that the exported file gives
-``tpugraphs-eval``'s numbers and verdicts on every fixture.
+Exported with the ``rules/`` modules it imports as one self-contained file (:mod:`.metric_file`; docs/hosting.md,
+"One metric file"), which the Codabench scoring program carries as ``tpugraphs_metric.py``: so this module imports
+nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9 with numpy, pandas and scipy.
 
 Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the
 Public rows, then the Private ones, and shows a :class:`ParticipantVisibleError`'s message to the
@@ -86,10 +82,6 @@ def cut(text):
     return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN // 2]}…({len(text)} characters)"
 
 
-def _blank(value):
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def _joined_integers(text):
     """The int64 values ((n,)) of ``text``, decimal integers of up to 18 digits joined by ``;`` ("" gives none),
     or None if it is not that. One numpy pass over the bytes (no ``int()`` per token: bench/bench_kaggle_metric.py)."""
@@ -119,7 +111,7 @@ def _integer_fields(texts, what, ids):
     Raises:
         ValueError: a field is not integers joined by ``;`` (naming the first such row of ``ids``).
     """
-    fields = ["" if _blank(text) else str(text) for text in texts]
+    fields = [_cell(text) for text in texts]
     starts = np.zeros(len(fields) + 1, dtype=np.int64)
     np.cumsum([field.count(";") + 1 if field else 0 for field in fields], out=starts[1:])
     values = _joined_integers(";".join(field for field in fields if field))
@@ -131,8 +123,6 @@ def _integer_fields(texts, what, ids):
 
 def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
     """ID → :class:`_Graph` of a solution table (the organiser's side: its problems are ValueErrors).
-
-    The ``runtimes`` and ``normalizers`` columns are parsed in one numpy pass each (:func:`_integer_fields`).
 
     Raises:
         ValueError: missing columns, an ID without a collection prefix, repeated IDs, non-integer or empty
@@ -198,11 +188,9 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
             TopConfigs text)`` of a CSV as its reader streams them (the Codabench program: one row's text at a
             time in memory; the reader checked the header).
         lines: the CSV line of each table row (default 2, 3, …: a header, then the rows).
-        file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file
-            (the Codabench scoring program; read after the last row, so a streaming reader may fill it as it
-            goes): listed in line order with the row errors, before those of the same line, as
-            ``tpugraphs-eval`` lists them. EMPTY_FILE or NOT_TEXT with no row read is the only problem (no
-            MISSING_IDS).
+        file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file (read
+            after the last row: a streaming reader may fill it as it goes), listed in line order with the row
+            errors, before those of the same line; EMPTY_FILE or NOT_TEXT with no row read is the only problem.
         keep: ``keep(graph, usable)``, what is kept of a valid row ((u,) int64 usable indices by default),
             called as the row is read (:func:`collection_scores` keeps the graph's value, not the indices).
 
@@ -273,7 +261,7 @@ def _check_header(submission, row_id_column_name):
 
 def _cell(value):
     """A table cell as text: None or NaN (an empty CSV field) is ``""``."""
-    return "" if _blank(value) else str(value)
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
 
 
 def _row(line, graph_id, collection, graph, text, ledger):
@@ -324,11 +312,9 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
     """Collection values and ``overall`` of ``submission``, as ``tpugraphs-eval`` reports them.
 
     Args:
-        solution, submission, row_id_column_name: as for :func:`score`; ``solution`` may also be the ID → graph
-            dict :func:`read_solution` made of it (read once by the caller), ``submission`` the rows a CSV reader
-            streams (:func:`validate`).
-        mode: ``strict`` (default) or ``lenient`` (Kaggle-compatible validation).
-        tile_runtime: ``normalized`` (default) or ``raw``.
+        solution, submission, row_id_column_name, mode, tile_runtime: as for :func:`score`; ``solution`` may also
+            be the ID → graph dict :func:`read_solution` made of it (read once by the caller), ``submission`` the
+            rows a CSV reader streams (:func:`validate`).
         usage: None (every row of ``solution``), or ``Public``/``Private``: the whole submission is validated
             against every graph, and means are taken over the graphs of that Usage (one leaderboard).
         lines, file_errors: the CSV lines of the rows and the CSV's shape errors, as for :func:`validate`.
@@ -371,16 +357,10 @@ _WHOLE_FILE = ("HEADER_RENAMED", "WRONG_DELIMITER")  # read from the header alon
 
 
 def split_free_message(problems):
-    """The message of an invalid submission that tells nothing of the Public/Private split (docs/hosting.md).
-
-    Args:
-        problems: (line, ID, code, message) errors found on one Usage subset's rows.
-
-    Returns:
-        ``invalid submission: CODE (its meaning) | …`` over the *set* of codes, in the order of docs/codes.md (not
-        of the file), then :data:`LOCAL_CHECK`: no line (numbered within the subset), no ID, no count, no row
-        message; only the header codes (``HEADER_RENAMED``, ``WRONG_DELIMITER``) add their message, which is
-        read from the header alone.
+    """The message of an invalid submission that tells nothing of the Public/Private split (docs/hosting.md,
+    Kaggle): ``invalid submission: CODE (its meaning) | …`` over the *set* of codes of ``problems`` ((line, ID,
+    code, message) errors of one Usage subset's rows) in the order of docs/codes.md, then :data:`LOCAL_CHECK`;
+    no line, ID, count or row message, but the message of a header code (read from the header alone).
     """
     codes = {code for _, _, code, _ in problems}
     details = {code: message for _, _, code, message in problems if code in _WHOLE_FILE}
@@ -399,8 +379,7 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
     """The overall score of ``submission`` on the graphs of ``solution`` (Kaggle's metric signature).
 
     Kaggle calls it once per Usage subset (the Public rows of both tables, then the Private ones), so what it
-    raises tells nothing of the split: :func:`split_free_message` (the set of problem codes and their meanings;
-    ``tpugraphs-eval validate`` gives the lines and IDs, over the whole file).
+    raises tells nothing of the split (:func:`split_free_message`).
 
     Args:
         solution: one row per graph (see the module docstring).

@@ -2,11 +2,8 @@
 MLE-bench competition): what their install line installs ships beside it, since the name ``tpugraphs-eval``
 resolves in no package index.
 
-The wheel is pure Python (``py3-none-any``): the package's ``.py`` files and package data (``py.typed``, the
-official eval indices, the notebooks), without the optional C extension (the numpy kernel gives the same
-numbers, docs/performance.md). Its metadata (version, dependencies, extras, console scripts) are those of the
-installed distribution. The bytes depend only on those files (fixed timestamps, sorted members), so an export
-repeated with the same code writes the same wheel. Format: the wheel specification (PEP 427, PEP 491).
+The wheel (PEP 427, PEP 491) is pure Python (``py3-none-any``: the numpy kernel, no C extension) with the installed
+distribution's metadata; its bytes depend only on the files (fixed timestamps, sorted members).
 """
 
 from __future__ import annotations
