@@ -130,36 +130,42 @@ def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | Non
     return truth, evaluator.evaluate(output), None
 
 
-def _random(args) -> int:
-    root = data_root(args.data_root)
-    _refuse_output_is_input(args, root, (args.split,))
-    catalog = scan_catalog(root, args.split, progress=not args.no_progress)
-    validation = write_random_submission(catalog, args.output, args.seed)
-    _header(root, args.split, args.output, validation.n_rows)
+def _report(args, root, n_rows: int, extra: dict, title: str, labels: tuple[str, str]) -> int:
+    """What ``random`` and ``learned`` print after writing -o: the file's scores and normalised values (``labels``)
+    beside random's and the oracle's when the split has runtimes (``random`` adds its draws); the same to --json."""
+    _header(root, args.split, args.output, n_rows)
     notice(root)
-    payload = {"command": "random", "output": str(args.output), "split": args.split, "data_root": root.label,
-               "synthetic": root.synthetic, "rows": validation.n_rows, "valid": True, "seed": args.seed}
+    payload = {"command": args.command, "output": str(args.output), "split": args.split, "data_root": root.label,
+               "synthetic": root.synthetic, "rows": n_rows, "valid": True, **extra}
     truth, report, reason = _score_or_reason(root, args.split, args.output, args)
     if report is None:
         print(f"not scored: {reason}")
         payload.update(scored=False, reason=reason)
         write_json(args.json, payload)
         return EXIT_OK
-    expectations = random_expectations(truth, draws=args.draws, seed=args.seed, options=report.options,
-                                       eval_indices_dir=args.eval_indices)
+    expectations = {} if args.command != "random" else random_expectations(
+        truth, draws=args.draws, seed=args.seed, options=report.options, eval_indices_dir=args.eval_indices)
     rows = score_rows(report)
-    print_scores(f"this file (seed {args.seed}) vs the expected score of random ranking ({args.configs} configs)",
-                 [("this file", rows, "value"), ("random (expected)", rows, "random"),
-                  ("oracle", rows, "oracle"), ("normalised", rows, "normalised")])
+    print_scores(title, [(labels[0], rows, "value"), ("random (expected)", rows, "random"),
+                         ("oracle", rows, "oracle"), (labels[1], rows, "normalised")])
     for name, exp in expectations.items():
         rows[name].update(random_method=exp.method, random_draws=exp.draws, random_estimated=exp.estimated,
                           random_spread=exp.spread, random_graphs={m: list(g) for m, g in exp.graphs.items()})
-    if args.draws:
+    if args.command == "random" and args.draws:
         _print_draws(expectations, args.draws, args.seed)
     print("normalised = (score - random) / (oracle - random): 0 is chance, 1 is the oracle.")
     payload.update(scored=True, overall=report.overall, collections=rows)
     write_json(args.json, payload)
     return EXIT_OK
+
+
+def _random(args) -> int:
+    root = data_root(args.data_root)
+    _refuse_output_is_input(args, root, (args.split,))
+    catalog = scan_catalog(root, args.split, progress=not args.no_progress)
+    validation = write_random_submission(catalog, args.output, args.seed)
+    return _report(args, root, validation.n_rows, {"seed": args.seed}, f"this file (seed {args.seed}) vs the "
+                   f"expected score of random ranking ({args.configs} configs)", ("this file", "normalised"))
 
 
 def _print_draws(expectations, draws: int, seed: int) -> None:
@@ -186,13 +192,12 @@ def _learned(args) -> int:
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     start = time.perf_counter()
     trainable = [n for n in catalog.collections if n in present_collections(root, train_split)]
-    if len(trainable) < len(catalog.collections) and args.fill_random is None:
-        untrained = [n for n in catalog.collections if n not in trainable]
+    untrained = [n for n in catalog.collections if n not in trainable]
+    if untrained and args.fill_random is None:
         raise KitError("NO_MODEL", f"the {train_split} split of {root.label} has no graphs of "
                                    f"{', '.join(untrained)}: nothing to train their models on; add --fill-random SEED "
                                    "to give them random rows")
     validation, counts = _fit_and_write(args, root, catalog, trainable, train_split)
-    untrained = [n for n in catalog.collections if n not in trainable]
     if untrained:
         print(f"no {train_split} graphs of {', '.join(untrained)}: their rows are random (seed {args.fill_random})")
     few = {name: n for name, n in counts.items() if n < FEW_TRAINING_GRAPHS}
@@ -200,26 +205,11 @@ def _learned(args) -> int:
         print("warning: few training graphs: " + ", ".join(f"{name} ({n} graph{'s' * (n != 1)})" for name, n in
                                                        few.items())
               + ": a model learned from so few graphs may rank worse than chance; its values say little")
-    _header(root, args.split, args.output, validation.n_rows)
-    notice(root)
-    payload = {"command": "learned", "output": str(args.output), "split": args.split, "data_root": root.label,
-               "synthetic": root.synthetic, "rows": validation.n_rows, "valid": True, "train_split": train_split,
-               "folds": None if args.folds is None else str(args.folds),
-               "training_seconds": time.perf_counter() - start, "alpha": args.alpha, "training_graphs": counts}
-    _, report, reason = _score_or_reason(root, args.split, args.output, args)
-    if report is None:
-        print(f"not scored: {reason}")
-        payload.update(scored=False, reason=reason)
-    else:
-        rows = score_rows(report)
-        print_scores(f"learned baseline vs random ranking on {args.split} ({args.configs} configs"
-                     + (", out of fold)" if args.folds else ")"),
-                     [("learned", rows, "value"), ("random (expected)", rows, "random"), ("oracle", rows, "oracle"),
-                      ("learned normalised", rows, "normalised")])
-        print("normalised = (score - random) / (oracle - random): 0 is chance, 1 is the oracle.")
-        payload.update(scored=True, overall=report.overall, collections=rows)
-    write_json(args.json, payload)
-    return EXIT_OK
+    extra = {"train_split": train_split, "folds": None if args.folds is None else str(args.folds),
+             "training_seconds": time.perf_counter() - start, "alpha": args.alpha, "training_graphs": counts}
+    return _report(args, root, validation.n_rows, extra, f"learned baseline vs random ranking on {args.split} "
+                   f"({args.configs} configs" + (", out of fold)" if args.folds else ")"),
+                   ("learned", "learned normalised"))
 
 
 def _fit_and_write(args, root, catalog, trainable: list[str], train_split: str) -> tuple[object, dict[str, int]]:

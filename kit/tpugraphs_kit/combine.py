@@ -1,11 +1,7 @@
-"""Combine per-collection submission files into one (like the official ``combine_csvs.py``), safely.
-
-The official script of google-research-datasets/tpu_graphs concatenates the rows of one CSV per
-collection and stops on a duplicate ID. Here every input is read by the evaluator's parser
-(:func:`tpugraphs_eval.validate_submission`, strict, or lenient when asked), so a broken input is refused
-with its problems; a duplicate ID across inputs is refused naming both files; collections no input covers
-are reported (or filled with random rankings when asked); and the combined file is validated before it is
-written atomically.
+"""Combine per-collection submission files into one, safely: the official ``combine_csvs.py``
+(google-research-datasets/tpu_graphs) concatenates their rows and stops on a duplicate ID; here every input and
+the result are validated by the evaluator (:func:`combine_submissions`; docs/kit.md, "Combining per-collection
+files").
 """
 
 from __future__ import annotations
@@ -126,7 +122,6 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         _merge(path, validation, catalog, rankings, origin, sources)
     missing_collections = [name for name in catalog.collections if name not in sources]
     missing_ids = [graph_id for graph_id in catalog.index if graph_id not in rankings]
-    filled: list[str] = []
     if missing_ids and fill_seed is None:
         code = "MISSING_COLLECTIONS" if missing_collections else "MISSING_IDS"
         what = (f"no input has rows of {', '.join(missing_collections)}" if missing_collections
@@ -134,11 +129,9 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         raise SubmissionError(code, f"{what}; give their files, or fill them with random rankings "
                                     "(--fill-random SEED)")
     if missing_ids:
-        randoms = random_rankings(catalog, fill_seed, ids=missing_ids)
-        rankings.update(randoms)
-        filled = missing_ids
+        rankings.update(random_rankings(catalog, fill_seed, ids=missing_ids))
     validation = write_submission(rankings, output, catalog, mode=mode)
-    return Combined(Path(output), validation.n_rows, sources, missing_collections, filled, ignored, validation)
+    return Combined(Path(output), validation.n_rows, sources, missing_collections, missing_ids, ignored, validation)
 
 
 def _merge(path: Path, validation: Validation, catalog: SplitCatalog, rankings: dict[str, np.ndarray],
