@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tpugraphs-baseline {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(sub: argparse.ArgumentParser, split_required: bool = True) -> None:
-        sub.add_argument("--split", required=split_required, choices=SPLITS, help="the split the submission ranks")
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--split", required=True, choices=SPLITS, help="the split the submission ranks")
         sub.add_argument("--data-root", metavar="DIR", help=_DATA_ROOT_HELP)
         sub.add_argument("-o", "--output", required=True, type=Path, metavar="CSV", help="submission file to write")
         sub.add_argument("--json", metavar="PATH", help="also write the numbers shown as JSON to PATH")
@@ -111,8 +111,8 @@ def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -
 
 
 def _refuse_output_is_input(args, root, splits: tuple[str, ...] = (), inputs: tuple[Path, ...] = ()) -> None:
-    """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``), nor inside the data root's ``npz/`` folder, nor each other
-    (``OUTPUT_IS_INPUT``, before any work; docs/options.md "Output files")."""
+    """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``), nor inside the data
+    root's ``npz/`` folder, nor each other (``OUTPUT_IS_INPUT``, before any work; docs/options.md "Output files")."""
     graph_files = [path for split in splits for coll in COLLECTIONS for path in root.graph_files(coll, split) or []]
     refuse_output_is_input([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files], data_root=root.path)
 

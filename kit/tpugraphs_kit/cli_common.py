@@ -1,8 +1,7 @@
-"""What the kit's commands share: the error-to-exit-code wrapper, the synthetic-data notice, score tables.
+"""What the kit's commands share: the synthetic-data notice, score tables, ``--json`` output, the ``codes`` command.
 
-Exit codes (same as ``tpugraphs-eval``): 0 ok, 1 invalid submission or failed check, 2 usage or data
-problem, 3 internal error (a bug; ``TPUGRAPHS_EVAL_DEBUG=1`` shows the traceback). No bad input
-produces a traceback.
+Exit codes (same as ``tpugraphs-eval``, by :func:`tpugraphs_eval.entrypoint.guarded_main`): 0 ok, 1 invalid
+submission or failed check, 2 usage or data problem, 3 internal error (a bug); no bad input produces a traceback.
 """
 
 from __future__ import annotations

@@ -126,8 +126,7 @@ def _too_large(url: str, size: int, max_bytes: int) -> DownloadError:
 
 
 def _kept(part: Path) -> str:
-    """What is left of an unfinished download, in words: the partial file and its size when there is one (kept
-    for a resume), else that nothing arrived."""
+    """What is left of an unfinished download, in words."""
     try:
         size = part.stat().st_size
     except OSError:
@@ -194,12 +193,8 @@ def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
 
 
 def _copy_body(response, out, received: int, url: str, limits: _Limits, bar, fail) -> None:
-    """Append the response body to ``out`` (``received`` bytes already there), one socket read at a time.
-
-    Raises:
-        _Stalled: less than ``MIN_SPEED`` bytes/s over ``limits.timeout`` seconds; what ``fail`` makes of a read error.
-        DownloadError: ``ARCHIVE_TOO_LARGE``: more than ``limits.max_bytes`` in all.
-    """
+    """Append the response body to ``out`` (``received`` bytes already there), one socket read at a time; raises
+    ``_Stalled`` under :data:`MIN_SPEED`, ``ARCHIVE_TOO_LARGE`` over ``limits.max_bytes``, ``fail(read error)``."""
     window_start, window_bytes = time.monotonic(), 0
     while True:
         try:

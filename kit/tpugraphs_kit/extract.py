@@ -284,10 +284,8 @@ def _check_targets(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], dest: _
 
 
 def _move_into_place(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], staging: _Tree, dest: _Tree) -> list[Path]:
-    """Rename each staged file to its place under ``dest``.
-
-    Folders merge with existing ones; a link where a file goes is replaced, never followed.
-    """
+    """Rename each staged file to its place under ``dest``: folders merge with existing ones; a link where a file
+    goes is replaced, never followed."""
     placed = []
     for member, name in checked:
         if member.isdir():

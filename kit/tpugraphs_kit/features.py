@@ -6,9 +6,8 @@
   -1 … 5: 7 × 18 = 126 columns. (Weighting the nodes by output size did worse on the demo.)
 - Graph aggregates (the same for every configuration of a graph): ``log1p`` of the node count, of the
   mean and of the sum of node output sizes (``node_feat`` column 28, the product of the output
-  dimensions in the official featurizer, ``tpu_graphs/process_data/xla/featurizers.h``). The model uses
-  them as interactions
-  (config features × aggregates), since alone they cannot change a ranking within a graph.
+  dimensions in the official featurizer, ``tpu_graphs/process_data/xla/featurizers.h``). The model uses them as
+  interactions (config features × aggregates), since alone they cannot change a ranking within a graph.
 
 Every function returns float64 and reads only the keys it needs; layout features read
 ``node_config_feat`` a block of configurations at a time (:meth:`tpugraphs_kit.data.Graph.iter_rows`).

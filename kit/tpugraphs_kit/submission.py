@@ -63,8 +63,7 @@ def restrict(catalog: SplitCatalog, collections: Iterable[str] | None) -> SplitC
     if collections is None:
         return catalog
     names = list(collections)
-    absent = [n for n in names if n not in catalog.collections]
-    if absent:
+    if absent := [n for n in names if n not in catalog.collections]:
         raise KitError("COLLECTION_NOT_IN_SPLIT", f"the {catalog.split} split of {catalog.root.label} has no "
                                                   f"{', '.join(absent)} graphs")
     return catalog.restrict(names)
