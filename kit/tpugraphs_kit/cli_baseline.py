@@ -4,10 +4,8 @@
     tpugraphs-baseline learned --split test --data-root DIR -o submission.csv
     tpugraphs-baseline combine tile.csv layout_xla_default.csv ... --split test -o submission.csv
 
-Every file written passes the evaluator's strict validation first and is written atomically. When the
-split has runtimes (train, valid, or the demo's test), the file is scored by the evaluator and shown
-beside the expected score of random ranking and the oracle's. Exit codes: 0 ok, 1 invalid submission,
-2 usage or data problem, 3 internal error.
+When the split has runtimes (train, valid, or the demo's test), the written file is scored by the evaluator and
+shown beside the expected score of random ranking and the oracle's. Exit codes: :mod:`tpugraphs_kit.cli_common`.
 """
 
 from __future__ import annotations

@@ -261,8 +261,7 @@ class _Tree:
 
 def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, name: PurePosixPath, staging: _Tree) -> None:
     parent = staging.folder(name.parent.parts, create=True)
-    fd = os.open(name.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                 dir_fd=parent)
+    fd = os.open(name.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=parent)
     with os.fdopen(fd, "wb") as out, tar.extractfile(member) as data:
         shutil.copyfileobj(data, out, _CHUNK)
 
@@ -324,11 +323,11 @@ def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], 
     ``npz/tile/xla/valid``) only below that folder (:func:`check_archive`).
 
     Raises:
-        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER``, ``ARCHIVE_TOO_LARGE`` (also a pax or GNU long-name header over
-            :data:`MAX_HEADER_BYTES`, refused unread), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE`` (see the
-            module docstring), ``UNSAFE_TARGET`` (a folder under ``dest`` is a link or a file, or a file would
-            land on a folder), ``UNSUPPORTED_PLATFORM`` (no ``dir_fd`` support). In every case nothing is
-            installed and no staging folder is left.
+        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER``, ``ARCHIVE_TOO_LARGE`` (also a pax or GNU
+            long-name header over :data:`MAX_HEADER_BYTES`, refused unread), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``
+            (:func:`check_archive`; also a compressed or unreadable file), ``UNSAFE_TARGET`` (a folder under ``dest``
+            is a link or a file, or a file would land on a folder), ``UNSUPPORTED_PLATFORM`` (no ``dir_fd``
+            support). In every case nothing is installed and no staging folder is left.
     """
     archive, dest = Path(archive), Path(dest)
     if not {os.open, os.mkdir, os.stat, os.rename} <= os.supports_dir_fd or not hasattr(os, "O_NOFOLLOW"):
