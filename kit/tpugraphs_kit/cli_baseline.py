@@ -26,12 +26,13 @@ from tpugraphs_eval import (
 )
 from tpugraphs_eval._version import __version__
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
+from tpugraphs_eval.display import number
 from tpugraphs_eval.entrypoint import ArgumentParser, guarded_main, int_at_least
 from tpugraphs_eval.errors import EXIT_OK, UsageError
 from tpugraphs_eval.outputs import refuse_output_is_input
 
 from . import learned
-from .cli_common import add_codes_command, notice, print_codes, print_scores, print_table, score_rows, write_json
+from .cli_common import add_codes_command, notice, print_codes, print_table, score_rows, write_json
 from .combine import combine_submissions
 from .data import data_root, present_collections
 from .errors import KitError
@@ -144,8 +145,9 @@ def _report(args, root, n_rows: int, extra: dict, title: str, labels: tuple[str,
     expectations = {} if args.command != "random" else random_expectations(
         truth, draws=args.draws, seed=args.seed, options=report.options, eval_indices_dir=args.eval_indices)
     rows = score_rows(report)
-    print_scores(title, [(labels[0], rows, "value"), ("random (expected)", rows, "random"),
-                         ("oracle", rows, "oracle"), (labels[1], rows, "normalised")])
+    numbers = ("value", "random", "oracle", "normalised")
+    print_table(title, ["collection", "metric", labels[0], "random (expected)", "oracle", labels[1]],
+                [[name, str(row["metric"]), *(number(row[key], 4) for key in numbers)] for name, row in rows.items()])
     for name, exp in expectations.items():
         rows[name].update(random_method=exp.method, random_draws=exp.draws, random_estimated=exp.estimated,
                           random_spread=exp.spread, random_graphs={m: list(g) for m, g in exp.graphs.items()})

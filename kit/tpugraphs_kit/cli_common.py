@@ -10,7 +10,7 @@ import argparse
 import json
 
 from tpugraphs_eval import DataRoot, Report
-from tpugraphs_eval.display import console, number
+from tpugraphs_eval.display import console
 
 from .errors import KIT_ERROR_CODES, kit_error_codes_markdown
 from .files import write_atomic
@@ -48,14 +48,6 @@ def print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     for row in rows:
         table.add_row(*row)
     console().print(table)
-
-
-def print_scores(title: str, columns: list[tuple[str, dict[str, dict[str, object]], str]]) -> None:
-    """A table: one row per collection; ``columns`` = (header, score_rows(...), key) triples."""
-    names = list(columns[0][1]) if columns else []
-    rows = [[name, str(columns[0][1][name]["metric"]),
-             *(number(by_name.get(name, {}).get(key), 4) for _, by_name, key in columns)] for name in names]
-    print_table(title, ["collection", "metric", *(header for header, _, _ in columns)], rows)
 
 
 def write_json(path: str | None, payload: dict) -> None:

@@ -207,8 +207,7 @@ def load_graph(root: RootLike, collection_name: str | Collection, split: str, na
     if not graph.path.is_file():
         raise KitError("GRAPH_NOT_FOUND", f"no graph {name!r} in {graph.collection.name} {split} "
                                           f"({graph.path} is not a file)")
-    if keys:
-        graph.load(*keys)
+    graph.load(*keys)  # nothing without keys
     return graph
 
 
