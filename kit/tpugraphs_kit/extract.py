@@ -62,11 +62,8 @@ class _BoundedTarInfo(tarfile.TarInfo):
     """``tarfile``'s member reader, with a look at each 512-byte header block first: a pax or GNU long-name
     header that declares more than :data:`MAX_HEADER_BYTES` is refused before ``tarfile`` reads it, and so is a
     GNU sparse file, whose chain of extension blocks ``tarfile`` would read to its end (and, cut short, fail with
-    an ``IndexError``).
-
-    Pass it as ``tarfile.open(..., tarinfo=_BoundedTarInfo)`` on a seekable file; headers chained before one
-    member (pax, then GNU long name, ...) each pass through here, as ``tarfile`` reads each with
-    :meth:`fromtarfile`.
+    an ``IndexError``). Pass it as ``tarfile.open(..., tarinfo=_BoundedTarInfo)`` on a seekable file; every header
+    chained before one member (pax, then GNU long name, ...) passes through :meth:`fromtarfile`.
     """
 
     @classmethod
