@@ -11,37 +11,22 @@ Every submission file the kit writes is validated first by the evaluator
 """
 
 from .combine import Combined, combine_submissions
-from .data import (
-                   Graph,
-                   collection,
-                   data_root,
-                   iter_graphs,
-                   iter_split,
-                   list_graphs,
-                   load_graph,
-                   present_collections,
-)
+from .data import Graph, collection, data_root, iter_graphs, iter_split, list_graphs, load_graph, present_collections
 from .errors import DownloadError, KitError, SubmissionError
-from .learned import (
-                   RidgeRanker,
-                   fit_collection,
-                   train,
-                   write_learned_submission,
-)
+from .learned import RidgeRanker, fit_collection, train, write_learned_submission
 from .random_baseline import (
-                   RandomExpectation,
-                   random_expectations,
-                   random_ranking,
-                   random_rankings,
-                   write_random_submission,
+    RandomExpectation,
+    random_expectations,
+    random_ranking,
+    random_rankings,
+    write_random_submission,
 )
 from .submission import csv_bytes, rank_configs, write_predictions, write_submission
 
 __all__ = [
     "Combined", "DownloadError", "Graph", "KitError", "RandomExpectation", "RidgeRanker", "SubmissionError",
     "collection", "combine_submissions", "csv_bytes", "data_root", "fit_collection", "iter_graphs", "iter_split",
-    "list_graphs",
-    "load_graph", "present_collections", "random_expectations", "random_ranking", "random_rankings",
+    "list_graphs", "load_graph", "present_collections", "random_expectations", "random_ranking", "random_rankings",
     "rank_configs", "train", "write_learned_submission", "write_predictions", "write_random_submission",
     "write_submission",
 ]

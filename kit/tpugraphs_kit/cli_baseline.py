@@ -4,10 +4,8 @@
     tpugraphs-baseline learned --split test --data-root DIR -o submission.csv
     tpugraphs-baseline combine tile.csv layout_xla_default.csv ... --split test -o submission.csv
 
-Every file written passes the evaluator's strict validation first and is written atomically. When the
-split has runtimes (train, valid, or the demo's test), the file is scored by the evaluator and shown
-beside the expected score of random ranking and the oracle's. Exit codes: 0 ok, 1 invalid submission,
-2 usage or data problem, 3 internal error.
+When the split has runtimes (train, valid, or the demo's test), the written file is scored by the evaluator and
+shown beside the expected score of random ranking and the oracle's. Exit codes: :mod:`tpugraphs_kit.cli_common`.
 """
 
 from __future__ import annotations
@@ -28,12 +26,13 @@ from tpugraphs_eval import (
 )
 from tpugraphs_eval._version import __version__
 from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
+from tpugraphs_eval.display import number
 from tpugraphs_eval.entrypoint import ArgumentParser, guarded_main, int_at_least
 from tpugraphs_eval.errors import EXIT_OK, UsageError
 from tpugraphs_eval.outputs import refuse_output_is_input
 
 from . import learned
-from .cli_common import add_codes_command, notice, print_codes, print_scores, print_table, score_rows, write_json
+from .cli_common import add_codes_command, notice, print_codes, print_table, score_rows, write_json
 from .combine import combine_submissions
 from .data import data_root, present_collections
 from .errors import KitError
@@ -55,8 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tpugraphs-baseline {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(sub: argparse.ArgumentParser, split_required: bool = True) -> None:
-        sub.add_argument("--split", required=split_required, choices=SPLITS, help="the split the submission ranks")
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--split", required=True, choices=SPLITS, help="the split the submission ranks")
         sub.add_argument("--data-root", metavar="DIR", help=_DATA_ROOT_HELP)
         sub.add_argument("-o", "--output", required=True, type=Path, metavar="CSV", help="submission file to write")
         sub.add_argument("--json", metavar="PATH", help="also write the numbers shown as JSON to PATH")
@@ -111,8 +110,8 @@ def _header(root, split: str, output: Path, n_rows: int, mode: str = "strict") -
 
 
 def _refuse_output_is_input(args, root, splits: tuple[str, ...] = (), inputs: tuple[Path, ...] = ()) -> None:
-    """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``), nor inside the data root's ``npz/`` folder, nor each other
-    (``OUTPUT_IS_INPUT``, before any work; docs/options.md "Output files")."""
+    """``-o`` and ``--json`` may be neither an input (``inputs``, the graph files of ``splits``), nor inside the data
+    root's ``npz/`` folder, nor each other (``OUTPUT_IS_INPUT``, before any work; docs/options.md "Output files")."""
     graph_files = [path for split in splits for coll in COLLECTIONS for path in root.graph_files(coll, split) or []]
     refuse_output_is_input([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files], data_root=root.path)
 
@@ -130,36 +129,43 @@ def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | Non
     return truth, evaluator.evaluate(output), None
 
 
-def _random(args) -> int:
-    root = data_root(args.data_root)
-    _refuse_output_is_input(args, root, (args.split,))
-    catalog = scan_catalog(root, args.split, progress=not args.no_progress)
-    validation = write_random_submission(catalog, args.output, args.seed)
-    _header(root, args.split, args.output, validation.n_rows)
+def _report(args, root, n_rows: int, extra: dict, title: str, labels: tuple[str, str]) -> int:
+    """What ``random`` and ``learned`` print after writing -o: the file's scores and normalised values (``labels``)
+    beside random's and the oracle's when the split has runtimes (``random`` adds its draws); the same to --json."""
+    _header(root, args.split, args.output, n_rows)
     notice(root)
-    payload = {"command": "random", "output": str(args.output), "split": args.split, "data_root": root.label,
-               "synthetic": root.synthetic, "rows": validation.n_rows, "valid": True, "seed": args.seed}
+    payload = {"command": args.command, "output": str(args.output), "split": args.split, "data_root": root.label,
+               "synthetic": root.synthetic, "rows": n_rows, "valid": True, **extra}
     truth, report, reason = _score_or_reason(root, args.split, args.output, args)
     if report is None:
         print(f"not scored: {reason}")
         payload.update(scored=False, reason=reason)
         write_json(args.json, payload)
         return EXIT_OK
-    expectations = random_expectations(truth, draws=args.draws, seed=args.seed, options=report.options,
-                                       eval_indices_dir=args.eval_indices)
+    expectations = {} if args.command != "random" else random_expectations(
+        truth, draws=args.draws, seed=args.seed, options=report.options, eval_indices_dir=args.eval_indices)
     rows = score_rows(report)
-    print_scores(f"this file (seed {args.seed}) vs the expected score of random ranking ({args.configs} configs)",
-                 [("this file", rows, "value"), ("random (expected)", rows, "random"),
-                  ("oracle", rows, "oracle"), ("normalised", rows, "normalised")])
+    numbers = ("value", "random", "oracle", "normalised")
+    print_table(title, ["collection", "metric", labels[0], "random (expected)", "oracle", labels[1]],
+                [[name, str(row["metric"]), *(number(row[key], 4) for key in numbers)] for name, row in rows.items()])
     for name, exp in expectations.items():
         rows[name].update(random_method=exp.method, random_draws=exp.draws, random_estimated=exp.estimated,
                           random_spread=exp.spread, random_graphs={m: list(g) for m, g in exp.graphs.items()})
-    if args.draws:
+    if args.command == "random" and args.draws:
         _print_draws(expectations, args.draws, args.seed)
     print("normalised = (score - random) / (oracle - random): 0 is chance, 1 is the oracle.")
     payload.update(scored=True, overall=report.overall, collections=rows)
     write_json(args.json, payload)
     return EXIT_OK
+
+
+def _random(args) -> int:
+    root = data_root(args.data_root)
+    _refuse_output_is_input(args, root, (args.split,))
+    catalog = scan_catalog(root, args.split, progress=not args.no_progress)
+    validation = write_random_submission(catalog, args.output, args.seed)
+    return _report(args, root, validation.n_rows, {"seed": args.seed}, f"this file (seed {args.seed}) vs the "
+                   f"expected score of random ranking ({args.configs} configs)", ("this file", "normalised"))
 
 
 def _print_draws(expectations, draws: int, seed: int) -> None:
@@ -186,13 +192,12 @@ def _learned(args) -> int:
     catalog = scan_catalog(root, args.split, progress=not args.no_progress)
     start = time.perf_counter()
     trainable = [n for n in catalog.collections if n in present_collections(root, train_split)]
-    if len(trainable) < len(catalog.collections) and args.fill_random is None:
-        untrained = [n for n in catalog.collections if n not in trainable]
+    untrained = [n for n in catalog.collections if n not in trainable]
+    if untrained and args.fill_random is None:
         raise KitError("NO_MODEL", f"the {train_split} split of {root.label} has no graphs of "
                                    f"{', '.join(untrained)}: nothing to train their models on; add --fill-random SEED "
                                    "to give them random rows")
     validation, counts = _fit_and_write(args, root, catalog, trainable, train_split)
-    untrained = [n for n in catalog.collections if n not in trainable]
     if untrained:
         print(f"no {train_split} graphs of {', '.join(untrained)}: their rows are random (seed {args.fill_random})")
     few = {name: n for name, n in counts.items() if n < FEW_TRAINING_GRAPHS}
@@ -200,26 +205,11 @@ def _learned(args) -> int:
         print("warning: few training graphs: " + ", ".join(f"{name} ({n} graph{'s' * (n != 1)})" for name, n in
                                                        few.items())
               + ": a model learned from so few graphs may rank worse than chance; its values say little")
-    _header(root, args.split, args.output, validation.n_rows)
-    notice(root)
-    payload = {"command": "learned", "output": str(args.output), "split": args.split, "data_root": root.label,
-               "synthetic": root.synthetic, "rows": validation.n_rows, "valid": True, "train_split": train_split,
-               "folds": None if args.folds is None else str(args.folds),
-               "training_seconds": time.perf_counter() - start, "alpha": args.alpha, "training_graphs": counts}
-    _, report, reason = _score_or_reason(root, args.split, args.output, args)
-    if report is None:
-        print(f"not scored: {reason}")
-        payload.update(scored=False, reason=reason)
-    else:
-        rows = score_rows(report)
-        print_scores(f"learned baseline vs random ranking on {args.split} ({args.configs} configs"
-                     + (", out of fold)" if args.folds else ")"),
-                     [("learned", rows, "value"), ("random (expected)", rows, "random"), ("oracle", rows, "oracle"),
-                      ("learned normalised", rows, "normalised")])
-        print("normalised = (score - random) / (oracle - random): 0 is chance, 1 is the oracle.")
-        payload.update(scored=True, overall=report.overall, collections=rows)
-    write_json(args.json, payload)
-    return EXIT_OK
+    extra = {"train_split": train_split, "folds": None if args.folds is None else str(args.folds),
+             "training_seconds": time.perf_counter() - start, "alpha": args.alpha, "training_graphs": counts}
+    return _report(args, root, validation.n_rows, extra, f"learned baseline vs random ranking on {args.split} "
+                   f"({args.configs} configs" + (", out of fold)" if args.folds else ")"),
+                   ("learned", "learned normalised"))
 
 
 def _fit_and_write(args, root, catalog, trainable: list[str], train_split: str) -> tuple[object, dict[str, int]]:

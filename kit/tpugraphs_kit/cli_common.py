@@ -1,8 +1,7 @@
-"""What the kit's commands share: the error-to-exit-code wrapper, the synthetic-data notice, score tables.
+"""What the kit's commands share: the synthetic-data notice, score tables, ``--json`` output, the ``codes`` command.
 
-Exit codes (same as ``tpugraphs-eval``): 0 ok, 1 invalid submission or failed check, 2 usage or data
-problem, 3 internal error (a bug; ``TPUGRAPHS_EVAL_DEBUG=1`` shows the traceback). No bad input
-produces a traceback.
+Exit codes (same as ``tpugraphs-eval``, by :func:`tpugraphs_eval.entrypoint.guarded_main`): 0 ok, 1 invalid
+submission or failed check, 2 usage or data problem, 3 internal error (a bug); no bad input produces a traceback.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ import argparse
 import json
 
 from tpugraphs_eval import DataRoot, Report
-from tpugraphs_eval.display import console, number
+from tpugraphs_eval.display import console
 
 from .errors import KIT_ERROR_CODES, kit_error_codes_markdown
 from .files import write_atomic
@@ -49,14 +48,6 @@ def print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     for row in rows:
         table.add_row(*row)
     console().print(table)
-
-
-def print_scores(title: str, columns: list[tuple[str, dict[str, dict[str, object]], str]]) -> None:
-    """A table: one row per collection; ``columns`` = (header, score_rows(...), key) triples."""
-    names = list(columns[0][1]) if columns else []
-    rows = [[name, str(columns[0][1][name]["metric"]),
-             *(number(by_name.get(name, {}).get(key), 4) for _, by_name, key in columns)] for name in names]
-    print_table(title, ["collection", "metric", *(header for header, _, _ in columns)], rows)
 
 
 def write_json(path: str | None, payload: dict) -> None:

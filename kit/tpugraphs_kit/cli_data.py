@@ -126,10 +126,8 @@ def _info(args) -> int:
     notice(root)
     print(f"{'collection':<20}" + "".join(f"{s:>8}" for s in SPLITS) + "   (real dataset: train/valid/test)")
     for coll in COLLECTIONS:
-        counts = []
-        for split in SPLITS:
-            folder = root.path / coll.split_dir(split)
-            counts.append(str(len(list_graphs(root, coll, split))) if folder.is_dir() else "—")
+        counts = [str(len(list_graphs(root, coll, split))) if (root.path / coll.split_dir(split)).is_dir() else "—"
+                  for split in SPLITS]
         real = "/".join(str(REAL_GRAPH_COUNTS[coll.name][s]) for s in SPLITS)
         print(f"{coll.name:<20}" + "".join(f"{c:>8}" for c in counts) + f"   ({real})")
     return EXIT_OK

@@ -1,11 +1,7 @@
-"""Combine per-collection submission files into one (like the official ``combine_csvs.py``), safely.
-
-The official script of google-research-datasets/tpu_graphs concatenates the rows of one CSV per
-collection and stops on a duplicate ID. Here every input is read by the evaluator's parser
-(:func:`tpugraphs_eval.validate_submission`, strict, or lenient when asked), so a broken input is refused
-with its problems; a duplicate ID across inputs is refused naming both files; collections no input covers
-are reported (or filled with random rankings when asked); and the combined file is validated before it is
-written atomically.
+"""Combine per-collection submission files into one, safely: the official ``combine_csvs.py``
+(google-research-datasets/tpu_graphs) concatenates their rows and stops on a duplicate ID; here every input and
+the result are validated by the evaluator (:func:`combine_submissions`; docs/kit.md, "Combining per-collection
+files").
 """
 
 from __future__ import annotations
@@ -76,12 +72,9 @@ def _same_file_twice(paths: list[Path]) -> list[str]:
             status = path.stat()
         except OSError:
             continue
-        key = (status.st_dev, status.st_ino)
-        if key in seen:
-            same = "" if str(path) == str(seen[key]) else f" (the same file as {seen[key]})"
-            repeats.append(f"{path}{same}")
-        else:
-            seen[key] = path
+        first = seen.setdefault((status.st_dev, status.st_ino), path)
+        if first is not path:
+            repeats.append(f"{path}" + ("" if str(path) == str(first) else f" (the same file as {first})"))
     return repeats
 
 
@@ -96,22 +89,20 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         catalog: the split's graphs (:func:`tpugraphs_eval.scan_catalog`).
         fill_seed: when given, graphs no input covers get the random baseline's rows (seeded as
             :func:`tpugraphs_kit.random_baseline.random_rankings`); when None they are an error.
-        mode: ``strict`` (default), or ``lenient``: inputs are read as Kaggle read them (duplicate or
-            out-of-range indices, extra tile indices and partial layout rows are warnings) and each row is
-            written as lenient mode scores it (its distinct valid indices in order), so the combined file
-            is valid in lenient mode and scores as its inputs do.
+        mode: ``strict`` (default), or ``lenient``: inputs are read as Kaggle read them and each row is written as
+            lenient mode scores it (its distinct valid indices in order; docs/kit.md, "Combining per-collection
+            files").
 
     Raises:
         SubmissionError: ``DUPLICATE_ID`` (an ID in two inputs, or twice in one), an input with other
             problems (its first problem's code), ``MISSING_COLLECTIONS`` / ``MISSING_IDS`` (graphs no
             input covers, without ``fill_seed``).
-        UsageError: an input cannot be read.
         KitError: ``SAME_INPUT_TWICE`` (an input file given twice, under any name: exit 2), ``OUTPUT_WRITE_FAILED``.
-        UsageError: ``OUTPUT_IS_INPUT`` (``output`` is one of the inputs, under any name: exit 2; nothing is read).
+        UsageError: an input cannot be read; ``OUTPUT_IS_INPUT`` (``output`` is one of the inputs, under any name:
+            exit 2; nothing is read).
     """
     refuse_output_is_input([("output", output)], inputs)
-    repeats = _same_file_twice([Path(raw) for raw in inputs])
-    if repeats:
+    if repeats := _same_file_twice([Path(raw) for raw in inputs]):
         raise KitError("SAME_INPUT_TWICE", f"input file(s) given more than once: {'; '.join(repeats)}; give each "
                                            "per-collection file once")
     rankings: dict[str, np.ndarray] = {}
@@ -126,7 +117,6 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         _merge(path, validation, catalog, rankings, origin, sources)
     missing_collections = [name for name in catalog.collections if name not in sources]
     missing_ids = [graph_id for graph_id in catalog.index if graph_id not in rankings]
-    filled: list[str] = []
     if missing_ids and fill_seed is None:
         code = "MISSING_COLLECTIONS" if missing_collections else "MISSING_IDS"
         what = (f"no input has rows of {', '.join(missing_collections)}" if missing_collections
@@ -134,11 +124,9 @@ def combine_submissions(inputs: list[str | os.PathLike[str]], output: str | os.P
         raise SubmissionError(code, f"{what}; give their files, or fill them with random rankings "
                                     "(--fill-random SEED)")
     if missing_ids:
-        randoms = random_rankings(catalog, fill_seed, ids=missing_ids)
-        rankings.update(randoms)
-        filled = missing_ids
+        rankings.update(random_rankings(catalog, fill_seed, ids=missing_ids))
     validation = write_submission(rankings, output, catalog, mode=mode)
-    return Combined(Path(output), validation.n_rows, sources, missing_collections, filled, ignored, validation)
+    return Combined(Path(output), validation.n_rows, sources, missing_collections, missing_ids, ignored, validation)
 
 
 def _merge(path: Path, validation: Validation, catalog: SplitCatalog, rankings: dict[str, np.ndarray],

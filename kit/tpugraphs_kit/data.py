@@ -1,15 +1,9 @@
 """Data access: the graphs of a collection and split, and one graph's arrays read lazily as numpy arrays.
 
-Layout of a data root (google-research-datasets/tpu_graphs README; docs/data.md): ``npz/tile/xla/{split}/``
-and ``npz/layout/{xla,nlp}/{default,random}/{split}/``, one ``.npz`` per graph. Keys and dtypes seen in
-the real files: all graphs ``node_feat`` float32 (n, 140), ``node_opcode`` uint8 (n,), ``edge_index`` int64
-(m, 2), ``config_runtime`` int64 (c,) in ns; tile ``config_feat`` float32 (c, 24),
-``config_runtime_normalizers`` int64 (c,); layout ``node_config_feat`` float32 (c, nc, 18),
-``node_config_ids`` int64 (nc,), ``node_splits`` int64 (1, k).
-
-Every read goes through the evaluator's one ``.npz`` reader (:mod:`tpugraphs_eval.truth.npz`: zipfile and
-numpy.lib.format, nothing unpickled) and reads only the keys asked for, so a layout graph's multi-GB
-``node_config_feat`` is read only when asked for, and :meth:`Graph.iter_rows` can read it a block of
+The layout of a data root and the keys, dtypes and shapes of a graph file: docs/data.md (sources: the
+google-research-datasets/tpu_graphs README and the real files). Every read goes through the evaluator's one
+``.npz`` reader (:mod:`tpugraphs_eval.truth.npz`, nothing unpickled) and reads only the keys asked for, so a layout
+graph's multi-GB ``node_config_feat`` is read only when asked for, by :meth:`Graph.iter_rows` a block of
 configurations at a time.
 """
 
@@ -22,13 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from tpugraphs_eval import DataRoot, resolve_data_root
-from tpugraphs_eval.dataset import (
-    BY_NAME,
-    COLLECTIONS,
-    SPLITS,
-    Collection,
-    submission_id,
-)
+from tpugraphs_eval.dataset import BY_NAME, COLLECTIONS, SPLITS, Collection, submission_id
 from tpugraphs_eval.progress import track
 from tpugraphs_eval.truth import npz
 
@@ -57,7 +45,8 @@ def collection(name: str | Collection) -> Collection:
     return BY_NAME[name]
 
 
-def _check_split(split: str) -> str:
+def check_split(split: str) -> str:
+    """``split`` itself if it is train, valid or test. Raises :class:`KitError` ``UNKNOWN_SPLIT`` otherwise."""
     if split not in SPLITS:
         raise KitError("UNKNOWN_SPLIT", f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     return split
@@ -71,14 +60,14 @@ def list_graphs(root: RootLike, collection_name: str | Collection, split: str) -
         DataError: the folder exists but is empty or unreadable.
     """
     root, coll = data_root(root), collection(collection_name)
-    files = root.graph_files(coll, _check_split(split))
+    files = root.graph_files(coll, check_split(split))
     return [p.stem for p in files or []]
 
 
 def present_collections(root: RootLike, split: str) -> list[str]:
     """Names of the collections that have a folder for ``split`` under the data root."""
     root = data_root(root)
-    _check_split(split)
+    check_split(split)
     return [c.name for c in COLLECTIONS if (root.path / c.split_dir(split)).is_dir()]
 
 
@@ -129,9 +118,7 @@ class Graph:
         Raises:
             KitError: ``MISSING_KEY`` (the file has no such key), ``UNREADABLE_GRAPH``.
         """
-        if key not in self._arrays:
-            self.load(key)
-        return self._arrays[key]
+        return self.load(key)[key]
 
     def load(self, *keys: str) -> dict[str, np.ndarray]:
         """Read ``keys`` (those not read yet) in one opening of the file; returns {key: array}."""
@@ -216,12 +203,11 @@ def load_graph(root: RootLike, collection_name: str | Collection, split: str, na
         KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``GRAPH_NOT_FOUND``, ``MISSING_KEY``,
             ``UNREADABLE_GRAPH``.
     """
-    graph = Graph(data_root(root), collection(collection_name), _check_split(split), name)
+    graph = Graph(data_root(root), collection(collection_name), check_split(split), name)
     if not graph.path.is_file():
         raise KitError("GRAPH_NOT_FOUND", f"no graph {name!r} in {graph.collection.name} {split} "
                                           f"({graph.path} is not a file)")
-    if keys:
-        graph.load(*keys)
+    graph.load(*keys)  # nothing without keys
     return graph
 
 

@@ -1,33 +1,18 @@
 """Getting the real data: the official tar archives, downloaded (resume, deadlines, size check), then extracted safely.
 
 Source (google-research-datasets/tpu_graphs, README and ``tpu_graphs/echo_download_commands.py``): one tar per
-collection and split under ``http://download.tensorflow.org/data/tpu_graphs/v0/``, named
-``npz_tile_xla_{split}.tar`` (the README's name and the script's since commit 94ac089; an earlier script said
-``npz_tiles_tile_{split}.tar``) and ``npz_layout_{xla,nlp}_{default,random}_{split}.tar``; the official
-instructions download them into ``~/data/tpugraphs`` and untar them there, which gives the ``npz/...``
-layout the evaluator reads.
+collection and split under :data:`BASE_URL`, named ``npz_tile_xla_{split}.tar`` (the README's name and the
+script's since commit 94ac089; an earlier script said ``npz_tiles_tile_{split}.tar``) and
+``npz_layout_{xla,nlp}_{default,random}_{split}.tar``; untarred in the data root (the official instructions use
+``~/data/tpugraphs``) they give the ``npz/...`` layout the evaluator reads.
 
-Here each archive is downloaded to ``<data root>/.downloads/<name>.part`` (an interrupted download is
-resumed with an HTTP ``Range`` request, by the retry loop or by running the command again; the partial
-file is never written through a link). Every attempt is bounded: a socket read idle for ``timeout``
-seconds, response headers later than ``timeout``, or less than :data:`MIN_SPEED` bytes/s over ``timeout``
-seconds (a trickling server) end it, and an optional ``deadline`` bounds the whole download (headers, TLS
-handshake and deadline are enforced by :class:`tpugraphs_kit.watchdog.Watchdog`). The file is
-checked against the server's ``Content-Length`` and against ``max_bytes``, renamed to ``<name>``, and
-extracted by :func:`tpugraphs_kit.extract.safe_extract`, which stages the files and moves them into
-``npz/`` only when the whole archive is safe and complete. A response without ``Content-Length`` is
-accepted: its tar must then read to its end-of-archive marker with every member's data present, or it
-is refused (``TRUNCATED_ARCHIVE``) — so a cut connection cannot install a partial archive.
-
-Only then is the archive marked done (``.downloads/<name>.done``, so that it is skipped next time); a
-marker counts only if it is a regular file (not a link) whose first line is a URL of that archive. Archive
-members are confined to ``npz/``, so no archive can write into ``.downloads/`` and mark another one done.
-A refused or failed archive installs nothing and leaves no marker; its downloaded tar is deleted. The tar
-of an installed archive is deleted unless it is to be kept.
-
-From another ``base_url`` (an organiser's copy, :mod:`tpugraphs_kit.publish`), :data:`CHECKSUMS` is fetched first
-when the address serves one, and each archive must match its sha256 before it is extracted
-(``CHECKSUM_MISMATCH``); the official location serves none (its archives are checked by size and tar end).
+Each archive is downloaded to ``<data root>/.downloads/<name>.part`` (:func:`fetch`: resumed with an HTTP
+``Range`` request, every attempt bounded by ``timeout`` and :data:`MIN_SPEED`, the whole by ``deadline``, through
+:class:`tpugraphs_kit.watchdog.Watchdog`), checked (its size; its sha256 where the address serves
+:data:`CHECKSUMS`), extracted by :func:`tpugraphs_kit.extract.safe_extract` (which checks that a tar sent without
+``Content-Length`` is whole), and only then marked done (``.downloads/<name>.done``,
+:func:`tpugraphs_kit.download_paths.marked_done`). What is refused, and what a failure keeps or deletes:
+docs/kit.md, "The real-data download".
 """
 
 from __future__ import annotations
@@ -49,7 +34,7 @@ from tpugraphs_eval.dataset import COLLECTIONS, SPLITS
 from tpugraphs_eval.file_digest import file_hexdigest
 from tpugraphs_eval.progress import progress_bar, wanted
 
-from .data import collection
+from .data import check_split, collection
 from .download_paths import downloads_folder, marked_done, open_part, refuse_special
 from .errors import DownloadError, KitError
 from .extract import MAX_BYTES, MAX_MEMBERS, safe_extract
@@ -74,8 +59,7 @@ def archive_name(collection_name: str, split: str) -> str:
         KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``.
     """
     coll = collection(collection_name)
-    if split not in SPLITS:
-        raise KitError("UNKNOWN_SPLIT", f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    check_split(split)
     if coll.kind == "tile":
         return f"npz_tile_xla_{split}.tar"
     _, source, search = coll.name.split(":")
@@ -142,19 +126,12 @@ def _too_large(url: str, size: int, max_bytes: int) -> DownloadError:
 
 
 def _kept(part: Path) -> str:
-    """What is left of an unfinished download, in words: the partial file and its size when there is one (kept
-    for a resume), else that nothing arrived."""
+    """What is left of an unfinished download, in words."""
     try:
         size = part.stat().st_size
     except OSError:
         return "Nothing was downloaded."
     return f"The partial file {part} ({size:,} bytes) is kept: run the same command again to resume."
-
-
-def _missing_source(err: BaseException) -> bool:
-    """A ``file://`` source that does not exist (urllib's ``URLError`` around ``FileNotFoundError``): final, like
-    an HTTP 404, so it is not retried."""
-    return isinstance(err, urllib.error.URLError) and isinstance(err.reason, FileNotFoundError)
 
 
 def _past_deadline(url: str, deadline: float, part: Path) -> DownloadError:
@@ -216,12 +193,8 @@ def _attempt(url: str, part: Path, limits: _Limits, bar) -> int | None:
 
 
 def _copy_body(response, out, received: int, url: str, limits: _Limits, bar, fail) -> None:
-    """Append the response body to ``out`` (``received`` bytes already there), one socket read at a time.
-
-    Raises:
-        _Stalled: less than ``MIN_SPEED`` bytes/s over ``limits.timeout`` seconds; what ``fail`` makes of a read error.
-        DownloadError: ``ARCHIVE_TOO_LARGE``: more than ``limits.max_bytes`` in all.
-    """
+    """Append the response body to ``out`` (``received`` bytes already there), one socket read at a time; raises
+    ``_Stalled`` under :data:`MIN_SPEED`, ``ARCHIVE_TOO_LARGE`` over ``limits.max_bytes``, ``fail(read error)``."""
     window_start, window_bytes = time.monotonic(), 0
     while True:
         try:
@@ -306,12 +279,8 @@ def _byte_bar(name: str, progress: bool | None) -> Iterator[tuple[Any, Any] | No
     if not wanted(progress):
         yield None
         return
-    bar = progress_bar(name, transfer=True)
-    bar.start()
-    try:
+    with progress_bar(name, transfer=True) as bar:
         yield bar, bar.add_task(name, total=None)
-    finally:
-        bar.stop()
 
 
 def _try_once(url: str, part: Path, limits: _Limits, bar, total: int | None) -> tuple[int | None, object]:
@@ -327,7 +296,7 @@ def _try_once(url: str, part: Path, limits: _Limits, bar, total: int | None) -> 
         kind = _NotFound if err.code == 404 else DownloadError
         raise kind("DOWNLOAD_FAILED", f"{url}: HTTP {err.code} {err.reason}. {_kept(part)}") from None
     except urllib.error.URLError as err:
-        if _missing_source(err):
+        if isinstance(err.reason, FileNotFoundError):  # a missing ``file://`` source: final, like an HTTP 404
             raise _NotFound("DOWNLOAD_FAILED", f"{url}: no such file (not retried). {_kept(part)}") from None
         return total, err.reason
     except DownloadError as err:
@@ -413,9 +382,10 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
             succeeded; its own code and message are those of the first failure.
         DownloadError: ``DOWNLOAD_FAILED``, ``TIMED_OUT``, ``SIZE_MISMATCH``, ``ARCHIVE_TOO_LARGE``
             (:func:`fetch`); ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER`` (a member outside the archive's own
-            collection and split folder, ``npz/tile/xla/valid`` for ``npz_tile_xla_valid.tar``), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET``
-            (:func:`tpugraphs_kit.extract.safe_extract`; the downloaded tar is deleted); ``CHECKSUM_MISMATCH`` (an
-            archive whose sha256 is not the one the address's :data:`CHECKSUMS` lists, :func:`checksums`).
+            collection and split folder, ``npz/tile/xla/valid`` for ``npz_tile_xla_valid.tar``),
+            ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``, ``UNSAFE_TARGET`` (:func:`tpugraphs_kit.extract.safe_extract`;
+            the downloaded tar is deleted); ``CHECKSUM_MISMATCH`` (an archive whose sha256 is not the one the
+            address's :data:`CHECKSUMS` lists, :func:`checksums`).
         KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``, ``OUTPUT_WRITE_FAILED``.
     """
     root = Path(root).expanduser()
@@ -423,16 +393,14 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
     folder = downloads_folder(root)
     pending = force or not all(marked_done(folder / f"{a.name}.done", a.name) for a in chosen)
     sums = checksums(base_url, folder, timeout) if pending else None  # no request when all are installed
+    fetching = {"retries": retries, "timeout": timeout, "deadline": deadline, "max_bytes": max_bytes,
+                "progress": progress}
     out, failures = [], []
     for archive in chosen:
         try:
-            result = _install(archive, root, folder, sums, keep_archives=keep_archives, force=force,
-                              retries=retries, timeout=timeout, deadline=deadline, max_bytes=max_bytes, max_members=max_members,
-                              progress=progress)
+            out.append(_install(archive, root, folder, sums, keep_archives, force, max_members, fetching))
         except KitError as err:  # a failed archive does not stop the others
             failures.append(err)
-            continue
-        out.append(result)
     if failures:
         raise DownloadFailures(failures, out)
     return out
@@ -448,19 +416,17 @@ def _check_sha256(tar: Path, archive: Archive, sums: dict[str, str]) -> None:
                                                  "extracted and the downloaded file was deleted")
 
 
-def _install(archive: Archive, root: Path, folder: Path, sums: dict[str, str] | None, *, keep_archives: bool,
-             force: bool, retries: int, timeout: float, deadline: float | None, max_bytes: int, max_members: int,
-             progress: bool | None) -> Fetched:
-    """Download, extract and mark done one archive (see :func:`download`)."""
+def _install(archive: Archive, root: Path, folder: Path, sums: dict[str, str] | None, keep_archives: bool,
+             force: bool, max_members: int, fetching: dict[str, Any]) -> Fetched:
+    """Download, extract and mark done one archive (see :func:`download`; ``fetching``: :func:`fetch`'s options)."""
     done = folder / f"{archive.name}.done"
     if marked_done(done, archive.name) and not force:
         return Fetched(archive, "skipped")
-    tar, total = fetch(archive.url, folder / archive.name, retries=retries, timeout=timeout, deadline=deadline,
-                       max_bytes=max_bytes, progress=progress)
+    tar, total = fetch(archive.url, folder / archive.name, **fetching)
     if sums is not None:
         _check_sha256(tar, archive, sums)
     try:
-        placed = safe_extract(tar, root, max_bytes=max_bytes, max_members=max_members,
+        placed = safe_extract(tar, root, max_bytes=fetching["max_bytes"], max_members=max_members,
                               folder=collection(archive.collection).split_dir(archive.split))
     except DownloadError as err:
         tar.unlink(missing_ok=True)

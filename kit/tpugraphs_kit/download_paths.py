@@ -5,6 +5,7 @@ FIFO, a folder, a device) is opened: opening a FIFO would block.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -72,10 +73,8 @@ def downloads_folder(root: Path) -> Path:
     try:
         root.mkdir(parents=True, exist_ok=True)
         kind = "a folder"
-        try:
+        with contextlib.suppress(FileNotFoundError):
             kind = file_type_in_words(os.lstat(folder).st_mode) or "a regular file"
-        except FileNotFoundError:
-            pass
         if kind != "a folder":
             raise DownloadError("UNSAFE_TARGET", f"{folder} is {kind}, not a folder: the kit never writes "
                                                  "through links or special files; move it away and run again")

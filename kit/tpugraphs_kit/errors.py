@@ -1,11 +1,9 @@
 """Errors of the participant kit: each has a stable code and maps to the project's exit codes.
 
-They subclass the evaluator's :class:`tpugraphs_eval.TpuGraphsEvalError`, so one ``except`` catches
-both, and the CLIs map every one of them to an exit code (0 ok, 1 invalid submission or failed check,
-2 usage or data problem) without a traceback. A kit error's code is one of :data:`KIT_ERROR_CODES` (what
-only the kit meets), or, where the meaning is the evaluator's, the evaluator's code for it
-(:data:`tpugraphs_eval.errors.ERROR_CODES`, e.g. ``OUTPUT_WRITE_FAILED``; the generic ``USAGE_ERROR``;
-a submission problem code of :data:`tpugraphs_eval.CODES`): one code for one meaning across the project.
+They subclass the evaluator's :class:`tpugraphs_eval.TpuGraphsEvalError`, so one ``except`` catches both, and the
+CLIs map every one to an exit code without a traceback. A kit error's code is one of :data:`KIT_ERROR_CODES` (what
+only the kit meets) or of :data:`SHARED_CODES` (the evaluator's code where the meaning is the same): one code for
+one meaning across the project.
 """
 
 from __future__ import annotations

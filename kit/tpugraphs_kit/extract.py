@@ -1,47 +1,24 @@
 """Safe extraction of an official TpuGraphs tar archive into a data root.
 
-The official archives (``npz_tile_xla_{split}.tar``, ``npz_layout_*_{split}.tar``) are plain,
-uncompressed tar files holding only folders and regular ``.npz`` files under ``npz/`` — no symbolic
-links, no hard links, no device files. So anything else is refused rather than interpreted; the whole
-archive is refused and nothing is written:
+The official archives (``npz_tile_xla_{split}.tar``, ``npz_layout_*_{split}.tar``) are plain, uncompressed tar
+files holding only folders and regular ``.npz`` files under ``npz/``, so anything else is refused rather than
+interpreted, and the whole archive with it (:func:`check_archive` lists the refusals and their codes; docs/kit.md,
+"The real-data download"). Links of any kind are refused whatever their target: links chained across members,
+such as ``npz/e -> d/..`` then ``npz/d -> ..``, are how an archive escapes lexical checks. Confining members to
+``npz/`` keeps them out of the downloader's ``.downloads/`` folder and its done-markers. Limits are checked as
+each header is read, so a tar bomb stops at its first header over a limit, before any data is read or written.
 
-- a symbolic or hard link (whatever its target: links chained across members, such as ``npz/e -> d/..``
-  then ``npz/d -> ..``, are how an archive escapes lexical checks), a device file, a FIFO, a sparse file
-  or any other member type (``UNSAFE_ARCHIVE``);
-- an absolute name, a ``..`` component, a backslash, a name outside ``npz/`` (so no member can reach the
-  downloader's ``.downloads/`` folder and its done-markers), a file given twice, or a name that is both a
-  file and a folder (``UNSAFE_ARCHIVE``);
-- with ``folder`` given (the downloader gives each official archive its own collection and split folder, e.g.
-  ``npz/tile/xla/valid`` for ``npz_tile_xla_valid.tar``): a member outside that folder, other than a folder
-  on the way to it (``ARCHIVE_OUTSIDE_ITS_FOLDER``), so that one archive can neither overwrite another's
-  graphs, nor plant graphs in another split, nor block another's install;
-- more than ``max_members`` members, or regular files adding up to more than ``max_bytes`` bytes
-  (``ARCHIVE_TOO_LARGE``; defaults :data:`MAX_MEMBERS` and :data:`MAX_BYTES`, far above the real
-  archives). The limits are checked as each header is read, so a tar bomb stops at its first header
-  over the limit, before any data is read or written;
-- a pax extended header or a GNU long-name (or long-link) header declaring more than
-  :data:`MAX_HEADER_BYTES` (``ARCHIVE_TOO_LARGE``): ``tarfile`` reads such a header whole, in one read,
-  before the member it describes is returned (Python 3.11 to 3.13), so its declared size is checked
-  on the header block first (:class:`_BoundedTarInfo`) and an oversized one is never read; a GNU sparse
-  member is refused there too (``UNSAFE_ARCHIVE``), before ``tarfile`` follows its extension blocks;
-- a compressed or unreadable file (``BAD_ARCHIVE``), an archive with no file, and a truncated archive:
-  the headers must be read up to the end-of-archive marker (two zero blocks of 512 bytes) and every
-  member's data must be there (``TRUNCATED_ARCHIVE``). This is what makes a download without
-  ``Content-Length`` safe to install.
+Flow: every header is checked first; then the files are written into a new staging folder ``<dest>/.extract-*``,
+and only when all of them are written are they moved (renamed) into place under ``dest``, after checking that no
+folder on their way already exists as a link or a file. Nothing on disk is ever followed through a link: below
+``dest`` every folder is opened with ``O_NOFOLLOW`` relative to its parent's descriptor and files are created
+with ``O_EXCL | O_NOFOLLOW``; ``dest`` itself may be a link (a data root kept on another disk). The staging folder
+is removed in every case; a refused or failed archive leaves ``dest`` as it was (only an I/O error during the
+final renames, after every check has passed, could leave part of an archive moved).
 
-Flow: every header is checked first (:func:`check_archive`); then the files are written into a new
-staging folder ``<dest>/.extract-*``, and only when all of them are written are they moved (renamed) into
-place under ``dest``, after checking that no folder on their way already exists as a link or a file.
-Nothing on disk is ever followed through a link: below ``dest`` every folder is opened with
-``O_NOFOLLOW`` relative to its parent's descriptor, files are created with ``O_EXCL | O_NOFOLLOW``, and
-a folder of the data root that is a link (or a file) makes the extraction fail with ``UNSAFE_TARGET``
-before anything is moved. ``dest`` itself may be a link (a data root kept on another disk). The staging
-folder is removed in every case; a refused or failed archive leaves ``dest`` as it was (only an I/O error
-during the final renames, after every check has passed, could leave part of an archive moved).
-
-These checks are our own, not ``tarfile``'s ``filter="data"`` (which exists only from Python 3.11.4 on,
-and allows links inside the destination). They need ``dir_fd`` support in :mod:`os` (Linux, macOS; not
-Windows, where extraction fails with ``UNSUPPORTED_PLATFORM``).
+These checks are our own, not ``tarfile``'s ``filter="data"`` (which exists only from Python 3.11.4 on, and
+allows links inside the destination). They need ``dir_fd`` support in :mod:`os` (Linux, macOS; not Windows,
+where extraction fails with ``UNSUPPORTED_PLATFORM``).
 """
 
 from __future__ import annotations
@@ -85,11 +62,8 @@ class _BoundedTarInfo(tarfile.TarInfo):
     """``tarfile``'s member reader, with a look at each 512-byte header block first: a pax or GNU long-name
     header that declares more than :data:`MAX_HEADER_BYTES` is refused before ``tarfile`` reads it, and so is a
     GNU sparse file, whose chain of extension blocks ``tarfile`` would read to its end (and, cut short, fail with
-    an ``IndexError``).
-
-    Pass it as ``tarfile.open(..., tarinfo=_BoundedTarInfo)`` on a seekable file; headers chained before one
-    member (pax, then GNU long name, ...) each pass through here, as ``tarfile`` reads each with
-    :meth:`fromtarfile`.
+    an ``IndexError``). Pass it as ``tarfile.open(..., tarinfo=_BoundedTarInfo)`` on a seekable file; every header
+    chained before one member (pax, then GNU long name, ...) passes through :meth:`fromtarfile`.
     """
 
     @classmethod
@@ -118,10 +92,8 @@ class _BoundedTarInfo(tarfile.TarInfo):
 
 def _member_problem(member: tarfile.TarInfo) -> str | None:
     """Why ``member``'s type is refused, or None for a regular file or a folder."""
-    if member.issym():
-        return f"is a symbolic link (to {member.linkname!r})"
-    if member.islnk():
-        return f"is a hard link (to {member.linkname!r})"
+    if member.issym() or member.islnk():
+        return f"is a {'symbolic' if member.issym() else 'hard'} link (to {member.linkname!r})"
     if member.ischr() or member.isblk():
         return "is a device file"
     if member.isfifo():
@@ -170,10 +142,11 @@ def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_B
 
     Raises:
         DownloadError: ``ARCHIVE_TOO_LARGE`` (more than ``max_members`` members or more than ``max_bytes``
-            bytes of files: raised at the first header over the limit), ``UNSAFE_ARCHIVE`` (every refused
-            member is listed, up to 10), ``ARCHIVE_OUTSIDE_ITS_FOLDER`` (members outside ``folder``, up to 10
-            listed), ``TRUNCATED_ARCHIVE`` (no end-of-archive marker where the last
-            header says the archive ends), ``BAD_ARCHIVE`` (no file at all).
+            bytes of files: raised at the first header over the limit), ``UNSAFE_ARCHIVE`` (a link, device, FIFO,
+            sparse file or other type; an absolute name, a ``..``, a backslash, a name outside ``npz/``, a file
+            twice, a name both a file and a folder: every refused member is listed, up to 10),
+            ``ARCHIVE_OUTSIDE_ITS_FOLDER`` (members outside ``folder``, up to 10 listed), ``TRUNCATED_ARCHIVE`` (no
+            end-of-archive marker where the last header says the archive ends), ``BAD_ARCHIVE`` (no file at all).
     """
     checked: list[tuple[tarfile.TarInfo, PurePosixPath]] = []
     problems: list[str] = []
@@ -208,12 +181,10 @@ def check_archive(tar: tarfile.TarFile, archive: Path, *, max_bytes: int = MAX_B
                                                           f"write only under {folder}/ (its name says which "
                                                           f"collection and split it holds), but {len(outside)} "
                                                           f"member(s) lie elsewhere: {_listed(list(map(repr, outside)))}")
-    end = tar.offset
-    tar.fileobj.seek(end)  # the file the headers were read from: the path is not opened again
-    marker = tar.fileobj.read(_END_OF_ARCHIVE)
-    if marker != bytes(_END_OF_ARCHIVE):
-        raise DownloadError("TRUNCATED_ARCHIVE", f"{archive}: no end-of-archive marker at byte {end} (the file is "
-                                                 f"truncated or corrupt); nothing extracted")
+    tar.fileobj.seek(tar.offset)  # the file the headers were read from: the path is not opened again
+    if tar.fileobj.read(_END_OF_ARCHIVE) != bytes(_END_OF_ARCHIVE):
+        raise DownloadError("TRUNCATED_ARCHIVE", f"{archive}: no end-of-archive marker at byte {tar.offset} (the "
+                                                 "file is truncated or corrupt); nothing extracted")
     if not files:
         raise DownloadError("BAD_ARCHIVE", f"{archive} holds no file under {TOP}/; nothing extracted")
     return checked
@@ -287,8 +258,7 @@ class _Tree:
 
 def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, name: PurePosixPath, staging: _Tree) -> None:
     parent = staging.folder(name.parent.parts, create=True)
-    fd = os.open(name.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                 dir_fd=parent)
+    fd = os.open(name.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=parent)
     with os.fdopen(fd, "wb") as out, tar.extractfile(member) as data:
         shutil.copyfileobj(data, out, _CHUNK)
 
@@ -310,10 +280,8 @@ def _check_targets(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], dest: _
 
 
 def _move_into_place(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], staging: _Tree, dest: _Tree) -> list[Path]:
-    """Rename each staged file to its place under ``dest``.
-
-    Folders merge with existing ones; a link where a file goes is replaced, never followed.
-    """
+    """Rename each staged file to its place under ``dest``: folders merge with existing ones; a link where a file
+    goes is replaced, never followed."""
     placed = []
     for member, name in checked:
         if member.isdir():
@@ -352,11 +320,11 @@ def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], 
     ``npz/tile/xla/valid``) only below that folder (:func:`check_archive`).
 
     Raises:
-        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER``, ``ARCHIVE_TOO_LARGE`` (also a pax or GNU long-name header over
-            :data:`MAX_HEADER_BYTES`, refused unread), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE`` (see the
-            module docstring), ``UNSAFE_TARGET`` (a folder under ``dest`` is a link or a file, or a file would
-            land on a folder), ``UNSUPPORTED_PLATFORM`` (no ``dir_fd`` support). In every case nothing is
-            installed and no staging folder is left.
+        DownloadError: ``UNSAFE_ARCHIVE``, ``ARCHIVE_OUTSIDE_ITS_FOLDER``, ``ARCHIVE_TOO_LARGE`` (also a pax or GNU
+            long-name header over :data:`MAX_HEADER_BYTES`, refused unread), ``TRUNCATED_ARCHIVE``, ``BAD_ARCHIVE``
+            (:func:`check_archive`; also a compressed or unreadable file), ``UNSAFE_TARGET`` (a folder under ``dest``
+            is a link or a file, or a file would land on a folder), ``UNSUPPORTED_PLATFORM`` (no ``dir_fd``
+            support). In every case nothing is installed and no staging folder is left.
     """
     archive, dest = Path(archive), Path(dest)
     if not {os.open, os.mkdir, os.stat, os.rename} <= os.supports_dir_fd or not hasattr(os, "O_NOFOLLOW"):

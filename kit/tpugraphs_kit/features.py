@@ -6,9 +6,8 @@
   -1 … 5: 7 × 18 = 126 columns. (Weighting the nodes by output size did worse on the demo.)
 - Graph aggregates (the same for every configuration of a graph): ``log1p`` of the node count, of the
   mean and of the sum of node output sizes (``node_feat`` column 28, the product of the output
-  dimensions in the official featurizer, ``tpu_graphs/process_data/xla/featurizers.h``). The model uses
-  them as interactions
-  (config features × aggregates), since alone they cannot change a ranking within a graph.
+  dimensions in the official featurizer, ``tpu_graphs/process_data/xla/featurizers.h``). The model uses them as
+  interactions (config features × aggregates), since alone they cannot change a ranking within a graph.
 
 Every function returns float64 and reads only the keys it needs; layout features read
 ``node_config_feat`` a block of configurations at a time (:meth:`tpugraphs_kit.data.Graph.iter_rows`).
@@ -42,12 +41,6 @@ def tile_features(graph: Graph, rows: np.ndarray | None = None) -> np.ndarray:
     return np.hstack([x, np.log1p(np.maximum(x, 0.0))])
 
 
-def _layout_block(block: np.ndarray) -> np.ndarray:
-    """(b, nc, 18) layouts → (b, 126): per slot and value -1 … 5, the share of configurable nodes holding it."""
-    nc = max(block.shape[1], 1)
-    return np.hstack([(block == value).sum(axis=1, dtype=np.float64) / nc for value in LAYOUT_VALUES])
-
-
 def layout_features(graph: Graph, rows: np.ndarray | None = None, *, block_rows: int = 512) -> np.ndarray:
     """(c, 126) or (len(rows), 126) layout features of the configs ``rows`` (sorted indices; all when None).
 
@@ -61,13 +54,9 @@ def layout_features(graph: Graph, rows: np.ndarray | None = None, *, block_rows:
             if not local.size:
                 continue
             block = block[local]
-        parts.append(_layout_block(block))
+        nc = max(block.shape[1], 1)  # (b, nc, 18) → (b, 126): per slot and value, the share of nodes holding it
+        parts.append(np.hstack([(block == value).sum(axis=1, dtype=np.float64) / nc for value in LAYOUT_VALUES]))
     return np.vstack(parts) if parts else np.zeros((0, LAYOUT_VALUES.size * 18))
-
-
-def config_features(graph: Graph, rows: np.ndarray | None = None) -> np.ndarray:
-    """Tile or layout features of ``graph`` (see the module doc), for configs ``rows`` (all when None)."""
-    return tile_features(graph, rows) if graph.kind == "tile" else layout_features(graph, rows)
 
 
 def design(graph: Graph, rows: np.ndarray | None = None) -> np.ndarray:
@@ -79,7 +68,7 @@ def design(graph: Graph, rows: np.ndarray | None = None) -> np.ndarray:
         that is constant within the graph is exactly 0 after centering (a floating-point mean would leave
         noise of about 1e-17 there, which the model's feature scaling would amplify).
     """
-    x = config_features(graph, rows)
+    x = tile_features(graph, rows) if graph.kind == "tile" else layout_features(graph, rows)
     constant = (x == x[:1]).all(axis=0)
     x = x - x.mean(axis=0, keepdims=True)
     x[:, constant] = 0.0

@@ -11,11 +11,9 @@ from .errors import KitError
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename it into place.
-
-    The rename is atomic on POSIX file systems: readers see the old file or the new one, and an error
-    (disk full, interrupt) leaves no partial file behind. The folder must exist; an existing ``path`` that
-    is not a regular file (a folder, a device, a FIFO) is refused, never replaced.
+    """Write ``data`` to ``path`` atomically (:func:`tpugraphs_eval.atomicfile.write_atomically`: readers see the old
+    file or the new one, never part of one). The folder must exist; an existing ``path`` that is not a regular file
+    (a folder, a device, a FIFO) is refused, never replaced.
 
     Raises:
         KitError: ``OUTPUT_WRITE_FAILED`` (a missing folder, permissions, a full disk, the path is a folder or

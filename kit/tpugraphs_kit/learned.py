@@ -12,13 +12,9 @@ and G = the number of training graphs. Lower scores mean faster, like runtimes: 
 Graphs whose runtimes are all equal teach nothing and are skipped. Layout graphs train on at most
 ``max_configs`` configurations each (a seeded uniform sample).
 
-**The same file on any machine.** ``w`` is solved in float64 by one method (Cholesky,
-``scipy.linalg.solve(assume_a="pos")``), and every predicted score is rounded to a multiple of
-:data:`SCORE_GRID` (2^-20, about 1e-6 standardised log-runtime units) before ranking, ties going to
-the lower config index. BLAS, LAPACK and numpy versions change a score by about 1e-13 (measured:
-numpy 2.4/scipy 1.17 against numpy 2.5/scipy 1.18), so configurations whose scores are equal in exact
-arithmetic (layout configurations with the same features) no longer rank by rounding noise; the
-written file is the same unless a score lies within that noise of a grid boundary (docs/kit.md).
+**The same file on any machine**: ``w`` is solved in float64 by one method (Cholesky,
+``scipy.linalg.solve(assume_a="pos")``) and every score is rounded to a multiple of :data:`SCORE_GRID` before
+ranking, ties going to the lower config index (docs/kit.md, "The kit in Python": "The same file on any machine").
 """
 
 from __future__ import annotations
@@ -31,14 +27,7 @@ import numpy as np
 
 from tpugraphs_eval import SplitCatalog, Validation
 
-from .data import (
-    Graph,
-    RootLike,
-    collection,
-    data_root,
-    iter_graphs,
-    present_collections,
-)
+from .data import Graph, RootLike, collection, data_root, iter_graphs, present_collections
 from .errors import KitError
 from .features import design
 
@@ -163,10 +152,7 @@ def _solve(collection_name: str, source: str, terms: list[list | None], alpha: f
     if not terms:
         raise KitError("NO_TRAINING_DATA", f"no {collection_name} {source} graph has varying positive runtimes to "
                                            "learn from")
-    total = terms[0]
-    for more in terms[1:]:
-        total = [a + b for a, b in zip(total, more)]
-    xtx, xty, n_graphs, n_rows = total
+    xtx, xty, n_graphs, n_rows = (sum(parts[1:], parts[0]) for parts in zip(*terms))
     scale = np.sqrt(np.diag(xtx) / n_graphs)
     scale[scale == 0] = 1.0
     a = xtx / np.outer(scale, scale) + alpha * n_graphs * np.eye(scale.size)

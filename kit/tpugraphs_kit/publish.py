@@ -1,11 +1,8 @@
 """The organiser's half of a download: a data root (``prepare``'s ``comp/public``) as archives in the official
-layout, for ``tpugraphs-data download --base-url`` (docs/prepare.md, "Publishing the public data").
-
-One tar per collection and split present, named as the official ones (:func:`.download.archive_name`), each
-member ``npz/<collection>/<split>/<graph>.npz`` as the official tars untar; the data root's
-``sample_submission.csv`` and ``prepare.json`` beside them; and :data:`CHECKSUMS`, the sha256 of every file
-written in ``sha256sum`` format, which ``download`` fetches and verifies each archive against. Members are
-written in name order with fixed metadata (mtime 0, owner 0, mode 0644), so the same data give the same bytes.
+layout, for ``tpugraphs-data download --base-url``: one tar per collection and split present, named as the official
+ones (:func:`.download.archive_name`), written in name order with fixed metadata (mtime 0, owner 0, mode 0644) so
+that the same data give the same bytes; the public files beside them, and :data:`CHECKSUMS` (docs/prepare.md,
+"Publishing the public data").
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The random baseline: uniformly random rankings, and what random ranking scores in expectation.
 
-- Rankings: tile rows list min(5, c) distinct configs drawn uniformly; layout rows are a uniformly random
-  permutation of 0..c-1. Each graph draws from its own generator, ``numpy.random.default_rng([seed,
-  crc32(submission ID)])``, so the same seed gives the same file, and a graph's row does not depend on
-  which other graphs the data root holds.
-- Expected scores: exact closed forms from the evaluator (:func:`tpugraphs_eval.scoring.references.collection_references`:
-  tile ``2 - E[min of a uniform min(5, c)-subset] / min y``; layout Kendall tau-b 0), with the oracle.
-  Metrics without a closed form here (tile top-K errors, layout slowdowns) are estimated by scoring
-  ``draws`` random submissions with seeds ``seed + 1 … seed + draws``.
+Tile rows list min(5, c) distinct configs drawn uniformly; layout rows are a uniformly random permutation of
+0..c-1. Each graph draws from its own generator, ``numpy.random.default_rng([seed, crc32(submission ID)])``, so the
+same seed gives the same file, and a graph's row does not depend on which other graphs the data root holds.
+Expected scores: :func:`random_expectations` (the evaluator's closed forms, and estimates from scored draws).
 """
 
 from __future__ import annotations
@@ -128,23 +124,19 @@ def random_expectations(truth: GroundTruth, *, draws: int = 0, seed: int = 0, op
         raise KitError("BAD_DRAWS", f"the number of draws must be 0 or more, not {draws}")
     options = options or Options(tile_runtime=truth.tile_runtime)
     catalog = truth.catalog
-
-    def score(draw_seed: int):
-        data = csv_bytes(random_rankings(catalog, draw_seed), catalog)
-        return score_submission(data, truth, options, eval_indices_dir=eval_indices_dir)
-
     indices = None
     if options.configs == "official":
-        indices, _ = load_eval_indices(indices_folder(eval_indices_dir, truth.catalog.root), truth.catalog)
-    references = collection_references(truth, indices)
+        indices, _ = load_eval_indices(indices_folder(eval_indices_dir, catalog.root), catalog)
     out = {}
-    for name, ref in references.items():
+    for name, ref in collection_references(truth, indices).items():
         kind = truth.collections[name].graphs.collection.kind
         out[name] = RandomExpectation(name, "score" if kind == "tile" else "kendall_tau", ref.random, ref.oracle,
                                       _METHOD[kind])
     samples: dict[str, dict[str, list[float]]] = {name: {} for name in out}
     for i in range(draws):
-        for name, result in score(seed + 1 + i).collections.items():
+        data = csv_bytes(random_rankings(catalog, seed + 1 + i), catalog)
+        report = score_submission(data, truth, options, eval_indices_dir=eval_indices_dir)
+        for name, result in report.collections.items():
             if name in samples:
                 out[name].graphs = {m: (n, len(result.ids)) for m, n in result.counts().items()}
                 for metric, value in result.means().items():

@@ -2,9 +2,8 @@
 
 Format (docs/codes.md; Kaggle "Google - Fast or Slow? Predict AI Model Runtime"): header ``ID,TopConfigs``, one row
 per graph, ``TopConfigs`` = config indices joined by ``;``, predicted fastest first; tile rows list the
-top min(5, c), layout rows all c configurations. Every file is checked by the evaluator
-(:func:`tpugraphs_eval.validate_submission`, strict mode) before it is written: the kit has no parser
-of its own.
+top min(5, c), layout rows all c configurations. The evaluator validates every file before it is written
+(:func:`write_submission`): the kit has no parser of its own.
 """
 
 from __future__ import annotations
@@ -64,8 +63,7 @@ def restrict(catalog: SplitCatalog, collections: Iterable[str] | None) -> SplitC
     if collections is None:
         return catalog
     names = list(collections)
-    absent = [n for n in names if n not in catalog.collections]
-    if absent:
+    if absent := [n for n in names if n not in catalog.collections]:
         raise KitError("COLLECTION_NOT_IN_SPLIT", f"the {catalog.split} split of {catalog.root.label} has no "
                                                   f"{', '.join(absent)} graphs")
     return catalog.restrict(names)
@@ -83,19 +81,6 @@ def csv_bytes(rankings: Mapping[str, np.ndarray], catalog: SplitCatalog | None =
         ranking = np.asarray(rankings[graph_id]).astype(np.int64, copy=False)
         lines.append(f"{graph_id},{';'.join(map(str, ranking.tolist()))}\n".encode())
     return b"".join(lines)
-
-
-def check(data: bytes, catalog: SplitCatalog, what: str, mode: Mode = "strict") -> Validation:
-    """Validation of ``data`` by the evaluator (strict, or lenient); raises :class:`SubmissionError` unless valid."""
-    validation = validate_submission(data, catalog, mode=mode)
-    if not validation.valid:
-        errors = [p for p in validation.problems if p.severity == Severity.ERROR] or validation.problems
-        counts = ", ".join(f"{code} x{n}" for code, n in sorted(validation.counts.items()))
-        first = errors[0] if errors else None
-        detail = f"; first: {first.describe()}" if first else ""
-        raise SubmissionError(first.code if first else "INVALID_SUBMISSION",
-                              f"{what} fails {mode} validation ({counts}){detail}", validation.problems)
-    return validation
 
 
 def write_submission(rankings: Mapping[str, np.ndarray], path: str | os.PathLike[str], catalog: SplitCatalog, *,
@@ -120,7 +105,12 @@ def write_submission(rankings: Mapping[str, np.ndarray], path: str | os.PathLike
     target = restrict(catalog, collections)
     _check_mapping(rankings, "rankings")
     data = csv_bytes(rankings, target)
-    validation = check(data, target, f"the submission for {Path(path)}", mode)
+    validation = validate_submission(data, target, mode=mode)
+    if not validation.valid:  # an invalid validation lists at least one problem of error severity
+        first = next(p for p in validation.problems if p.severity == Severity.ERROR)
+        counts = ", ".join(f"{code} x{n}" for code, n in sorted(validation.counts.items()))
+        raise SubmissionError(first.code, f"the submission for {Path(path)} fails {mode} validation ({counts}); "
+                                          f"first: {first.describe()}", validation.problems)
     write_atomic(path, data)
     return validation
 

@@ -9,6 +9,7 @@ returns at once, and the caller sees :attr:`Watchdog.fired` set to the reason it
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import threading
@@ -30,7 +31,25 @@ class Watchdog:
 
     def opener(self) -> urllib.request.OpenerDirector:
         """A urllib opener (proxies, redirects, file:// as usual) whose HTTP and HTTPS connections are watched."""
-        return urllib.request.build_opener(_HTTPHandler(self), _HTTPSHandler(self))
+        watchdog = self
+
+        class Watched(http.client.HTTPConnection):
+            def connect(self) -> None:
+                super().connect()
+                watchdog.attach(self.sock)
+
+        class WatchedTLS(http.client.HTTPSConnection, Watched):
+            """``HTTPSConnection.connect`` calls the watched plain connect, so the TLS handshake is watched too."""
+
+        class HTTPHandler(urllib.request.HTTPHandler):
+            def http_open(self, req):
+                return self.do_open(Watched, req)
+
+        class HTTPSHandler(urllib.request.HTTPSHandler):
+            def https_open(self, req):
+                return self.do_open(WatchedTLS, req)
+
+        return urllib.request.build_opener(HTTPHandler(), HTTPSHandler())
 
     def arm(self, seconds: float, reason: str) -> None:
         """Fire in ``seconds`` (replacing any armed timer), recording ``reason``."""
@@ -69,45 +88,6 @@ class Watchdog:
 
     def _shutdown(self) -> None:
         if self._sock is not None:
-            try:
+            with contextlib.suppress(OSError):  # already closed by the peer
                 self._sock.shutdown(socket.SHUT_RDWR)
-            except OSError:  # already closed by the peer
-                pass
 
-
-class _WatchedHTTPConnection(http.client.HTTPConnection):
-    watchdog: Watchdog
-
-    def connect(self) -> None:
-        super().connect()
-        self.watchdog.attach(self.sock)
-
-
-class _WatchedHTTPSConnection(http.client.HTTPSConnection, _WatchedHTTPConnection):
-    """HTTPS: ``HTTPSConnection.connect`` calls the watched plain connect, so the TLS handshake is watched too."""
-
-
-def _factory(cls: type[http.client.HTTPConnection], watchdog: Watchdog):
-    def make(*args, **kwargs):
-        connection = cls(*args, **kwargs)
-        connection.watchdog = watchdog
-        return connection
-    return make
-
-
-class _HTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, watchdog: Watchdog) -> None:
-        super().__init__()
-        self._watchdog = watchdog
-
-    def http_open(self, req):
-        return self.do_open(_factory(_WatchedHTTPConnection, self._watchdog), req)
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, watchdog: Watchdog) -> None:
-        super().__init__()
-        self._watchdog = watchdog
-
-    def https_open(self, req):
-        return self.do_open(_factory(_WatchedHTTPSConnection, self._watchdog), req)
