@@ -1,18 +1,9 @@
 """Records + standings + uncertainty → the leaderboard document, the one result every output is a view of.
 
-The document (``leaderboard.json``, format :data:`LEADERBOARD_FORMAT`) is a plain dict; CSV, Markdown
-and HTML are rendered from it (:mod:`render_text`, :mod:`render_html`). It holds no absolute path and
-no build time, so the same inputs give the same bytes.
-
-The ``public`` view holds only what Kaggle's public leaderboard shows (:data:`PUBLIC_TEAM_FIELDS`): per
-ranked team its best public overall, that submission's public collection values, its number of entries
-and its last submission time. No graph ID, no per-graph value (collections are shown as
-:func:`..rules.public_rule.shown_collections` says: one with fewer than ``MIN_PUBLIC_GRAPHS`` public
-graphs whose metric is defined whatever the submission (:func:`defined_public_graphs`) is left out, and none
-when the left-out ones hold a single such graph; a team's cell is null when its submission's value there is
-a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs, e.g. a lenient row tying every config), no interval (a
-bootstrap interval is a function of per-graph values), no submission, file name, description,
-selection, problem or note. Why: docs/public-view.md.
+The document (``leaderboard.json``, format :data:`LEADERBOARD_FORMAT`) is a plain dict; CSV, Markdown and HTML are
+rendered from it (:mod:`render_text`, :mod:`render_html`). It holds no absolute path and no build time, so the same
+inputs give the same bytes. The ``public`` view (:func:`public_document`) holds only what Kaggle's public leaderboard
+shows (:data:`PUBLIC_TEAM_FIELDS`; docs/leaderboard.md, "The public leaderboard"; why: docs/public-view.md).
 """
 
 from __future__ import annotations
@@ -35,7 +26,7 @@ from .record import SCORE_BOARDS, STATUSES, Record
 from .scorer import listed_problems
 from .standings import DEFAULT_MAX_DAILY, TeamStanding, over_daily_limit, standings, time_key
 from .store import Store, row_key
-from .uncertainty import LEVEL, best_of_teams, resampled_overalls, shakeup, team_samples, uncertainty
+from .uncertainty import LEVEL, best_of_teams, resampled_overalls, shakeup, uncertainty
 
 LEADERBOARD_FORMAT = 1
 VIEWS = ("organiser", "public")
@@ -130,11 +121,11 @@ def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: 
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
     owner = np.array([t for t, _ in counted], dtype=np.intp)
     resamples = next(iter(draws.values())).shape[0] if draws else 0
-    if known is None or seed is None or not draws or not counted:
-        per_graph = {name: np.array([records[i].per_graph_values(board, name) for _, i in counted])
-                     for name in draws}
-        return team_samples(per_graph, owner, len(rows), draws)
-    keys = [None if records[i].key is None else row_key(records[i].key, board, resamples, seed) for _, i in counted]
+    if not draws or not counted:
+        return np.full((len(rows), resamples), np.nan)
+    keyed = known is not None and seed is not None
+    keys = [row_key(records[i].key, board, resamples, seed) if keyed and records[i].key is not None else None
+            for _, i in counted]
     found = [None if k is None else known.row(k, resamples) for k in keys]
     missing = [s for s, row in enumerate(found) if row is None]
     if missing:
@@ -148,14 +139,13 @@ def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: 
 
 
 def _submission(entry, record: Record, final: bool, over: dict[str, Any] | None) -> dict[str, Any]:
-    out = {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
-           "description": entry.description, "selected": entry.selected, "final": final,
-           "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
-           **{board: record.boards[board].to_json() if record.scored else None  # read only: shared
-              for board in SCORE_BOARDS},
-           "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
-           "notes": entry.notes + ([over] if over else [])}
-    return out
+    return {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
+            "description": entry.description, "selected": entry.selected, "final": final,
+            "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
+            **{board: record.boards[board].to_json() if record.scored else None  # read only: shared
+               for board in SCORE_BOARDS},
+            "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
+            "notes": entry.notes + ([over] if over else [])}
 
 
 def tally(folder: Folder, records: list[Record], ranked_teams: int) -> dict[str, int]:
@@ -181,9 +171,8 @@ def _team(row: TeamStanding, t: int, bounds, public: TeamStanding, folder: Folde
                     tied_with_leader=bounds.tied_with_leader[t])
     else:
         team.update(interval=None, rank_interval=None, tied_with_leader=False)
-    team.update(public_rank=public.rank, public_overall=public.score)
-    team.update(submissions=len(mine), valid_submissions=len(row.valid),
-                last_submission=last_submission(mine),
+    team.update(public_rank=public.rank, public_overall=public.score, submissions=len(mine),
+                valid_submissions=len(row.valid), last_submission=last_submission(mine),
                 scored_by=entries[row.chosen].id if row.chosen is not None else None,
                 final_submissions=[entries[i].id for i in row.finals],
                 notes=folder.team_notes.get(row.team, []) + row.notes)

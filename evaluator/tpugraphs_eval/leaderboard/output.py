@@ -1,22 +1,15 @@
 """Write the leaderboard's files as one set, replaced all together, by one build at a time.
 
-Layout of the output folder ``OUT`` (docs/leaderboard.md, "Outputs")::
+Layout of the output folder ``OUT`` (why and what a reader may rely on: docs/leaderboard.md, "Outputs")::
 
     OUT/.lock                      the lock a build holds (fcntl.flock, never removed)
-    OUT/generations/<id>/          one complete set: leaderboard.{csv,md,json,html}; <id> = the first 16
-                                   hex digits of the sha256 of the set (same outputs, same folder)
+    OUT/generations/<id>/          one complete set: leaderboard.{csv,md,json,html}; <id>: :func:`generation_id`
     OUT/current -> generations/<id>   the one pointer: a symbolic link, replaced atomically (os.replace)
-    OUT/leaderboard.json -> current/leaderboard.json   (and the three others): fixed links, so the
-                                   paths docs name stay valid
+    OUT/leaderboard.json -> current/leaderboard.json   (and the three others): fixed links
 
-A build writes a new generation completely (every file flushed to disk) into a hidden staging folder
-``generations/.staging-*``, renames it to its id, and only then switches ``current``; readers see the
-previous set or the new set, never a mix. A build that fails or is killed before the switch leaves the
-previous set, ``current`` and the top-level links untouched; its staging folder is removed (by the next
-build, after a kill). After the switch, generations other than the new and the previous one are removed
-(the previous one stays for a reader that resolved ``current`` just before; not in a public leaderboard's
-folder, which is published while the set it replaced may hold private scores). Output file names are fixed:
-nothing from a submission ever becomes part of a path.
+A generation is written completely (flushed to disk) into a hidden staging folder ``generations/.staging-*``, renamed
+to its id, and only then is ``current`` switched: readers see the previous set or the new one, never a mix. Output
+file names are fixed: nothing from a submission ever becomes part of a path.
 """
 
 from __future__ import annotations

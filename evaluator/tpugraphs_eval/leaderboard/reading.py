@@ -1,12 +1,8 @@
 """Read a file of the submissions folder without following a link: what the folder listed is what is read.
 
-The folder is untrusted and may change while a build runs. A file is opened relative to its team folder,
-which is itself opened relative to the submissions folder, each with ``O_NOFOLLOW`` (a symbolic link
-swapped in after the listing, for the file or for its team folder, is refused by the kernel, not read)
-and ``O_NONBLOCK`` (a FIFO swapped in cannot block the build); then ``fstat`` of the open descriptor
-decides: a regular file only, with one name only (``st_nlink == 1``: a hard link may name a file outside
-the folder, such as the solution), no larger than the limit. The checks look at the file actually
-opened, so nothing can be swapped between check and read. POSIX only (``O_NOFOLLOW``, ``dir_fd``).
+Why and what is refused: docs/leaderboard.md, "Reading a hostile folder". A file is opened relative to its team
+folder, itself opened relative to the submissions folder, each with ``O_NOFOLLOW`` and ``O_NONBLOCK``; then ``fstat``
+of the open descriptor decides (:func:`_refusal`), so nothing can be swapped between check and read. POSIX only.
 """
 
 from __future__ import annotations

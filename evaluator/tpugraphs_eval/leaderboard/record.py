@@ -1,9 +1,5 @@
-"""What the leaderboard keeps of one submission: a typed :class:`Record`, with its JSON form for the store.
-
-A record is made by :func:`scorer.record_of` (a scored or invalid submission, from its report) or by
-:meth:`Record.unread` (a file that was not read: too large, a link, unreadable). Its JSON form
-(:meth:`Record.fields`, and its per-graph values apart) is what the store keeps (:mod:`store`, each row under a
-checksum); :meth:`Record.from_fields` reads it back.
+"""What the leaderboard keeps of one submission: a typed :class:`Record` (made by :func:`scorer.record_of` or
+:meth:`Record.unread`), with its JSON form for the store (:meth:`Record.fields`, :meth:`Record.from_fields`).
 """
 
 from __future__ import annotations
@@ -25,13 +21,9 @@ SCORE_BOARDS = (*BOARDS, "all")
 
 
 def encode_array(values: np.ndarray) -> str:
-    """(G,) float64 → base64 of little-endian float64 bytes (exact, NaN kept)."""
+    """(G,) float64 → base64 of little-endian float64 bytes (exact, NaN kept; :meth:`Record.per_graph_values` decodes
+    it)."""
     return base64.b64encode(np.ascontiguousarray(values, dtype="<f8").tobytes()).decode("ascii")
-
-
-def decode_array(text: str) -> np.ndarray:
-    """The inverse of :func:`encode_array`: a (G,) float64 array."""
-    return np.frombuffer(base64.b64decode(text), dtype="<f8")
 
 
 @dataclass(frozen=True)
@@ -72,9 +64,8 @@ class Record:
         boards: scored only: :data:`SCORE_BOARDS` → :class:`BoardScores`.
         per_graph: scored only: :data:`BOARDS` → collection → base64 (G,) float64 of the primary metric per
             graph (:func:`encode_array`; tile ``score``, layout ``kendall_tau``, NaN where undefined), in the
-            solution's graph order restricted to that board (:meth:`per_graph_values` decodes one). Empty in a
-            record read from the store until first needed (most records never are: the bootstrap uses
-            only the teams' final submissions), when ``load_per_graph`` fills it.
+            solution's graph order restricted to that board. Empty in a record read from the store until first
+            needed (the bootstrap reads only the teams' final submissions), when ``load_per_graph`` fills it.
         load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory (the
             store's :meth:`store.Store.get`); not compared, not stored.
         key: the store key (:func:`store.record_keyer`) of a scored or invalid record once
@@ -113,12 +104,9 @@ class Record:
         Raises:
             KeyError: the record is not scored, or has no such board or collection.
         """
-        return decode_array(self._loaded_per_graph()[board][collection])
-
-    def _loaded_per_graph(self) -> dict[str, dict[str, str]]:
         if not self.per_graph and self.load_per_graph is not None:
             self.per_graph, self.load_per_graph = self.load_per_graph(), None
-        return self.per_graph
+        return np.frombuffer(base64.b64decode(self.per_graph[board][collection]), dtype="<f8")
 
     def fields(self) -> dict[str, Any]:
         """The record as a JSON object without ``per_graph`` (what the store keeps beside it, :mod:`store`)."""

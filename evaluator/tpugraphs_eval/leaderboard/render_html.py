@@ -1,20 +1,12 @@
 """``leaderboard.html``: one self-contained page (inline CSS, JS and SVG; no request leaves the page).
 
-- Every text from a submission or the file system is HTML-escaped (:func:`html.escape`, quotes too).
-- A Content-Security-Policy allows only this page's own script and style (by their sha256) and ``data:``
-  images: even a name that escaped escaping could neither run a script nor load anything.
-- The teams table sorts by any column when its header is clicked (plain JS; empty cells stay last;
-  ``aria-sort`` says the order; a row's details row moves with it). An SVG plot shows each ranked team's
-  overall score with its 95% interval.
-- Widths (checked in Chromium, tests/leaderboard/test_leaderboard_browser.py): both organiser tables fit a
-  1400 px window with every column. Below :data:`NARROW_PX` (an 800 px window) the columns marked ``wide``
-  are hidden and their values are shown in a details row under each row instead; a submission's problem
-  messages are always in a details row spanning the table (they made its rows tall and its last column
-  1634 px wide), its Problems column holds the codes only. Team names wrap (a 74-character name pushed the
-  last columns off-screen).
-- A ``public`` document gives the summary and the teams table only (rank, team, overall, the shown
-  collections, entries, last submission): no plot, no submissions, no notes. Below :data:`PHONE_PX` (a 390 px
-  phone) it shows rank, team and overall, the other values in a details row.
+Every text from a submission or the file system is HTML-escaped (:func:`e`), and a Content-Security-Policy
+(:data:`CSP`) lets nothing but the page's own script and style run or load. The teams table sorts by any column
+(plain JS, :data:`_JS`; empty cells last; a row's details row moves with it); an SVG plot shows each ranked team's
+overall with its 95% interval. Widths (checked in Chromium, tests/leaderboard/test_leaderboard_browser.py; the
+figures: docs/leaderboard.md, "Outputs"): below :data:`NARROW_PX` the ``wide`` columns give way to a details row under
+each row, and a submission's problem messages are always in a details row. A ``public`` document gives the summary
+and the teams table only, rank, team and overall below :data:`PHONE_PX`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """The leaderboard store: one SQLite file (:data:`STORE_FILE`) in the cache folder, what a build keeps for the next.
 
-Four tables, each row with a checksum (:func:`checksum`: BLAKE2b-128 of its key and values) checked whenever it is read:
-
-- ``records``: a scored or invalid submission's :class:`record.Record` (its JSON fields, and its per-graph values
-  apart: read only for the bootstrap) under :func:`record_keyer`, the sha256 of the submission's sha256, the solution's
-  :func:`solution_digest`, the package version, its source code digest and every scoring option; so a record is never
-  reused for another solution, options, version or source code;
-- ``files``: per submission file, the sha256 of the bytes read, under the ``(st_size, st_mtime_ns, st_ino)`` it had
-  then (a file whose ``stat`` still shows those three is not read again: docs/leaderboard.md, "Warm rebuilds");
-- ``metadata``: per metadata file, what :func:`folder.read_metadata` made of it, under its stat likewise;
-- ``bootstrap``: a final submission's (B,) resampled overalls (little-endian float64) under :func:`row_key`.
-
-The schema version is ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`) and ``PRAGMA application_id`` marks the file as
-a store. A build holds one transaction (``BEGIN IMMEDIATE``: a second build on the same store is refused,
-``BUILD_LOCKED``) and commits once at the end, the rows it did not use deleted. A file that is not a store of this
-schema (foreign, damaged, another version, not a regular file) is renamed ``STORE_FILE.set-aside`` with one
-``CACHE_SET_ASIDE`` note and a new store is made; a row whose checksum fails is a ``CACHE_ENTRY_CORRUPT`` note and is
-scored again, never used; a store that cannot be written is one ``CACHE_ENTRY_UNWRITABLE`` note and the build goes on.
+Its tables, keys, checksums, transaction and what happens to a damaged or foreign file: docs/leaderboard.md,
+"The store" (and "Warm rebuilds", "Bootstrap rows"). ``records`` holds a submission's :class:`record.Record` under
+:func:`record_keyer`, ``files`` and ``metadata`` what a file gave under its stat (:func:`_stat_text`), ``bootstrap``
+a final submission's (B,) resampled overalls (little-endian float64) under :func:`row_key`; every row carries its
+:func:`checksum`, checked whenever it is read.
 """
 
 from __future__ import annotations
