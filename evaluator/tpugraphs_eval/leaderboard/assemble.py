@@ -22,7 +22,7 @@ from ..scoring.bootstrap import draw_positions
 from ..truth.groundtruth import GroundTruth
 from .folder import Folder
 from .public_team import PublicTeam
-from .record import SCORE_BOARDS, STATUSES, Record
+from .record import BOARDS, SCORE_BOARDS, STATUSES, Record
 from .scorer import listed_problems
 from .standings import DEFAULT_MAX_DAILY, TeamStanding, over_daily_limit, standings, time_key
 from .store import Store, row_key
@@ -37,9 +37,7 @@ PUBLIC_FIELDS = ("leaderboard_format", "name", "view", "ranked_by", "solution", 
 """The keys of a public document; its ``solution`` holds only ``split`` and ``synthetic``, its ``collections``
 the collections shown (catalog order)."""
 PUBLIC_TEAM_FIELDS = ("rank", "team", "overall", "collections", "entries", "last_submission")
-"""The keys of a team in a public document: rank, name, best public overall, the public value of each
-shown collection of that submission (null when undefined), number of submissions (every file, invalid ones
-too) and the latest known submission time (null when none is known)."""
+"""The keys of a team in a public document (:class:`.public_team.PublicTeam`)."""
 
 
 def secondary_columns() -> dict[str, tuple[str, ...]]:
@@ -72,13 +70,10 @@ def last_submission(entries: list) -> str | None:
 
 def public_document(name: str, folder: Folder, records: list[Record], truth: GroundTruth,
                     manifest: dict[str, Any], options: Options, max_daily: int = DEFAULT_MAX_DAILY) -> dict[str, Any]:
-    """The ``public`` view: ranked teams only, each with :data:`PUBLIC_TEAM_FIELDS` (see the module docstring).
-
-    Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
-    submission, or whose public score is undefined, has no public score and is not listed (Kaggle lists
-    teams by score); each team is a :class:`.public_team.PublicTeam`. The collections shown: :func:`..rules.public_rule.shown_collections` of
-    :func:`defined_public_graphs`; a team's value in one is null when its submission's is a mean over fewer
-    than ``MIN_PUBLIC_GRAPHS`` graphs (the submission left the others undefined).
+    """The ``public`` view: ranked teams only, in public-leaderboard order (:func:`standings.standings`), each a
+    :class:`.public_team.PublicTeam`; a team without a public score is not listed (Kaggle lists teams by score). The
+    collections shown: :func:`..rules.public_rule.shown_collections` of :func:`defined_public_graphs`; a team's value
+    in one is null when its submission's is a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs.
 
     Raises:
         DataError: ``PUBLIC_BOARD_TOO_SMALL``: the public leaderboard holds fewer than ``MIN_PUBLIC_GRAPHS``
@@ -211,8 +206,7 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
     public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public", max_daily)}
     teams = [_team(row, t, bounds, public_rows[row.team], folder, records, board) for t, row in enumerate(rows)]
     finals = {i for r in rows for i in r.finals}
-    boards = ("public", "private")
-    counts = {b: board_graphs(truth, b) for b in boards}
+    counts = {b: board_graphs(truth, b) for b in BOARDS}
     team_order = {team: k for k, team in reversed(list(enumerate(folder.teams)))}  # the first, as list.index
     order = sorted(range(len(entries)), key=lambda i: (team_order[entries[i].team], time_key(entries[i])))
     both = [r for r in ranked if public_rows[r.team].rank is not None]
@@ -221,7 +215,7 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
         "leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": view, "ranked_by": board,
         "solution": {"split": manifest["split"], "synthetic": bool(manifest.get("synthetic")),
                      "ground_truth_sha256": truth.sha256,
-                     "graphs": {n: {b: counts[b][n] for b in boards} for n in truth.collections}},
+                     "graphs": {n: {b: counts[b][n] for b in BOARDS} for n in truth.collections}},
         "evaluator_version": __version__, "options": options.to_dict(), "max_daily": max_daily,
         "bootstrap": {"resamples": resamples, "seed": seed, "level": LEVEL, "interval": "percentile",
                       "stratified_by": "collection", "paired": True, "leaderboard": board},

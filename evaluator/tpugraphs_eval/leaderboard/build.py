@@ -1,9 +1,8 @@
 """Build a leaderboard: submissions folder + solution file → ``leaderboard.{csv,md,json,html}``.
 
-The straight line: :mod:`folder` (teams and submissions) → :mod:`scorer` (one record per submission,
-through ``score_submission``, kept in the store: :mod:`store`) → :mod:`standings` and :mod:`uncertainty` (via :mod:`assemble`:
-the document) → :mod:`render_text` / :mod:`render_html` → :mod:`output` (a new generation, switched to at
-once, under a lock on the output folder).
+The straight line: :mod:`folder` → :mod:`scorer` (one record per submission, kept in :mod:`store`) →
+:mod:`assemble` (:mod:`standings`, :mod:`uncertainty`: the document) → :mod:`render_text` / :mod:`render_html` →
+:mod:`output` (a new generation, switched to at once, under a lock on the output folder).
 """
 
 from __future__ import annotations
@@ -62,9 +61,8 @@ class BuildResult:
             not used), ``unwritable`` (1 when the store could not be written).
         tally: what the build found (:func:`assemble.tally`: teams, ranked teams, submissions by status,
             ignored entries), whatever the view.
-        notes: what the build itself met, not part of any output (the outputs depend on the inputs only):
-            the store's notes (:attr:`store.Store.notes`: ``CACHE_SET_ASIDE``, ``CACHE_ENTRY_CORRUPT``,
-            ``CACHE_ENTRY_UNWRITABLE``).
+        notes: the store's notes (:attr:`store.Store.notes`), not part of any output (the outputs depend on the
+            inputs only).
         seconds: wall time of each step: ``read`` (folder and solution), ``score``, ``assemble``
             (standings and bootstrap), ``write`` (render and write). Not part of any output.
     """

@@ -11,7 +11,6 @@ crash the build (:func:`write_demo_submissions`).
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -145,14 +144,11 @@ def build_demo(out: Path, *, submissions: Path | None = None, samples: Path | No
             (:mod:`.samples`, the same bytes as the committed ``sample_submissions/``).
         workers, progress: as for :func:`build.build_leaderboard`.
     """
-    scratch = Path(tempfile.mkdtemp(prefix="tpugraphs-demo-leaderboard-"))
-    try:
-        solution = scratch / "demo_test_solution.parquet"
+    with tempfile.TemporaryDirectory(prefix="tpugraphs-demo-leaderboard-", ignore_cleanup_errors=True) as scratch:
+        solution = Path(scratch) / "demo_test_solution.parquet"
         build_solution(resolve_data_root("demo"), "test", solution)
-        folder = Path(submissions) if submissions is not None else scratch / "submissions"
+        folder = Path(submissions) if submissions is not None else Path(scratch) / "submissions"
         write_demo_submissions(folder, load_solution(solution), samples)
         result = build_leaderboard(folder, solution, out, name="demo", workers=workers, progress=progress)
         prune_generations(out)  # the committed folder holds one generation
         return result
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)

@@ -16,6 +16,7 @@ each renderer), never used to build a path. Files are read as :mod:`reading` rea
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
 import re
@@ -35,25 +36,20 @@ if TYPE_CHECKING:
     from .store import Store
 
 SUBMISSION_SUFFIXES = (".csv", ".gz", ".zip")
-"""A file of a team folder whose name ends in one of these (any case) is a submission: a CSV, or a gzip or
-zip file holding one, read exactly as ``tpugraphs-eval`` reads it (:mod:`..submission.compressed`: an
-archive is recognised by its first bytes, unpacked under a cap, a ``COMPRESSED`` note)."""
+"""A file of a team folder whose name ends in one of these (any case) is a submission, read exactly as
+``tpugraphs-eval`` reads one (a gzip or zip file too: :mod:`..submission.compressed`)."""
 NOT_A_SUBMISSION = "not a submission file (a name ending in .csv, .gz or .zip)"
 METADATA_KEYS = ("submitted", "description", "selected")
 MAX_METADATA_BYTES = 64 * 1024
 """A metadata file larger than this is not read (it is recorded as ``METADATA_INVALID``)."""
-
-
 _NAME_ESCAPES = {ord("\\"): "\\\\", **{code: f"\\x{code - 0xDC00:02x}" for code in range(0xDC80, 0xDD00)}}
 """A backslash doubled; an undecodable byte (surrogateescape's stand-in U+DC80..U+DCFF) as ``\\xNN``."""
 
 
 def display_name(name: str) -> str:
     """A file-system name made showable: a backslash doubled, undecodable bytes as ``\\xNN``, control and
-    invisible characters escaped (:func:`display.safe`), a newline too (``\\x0a``). So the escaping is
-    one-to-one: two teams cannot look alike through a zero-width character or a name spelling an escape
-    (a folder ``a\\x0ab`` shows as ``a\\\\x0ab``, one with a newline as ``a\\x0ab``), and every output
-    (CSV, Markdown, JSON, HTML, the terminal) shows the same one-line name."""
+    invisible characters escaped (:func:`display.safe`), a newline too (``\\x0a``). One-to-one (a folder
+    ``a\\x0ab`` shows as ``a\\\\x0ab``, one with a newline as ``a\\x0ab``); one line in every output."""
     text = os.fsencode(name).decode("utf-8", "surrogateescape").translate(_NAME_ESCAPES)
     return safe(text, keep_newline=False)
 
@@ -134,14 +130,8 @@ _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 def _nesting_depth(text: str) -> int:
     """The deepest nesting of ``[``/``{`` in JSON ``text``, brackets inside strings not counted."""
-    depth = deepest = 0
-    for char in _JSON_STRING.sub("", text):
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    steps = (1 if char in "[{" else -1 if char in "]}" else 0 for char in _JSON_STRING.sub("", text))
+    return max(itertools.accumulate(steps, initial=0))
 
 
 def read_metadata(path: Path, entry: Entry, memory: Store | None, info: os.stat_result | None) -> None:

@@ -91,7 +91,7 @@ def build_lock(out: Path) -> Iterator[None]:
 
 
 def render_all(document: dict[str, Any]) -> dict[str, str]:
-    """File name → text of every output (JSON: sorted keys, 1-space indent, UTF-8, no NaN: :func:`json_text`)."""
+    """File name → text of every output."""
     return {"leaderboard.csv": render_csv(document), "leaderboard.md": render_markdown(document),
             "leaderboard.json": json_text(document), "leaderboard.html": render_html(document)}
 
@@ -142,8 +142,7 @@ def _same(folder: Path, files: dict[str, str | bytes]) -> bool:
 
 def _write(path: str, content: str | bytes) -> None:
     with open(path, "wb") as handle:
-        for block in _blocks(content):
-            handle.write(block)
+        handle.writelines(_blocks(content))
 
 
 def _write_generation(generations: Path, files: dict[str, str | bytes]) -> str:
@@ -171,15 +170,10 @@ def _write_generation(generations: Path, files: dict[str, str | bytes]) -> str:
 
 
 def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = True) -> str:
-    """Write ``files`` (name → text) into ``out`` as a new generation and switch ``current`` to it (module
-    docstring). The caller holds :func:`build_lock`.
-
-    Args:
-        keep_previous: keep the generation that was current (False for a public leaderboard: the folder is
-            published, and the set it replaces may be an organiser's, with private scores).
-
-    Returns:
-        the generation's id.
+    """Write ``files`` (name → text) into ``out`` as a new generation, switch ``current`` to it (module docstring)
+    and return its id; the caller holds :func:`build_lock`. Older generations are removed, but with
+    ``keep_previous`` the one that was current (False for a public leaderboard: the folder is published, and the
+    set it replaces may be an organiser's, with private scores).
 
     Raises:
         UsageError: code ``OUTPUT_WRITE_FAILED``: ``out`` cannot be created or written, or ``out/current`` or

@@ -94,15 +94,10 @@ def stat_readable(path: Path, max_bytes: int) -> os.stat_result | None:
 
 
 def read_file_stat(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
-    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` read without following a link (module docstring),
-    and the ``fstat`` of the open file taken before reading (so a file changed while read has a newer
-    ``st_mtime_ns`` than the one returned).
-
-    Args:
-        path: a file two levels under the submissions folder (as :func:`folder.read_folder` lists them).
-            The submissions folder itself may be a link (the organiser names it); the team folder and the
-            file may not.
-        max_bytes: larger files are not read.
+    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` (as :func:`folder.read_folder` lists them; the submissions
+    folder itself may be a link, the team folder and the file may not) read without following a link, and the
+    ``fstat`` of the open file taken before reading (so a file changed while read has a newer ``st_mtime_ns`` than
+    the one returned). Files over ``max_bytes`` are not read.
 
     Raises:
         RefusedFile: a link, a hard link, not a regular file, larger than ``max_bytes`` (also when it grows

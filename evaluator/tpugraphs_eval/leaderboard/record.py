@@ -34,10 +34,9 @@ class BoardScores:
         overall: the mean of the defined collection values (None when every one is undefined), as the
             report's :class:`tpugraphs_eval.report.report.Scores` gives it.
         collections: collection name → its value on the board's graphs (None when undefined).
-        secondary: collection name → metric name → that metric's mean over the board's graphs where it is
-            defined (None when none), for the metric shown beside the value of the collection's kind
-            (:func:`..rules.metric_table.beside_primary`: layout ``opa``; no entry for a tile collection). Not
-            used for ranking.
+        secondary: collection name → metric name → its mean over the board's graphs where it is defined (None
+            when none) for the metric shown beside the collection's value (:func:`..rules.metric_table.beside_primary`:
+            layout ``opa``; no entry for a tile collection). Not used for ranking.
     """
 
     overall: float | None
@@ -66,11 +65,10 @@ class Record:
             graph (:func:`encode_array`; tile ``score``, layout ``kendall_tau``, NaN where undefined), in the
             solution's graph order restricted to that board. Empty in a record read from the store until first
             needed (the bootstrap reads only the teams' final submissions), when ``load_per_graph`` fills it.
-        load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory (the
-            store's :meth:`store.Store.get`); not compared, not stored.
-        key: the store key (:func:`store.record_keyer`) of a scored or invalid record once
-            :func:`scorer.score_entries` made or found it (the stored bootstrap rows are named after it); not
-            compared, not stored.
+        load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory
+            (:meth:`store.Store.get`); not compared, not stored.
+        key: the store key (:func:`store.record_keyer`) of a record :func:`scorer.score_entries` made or found (the
+            stored bootstrap rows are named after it); not compared, not stored.
     """
 
     status: str
@@ -110,12 +108,9 @@ class Record:
 
     def fields(self) -> dict[str, Any]:
         """The record as a JSON object without ``per_graph`` (what the store keeps beside it, :mod:`store`)."""
-        out: dict[str, Any] = {"status": self.status, "sha256": self.sha256, "n_rows": self.n_rows,
-                               "n_errors": self.n_errors, "problem_counts": self.problem_counts,
-                               "problems": self.problems}
-        if self.scored:
-            out["boards"] = {b: scores.to_json() for b, scores in self.boards.items()}
-        return out
+        boards = {"boards": {b: scores.to_json() for b, scores in self.boards.items()}} if self.scored else {}
+        return {"status": self.status, "sha256": self.sha256, "n_rows": self.n_rows, "n_errors": self.n_errors,
+                "problem_counts": self.problem_counts, "problems": self.problems, **boards}
 
     @classmethod
     def from_fields(cls, data: dict[str, Any]) -> Record:

@@ -121,9 +121,8 @@ def _num(value: float | None, digits: int = 5) -> tuple[str, str]:
 def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowrap: bool = False,
           wide: bool | str = False, wrap: bool = False, breaks: bool = False) -> str:
     """A cell; ``wide``: hidden below :data:`NARROW_PX` (its value is then in the row's details row), or below
-    :data:`PHONE_PX` when it is ``"phone"``;
-    ``wrap``: long words may break anywhere; ``breaks``: a number cell whose text may break at its spaces
-    (an interval)."""
+    :data:`PHONE_PX` when it is ``"phone"``; ``wrap``: long words may break anywhere; ``breaks``: a number cell
+    whose text may break at its spaces (an interval)."""
     return f'<td{_class_attribute(numeric, nowrap, wide, wrap, breaks)} data-sort="{e(sort)}"{extra}>{shown}</td>'
 
 
@@ -199,8 +198,8 @@ def _teams(document: dict[str, Any]) -> str:
     # collection is in its tooltip and in the details row below NARROW_PX (so that 19 columns fit 1400 px)
     head += [(c[0], "number") if c[1] is None else (BY_NAME[c[1]].label, "number", column_label(c))
              for c in COLLECTION_COLUMNS]
-    head += [("Public rank", "number"), ("Public overall", "number")]
-    head += [("Submissions", "number"), ("Last submission", "text")]
+    head += [("Public rank", "number"), ("Public overall", "number"), ("Submissions", "number"),
+             ("Last submission", "text")]
     wide = frozenset(i for i, column in enumerate(head) if column[0] in TEAM_WIDE_COLUMNS or len(column) == 3)
     rows = []
     for index, team in enumerate(document["teams"]):
@@ -236,9 +235,8 @@ def _plot(document: dict[str, Any]) -> str:
     teams = [t for t in document["teams"] if t["rank"] is not None and t["interval"] and t["interval"][0] is not None]
     if not teams:
         return '<p class="muted">No ranked team: nothing to plot.</p>'
-    lows = [t["interval"][0] for t in teams] + [t["overall"] for t in teams]
-    highs = [t["interval"][1] for t in teams] + [t["overall"] for t in teams]
-    lo, hi = min(lows), max(highs)
+    lo = min(min(t["interval"][0], t["overall"]) for t in teams)
+    hi = max(max(t["interval"][1], t["overall"]) for t in teams)
     pad = (hi - lo) * 0.05 or 0.05
     lo, hi = lo - pad, hi + pad
     left, width, row, top = 220, 480, 18, 24

@@ -65,12 +65,8 @@ def secondary_means(collections: dict[str, CollectionResult]) -> dict[str, dict[
     """Collection → {metric: mean over the graphs where it is defined, None when none} of the metric shown beside
     each collection's value (:func:`..rules.metric_table.beside_primary`: layout ``opa``; tile collections have
     none and no entry)."""
-    out: dict[str, dict[str, float | None]] = {}
-    for name, result in collections.items():
-        metric = beside_primary(result.collection.kind)
-        if metric is not None:
-            out[name] = {metric.name: result.means()[metric.name]}
-    return out
+    return {name: {metric.name: result.means()[metric.name]} for name, result in collections.items()
+            if (metric := beside_primary(result.collection.kind)) is not None}
 
 
 def record_of(data: bytes, truth: GroundTruth, options: Options) -> Record:
@@ -104,10 +100,7 @@ def _init_worker(solution: str, digest: str, options: Options, max_bytes: int) -
 
 
 def _score_in_worker(entry: Entry) -> tuple[Record, os.stat_result | None]:
-    """Read (in the worker: no file travels between processes) and score one submission.
-
-    Returns:
-        the record, and the file's ``stat`` when read (for the store, :meth:`store.Store.remember`).
+    """:func:`_score` in a worker (which reads the file: no file travels between processes).
 
     Raises:
         DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
@@ -118,7 +111,8 @@ def _score_in_worker(entry: Entry) -> tuple[Record, os.stat_result | None]:
 
 
 def _score(entry: Entry, truth: GroundTruth, options: Options, max_bytes: int) -> tuple[Record, os.stat_result | None]:
-    """Read and score one submission: its record, and the file's ``stat`` when read."""
+    """Read and score one submission: its record, and the file's ``stat`` when read (for
+    :meth:`store.Store.remember`)."""
     read = _read(entry, max_bytes)
     if isinstance(read, Record):
         return read, None
@@ -252,8 +246,8 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
 
 def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest: str, options: Options, workers: int,
               max_bytes: int, done: Callable[[int, tuple[Record, os.stat_result | None]], None]) -> None:
-    """Score ``todo`` in worker processes, calling ``done`` in index order of each batch finished, with what
-    :func:`_score_in_worker` returned."""
+    """Score ``todo`` in worker processes, calling ``done`` with what :func:`_score_in_worker` returned, in index
+    order of each batch finished."""
     pending: dict[Future, int] = {}
     # never a plain fork of this process, whose polars thread pool would deadlock in the child (polars documents this)
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"

@@ -52,25 +52,16 @@ def resampled_overalls(per_graph: dict[str, np.ndarray], draws: dict[str, np.nda
 
 
 def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndarray]) -> np.ndarray:
-    """(B,) overall of one submission in every resample (NaN where every collection is undefined).
-
-    Args:
-        per_graph: collection → (G,) primary metric per graph of the leaderboard (NaN: undefined).
-        draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
-    """
+    """(B,) overall of one submission in every resample: :func:`resampled_overalls` of its ``per_graph``,
+    collection → (G,) primary metric per graph of the leaderboard (NaN: undefined)."""
     return resampled_overalls({name: np.asarray(values)[None, :] for name, values in per_graph.items()}, draws)[0]
 
 
 def team_samples(per_graph: dict[str, np.ndarray], owner: np.ndarray, n_teams: int,
                  draws: dict[str, np.ndarray]) -> np.ndarray:
-    """(T, B) resampled score of each team: the best (``fmax``: NaN only when all are NaN) of its submissions.
-
-    Args:
-        per_graph: collection → (S, G) primary metric of the S submissions that count (:func:`resampled_overalls`).
-        owner: (S,) int team of each of those submissions, in 0..T-1; a team owning none gets NaN.
-        n_teams: T.
-        draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
-    """
+    """(T, B) resampled score of each of the T = ``n_teams`` teams: :func:`best_of_teams` of the
+    :func:`resampled_overalls` of ``per_graph`` (collection → (S, G) primary metric of the S submissions that count),
+    ``owner`` the (S,) int team of each."""
     resamples = next(iter(draws.values())).shape[0] if draws else 0
     return best_of_teams(resampled_overalls(per_graph, draws) if owner.size and draws else np.empty((0, resamples)),
                          owner, n_teams)
