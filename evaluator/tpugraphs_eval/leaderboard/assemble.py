@@ -106,13 +106,11 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
 def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: str,
                         draws: dict[str, np.ndarray], known: Store | None = None,
                         seed: int | None = None) -> np.ndarray:
-    """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
-    in each of the B resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values
-    on ``board``.
-
-    With ``known`` (and the ``seed`` of ``draws``), a final submission's resampled overalls kept there under
-    :func:`store.row_key` are used, its per-graph values not read; the others are computed (the same bytes
-    either way: :func:`uncertainty.resampled_overalls`) and kept there."""
+    """(T, B) resampled score of each of the T teams of ``rows``: the best of its ``finals`` in each of the B
+    resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values on ``board``.
+    With ``known`` (and the ``seed`` of ``draws``), a final's resampled overalls kept there (:func:`store.row_key`) are
+    used, its per-graph values not read; the others are computed (the same bytes either way:
+    :func:`uncertainty.resampled_overalls`) and kept there."""
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
     owner = np.array([t for t, _ in counted], dtype=np.intp)
     resamples = next(iter(draws.values())).shape[0] if draws else 0
@@ -181,12 +179,9 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
 
     Args:
         name: the leaderboard's title (shown, escaped, never used as a path).
-        folder: teams, submissions and ignored entries (:func:`folder.read_folder`).
-        records: one record per submission (:func:`scorer.score_entries`).
-        truth: the loaded solution; ``manifest``: its manifest (:func:`solution.read_manifest`).
-        options: the validation and scoring options used.
-        view: ``organiser`` (private ranks, public ranks, shake-up, every submission) or ``public``
-            (:func:`public_document`).
+        folder: teams, submissions and ignored entries (:func:`folder.read_folder`); records: one per submission
+            (:func:`scorer.score_entries`); truth, manifest: the loaded solution and its manifest; options: those used.
+        view: one of :data:`VIEWS` (``public``: :func:`public_document`).
         resamples, seed: the bootstrap's (:mod:`uncertainty`; organiser view).
         max_daily: valid submissions of a team per UTC day scored on the public leaderboard
             (:func:`standings.over_daily_limit`; 0: no limit); the others get an ``OVER_DAILY_LIMIT`` note.

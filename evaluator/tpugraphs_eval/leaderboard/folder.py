@@ -30,7 +30,7 @@ from ..display import safe
 from ..errors import UsageError
 from ..safeopen import file_type_in_words
 from .codes import note
-from .reading import RefusedFile, read_file_stat
+from .reading import RefusedFile, read_file_stat, refusal
 
 if TYPE_CHECKING:
     from .store import Store
@@ -142,10 +142,11 @@ def read_metadata(path: Path, entry: Entry, memory: Store | None, info: os.stat_
     rebuilds"); a file read is remembered.
     """
     if memory is not None:
-        info = info or _lstat(str(path))  # read_file_stat reads only a regular file with one name, within the limit
-        if info and stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size <= MAX_METADATA_BYTES:
-            fields = memory.known_metadata(path, info)  # as kept below (the store checks its checksum)
-            if fields is not None:
+        info = info or _lstat(path)
+        if info is not None and refusal(info, MAX_METADATA_BYTES) is None:  # a file read_file_stat would read
+            known = memory.known("metadata", path, info)  # as kept below (the store checks its checksum)
+            if known is not None:
+                fields = json.loads(known)
                 entry.submitted, entry.description = fields["submitted"], fields["description"]
                 entry.selected = fields["selected"]
                 entry.notes.extend(fields["notes"])
@@ -165,8 +166,9 @@ def read_metadata(path: Path, entry: Entry, memory: Store | None, info: os.stat_
     else:
         _parse_metadata(text, entry, bad)
     if memory is not None:
-        memory.remember_metadata(path, info, {"submitted": entry.submitted, "description": entry.description,
-                                              "selected": entry.selected, "notes": entry.notes[notes:]})
+        kept = {"submitted": entry.submitted, "description": entry.description, "selected": entry.selected,
+                "notes": entry.notes[notes:]}
+        memory.remember("metadata", path, info, json.dumps(kept, sort_keys=True))
 
 
 def _parse_metadata(text: str, entry: Entry, bad: Callable[[str], None]) -> None:
@@ -233,7 +235,7 @@ def _kind_of(mode: int) -> str:
     return "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
-def _lstat(path: str) -> os.stat_result | None:
+def _lstat(path: str | Path) -> os.stat_result | None:
     try:
         return os.lstat(path)
     except OSError:  # gone since the listing, or unreadable: ``other``, and no modification time
@@ -299,13 +301,10 @@ def read_folder(root: Path, memory: Store | None = None) -> Folder:
 
 def _read_team(team: str, team_path: Path, names: list[str],
                memory: Store | None) -> tuple[list[Entry], list[dict[str, Any]]]:
-    """The submissions (with their metadata read) and the ignored entries of one team folder's ``names``.
-
-    Every entry named as a submission (:func:`submission_stem`) that is not a folder is a submission, a
-    link or FIFO too: the scorer refuses to read it with a coded problem on that submission
-    (:mod:`reading`), where the team looks for it."""
-    folder = str(team_path)
-    stats = {raw: _lstat(os.path.join(folder, raw)) for raw in names}  # one lstat per name
+    """The submissions (with their metadata read) and the ignored entries of one team folder's ``names``. Every
+    entry named as a submission (:func:`submission_stem`) but a folder is one, a link or FIFO too: the scorer refuses
+    to read it with a coded problem on that submission (:mod:`reading`), where the team looks for it."""
+    stats = {raw: _lstat(os.path.join(team_path, raw)) for raw in names}  # one lstat per name
     kinds = {raw: "other" if info is None else _kind_of(info.st_mode) for raw, info in stats.items()}
     visible = [raw for raw in names if not raw.startswith(".") and kinds[raw] != "dir"]
     owners: dict[str, list[str]] = {}  # stem → the submissions of that stem
@@ -372,9 +371,10 @@ def _merge_teams(found: Folder) -> Folder:
         entry.folder, entry.team = entry.team, rename[entry.team]
     notes: dict[str, list[dict[str, Any]]] = {}
     for names in merged.values():
-        mine = [note("TEAM_NAMES_MERGED", f"team folders {', '.join(names)} are one team (names equal after NFC "
-                                          f"normalisation and case folding), shown as {names[0]}")] if names[1:] else []
-        mine += [n for name in names for n in found.team_notes.get(name, [])]
+        mine = [n for name in names for n in found.team_notes.get(name, [])]
+        if len(names) > 1:
+            mine.insert(0, note("TEAM_NAMES_MERGED", f"team folders {', '.join(names)} are one team (names equal "
+                                                     f"after NFC normalisation and case folding), shown as {names[0]}"))
         if mine:
             notes[names[0]] = mine
     return Folder([names[0] for names in merged.values()], found.entries, found.ignored, notes)

@@ -2,7 +2,7 @@
 
 Why and what is refused: docs/leaderboard.md, "Reading a hostile folder". A file is opened relative to its team
 folder, itself opened relative to the submissions folder, each with ``O_NOFOLLOW`` and ``O_NONBLOCK``; then ``fstat``
-of the open descriptor decides (:func:`_refusal`), so nothing can be swapped between check and read. POSIX only.
+of the open descriptor decides (:func:`refusal`), so nothing can be swapped between check and read. POSIX only.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _team_folder(path: Path) -> int:
         os.close(root)
 
 
-def _refusal(info: os.stat_result, max_bytes: int) -> RefusedFile | None:
+def refusal(info: os.stat_result, max_bytes: int) -> RefusedFile | None:
     """Why a file of that ``stat`` is not read (not regular, a hard link, too large), or None."""
     if not stat.S_ISREG(info.st_mode):
         return RefusedFile("SUBMISSION_NOT_REGULAR", f"the file is {file_type_in_words(info.st_mode)}, not a "
@@ -90,7 +90,7 @@ def stat_readable(path: Path, max_bytes: int) -> os.stat_result | None:
         return None
     finally:
         os.close(team)
-    return None if _refusal(info, max_bytes) else info
+    return None if refusal(info, max_bytes) else info
 
 
 def read_file_stat(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
@@ -111,7 +111,7 @@ def read_file_stat(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
         os.close(team)
     try:
         info = os.fstat(fd)
-        refused = _refusal(info, max_bytes)
+        refused = refusal(info, max_bytes)
         if refused:
             raise refused
         os.set_blocking(fd, True)

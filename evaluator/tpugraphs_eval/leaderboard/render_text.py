@@ -60,21 +60,17 @@ def column_value(team: dict[str, Any], column: tuple[str, str | None]) -> float 
     return team["collections"][name] if metric is None else team["secondary"][name][metric]
 
 
-def column_name(column: tuple[str, str | None]) -> str:
-    """The CSV header of one of :data:`COLLECTION_COLUMNS`: the collection, or ``collection metric``
+def column_label(column: tuple[str, str | None], plain: bool = False) -> str:
+    """The header of one of :data:`COLLECTION_COLUMNS`: the collection, or for a secondary one ``collection label``
+    in a table (Markdown, HTML: ``layout:xla:default OPA``), ``collection metric`` in the CSV, ``plain``
     (``layout:xla:default opa``)."""
-    return column[0] if column[1] is None else f"{column[0]} {column[1]}"
+    name, metric = column
+    return name if metric is None else f"{name} {metric if plain else BY_NAME[metric].label}"
 
 
-def column_label(column: tuple[str, str | None]) -> str:
-    """The table header (Markdown, HTML) of one of :data:`COLLECTION_COLUMNS`: the collection, or
-    ``collection label`` (``layout:xla:default OPA``)."""
-    return column[0] if column[1] is None else f"{column[0]} {BY_NAME[column[1]].label}"
-
-
-ORGANISER_COLUMNS = ["rank", "team", "overall", *map(column_name, COLLECTION_COLUMNS), "overall_low",
-                     "overall_high", "rank_low", "rank_high", "tied_with_leader", "public_rank", "public_overall",
-                     "submissions", "valid_submissions", "last_submission", "scored_by"]
+ORGANISER_COLUMNS = ["rank", "team", "overall", *(column_label(c, plain=True) for c in COLLECTION_COLUMNS),
+                     "overall_low", "overall_high", "rank_low", "rank_high", "tied_with_leader", "public_rank",
+                     "public_overall", "submissions", "valid_submissions", "last_submission", "scored_by"]
 """The CSV header of the organiser view."""
 
 
@@ -96,7 +92,7 @@ def render_csv(document: dict[str, Any]) -> str:
     for team in document["teams"]:
         interval, ranks = team["interval"] or [None, None], team["rank_interval"] or [None, None]
         cells = {"rank": team["rank"], "team": csv_text(team["team"]), "overall": number(team["overall"]),
-                 **{column_name(c): number(column_value(team, c)) for c in COLLECTION_COLUMNS},
+                 **{column_label(c, plain=True): number(column_value(team, c)) for c in COLLECTION_COLUMNS},
                  "overall_low": number(interval[0]), "overall_high": number(interval[1]),
                  "rank_low": ranks[0], "rank_high": ranks[1],
                  "tied_with_leader": "true" if team["tied_with_leader"] else "false",
@@ -156,23 +152,18 @@ def _table(head: list[str], rows: Iterable[list[str]]) -> list[str]:
         "| " + " | ".join(cells) + " |" for cells in rows]
 
 
-def _public_markdown(document: dict[str, Any]) -> str:
-    out = [f"# Public leaderboard: {md(document['name'])}", ""]
-    out += [md(line) + "  " for line in summary_lines(document)] + [""]
-    shown = document["collections"]
-    out += _table(["Rank", "Team", "Overall", *shown, "Entries", "Last submission"],
-                  ([str(team["rank"]), md(team["team"]), _f(team["overall"]),
-                    *(_f(team["collections"][n]) for n in shown), str(team["entries"]),
-                    md(team["last_submission"] or "unknown")] for team in document["teams"]))
-    return "\n".join(out) + "\n"
-
-
 def render_markdown(document: dict[str, Any]) -> str:
     """The whole leaderboard as GitHub-flavoured Markdown (a ``public`` document: its teams table only)."""
-    if document["view"] == "public":
-        return _public_markdown(document)
-    out = [f"# Leaderboard: {md(document['name'])}", ""]
+    public = document["view"] == "public"
+    out = [f"# {'Public leaderboard' if public else 'Leaderboard'}: {md(document['name'])}", ""]
     out += [md(line) + "  " for line in summary_lines(document)] + [""]
+    if public:
+        shown = document["collections"]
+        out += _table(["Rank", "Team", "Overall", *shown, "Entries", "Last submission"],
+                      ([str(team["rank"]), md(team["team"]), _f(team["overall"]),
+                        *(_f(team["collections"][n]) for n in shown), str(team["entries"]),
+                        md(team["last_submission"] or "unknown")] for team in document["teams"]))
+        return "\n".join(out) + "\n"
     out += _table(["Rank", "Team", "Overall", "95% interval", "Rank interval", "Tied with leader",
                    *map(column_label, COLLECTION_COLUMNS), "Public rank", "Submissions", "Last submission"],
                   ([str(team["rank"] or "—"), md(team["team"]), _f(team["overall"]), interval_text(team["interval"]),

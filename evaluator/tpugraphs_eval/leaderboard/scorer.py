@@ -166,7 +166,7 @@ class _Pass:
         empty = self.store.empty  # nothing to find: no need to read and hash here
         for i, entry in enumerate(self.entries):
             info = None if empty or self.rehash else stat_readable(entry.path, self.max_bytes)
-            sha = None if info is None else self.store.known_digest(entry.path, info)
+            sha = None if info is None else self.store.known("files", entry.path, info)
             if sha is not None:  # unchanged since read: its bytes are not read again
                 if not self._found(i, sha):
                     yield i, info.st_size
@@ -180,7 +180,7 @@ class _Pass:
                 yield i, data if data <= self.max_bytes else 0  # too large: recorded unread by the scorer
             else:
                 sha = hashlib.sha256(data[0]).hexdigest()
-                self.store.remember(entry.path, data[1], sha)
+                self.store.remember("files", entry.path, data[1], sha)
                 if not self._found(i, sha):
                     yield i, len(data[0])
 
@@ -192,7 +192,7 @@ class _Pass:
             self.counts["unread"] += 1
         else:
             if info is not None:
-                self.store.remember(self.entries[i].path, info, record.sha256)
+                self.store.remember("files", self.entries[i].path, info, record.sha256)
             self.store.put(self.key_of(record.sha256), record)
             self.counts["scored"] += 1
         self.advance(1)
@@ -204,22 +204,19 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
     """A record per entry (same order as ``entries``), and counts ``{cached, scored, unread}``.
 
     Two passes: the first finds each file in the store (one whose stat is unchanged is not read:
-    :meth:`store.Store.known_digest`, docs/leaderboard.md, "Warm rebuilds"; any other is read and hashed here); the
+    :meth:`store.Store.known`, docs/leaderboard.md, "Warm rebuilds"; any other is read and hashed here); the
     misses are read again and scored, in ``workers`` processes (starting while the first pass goes on) once they total
     :data:`PARALLEL_MIN_BYTES`, else here. A new record is stored under the hash of the bytes actually scored (the
     report's ``submission_sha256``), so a file changed between the passes is never mis-keyed.
 
     Args:
-        entries: the submissions (:func:`folder.read_folder`).
-        truth: the loaded solution (used in this process for few submissions or ``workers <= 1``).
-        solution: its path (each worker process loads it once).
-        options: validation and scoring options.
-        store: where records of unchanged submissions are found and new ones kept, under
-            :func:`store.record_keyer` of the :func:`store.solution_digest` of ``truth`` and ``solution``'s manifest.
-        workers: processes scoring in parallel.
-        max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
-        rehash: read and hash every file, trusting no stat match (``--rehash``).
-        advance: called with 1 after each submission is done (a progress bar).
+        entries: the submissions (:func:`folder.read_folder`); options: validation and scoring options.
+        truth: the loaded solution (used here for few submissions or ``workers <= 1``); solution: its path (each
+            worker process loads it once).
+        store: where records are found and kept, under :func:`store.record_keyer` of the
+            :func:`store.solution_digest` of ``truth`` and ``solution``'s manifest.
+        workers: processes scoring in parallel; max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
+        rehash: trust no stat match (``--rehash``); advance: called with 1 after each submission (a progress bar).
 
     Raises:
         ScoringFailed: the evaluator raised on a submission (a bug), or a worker died.

@@ -109,14 +109,9 @@ def submissions_by_team(teams: list[str], entries: list[Entry]) -> dict[str, lis
 
 def final_submissions(team: str, mine: list[int], valid: list[int], entries: list[Entry],
                       records: list[Record], over: dict[int, Any]) -> tuple[list[int], list[dict[str, Any]]]:
-    """The private leaderboard's final submissions of a team and the notes made.
-
-    Args:
-        team: the team's name; ``mine``: indices of all its submissions; ``valid``: of its scored ones,
-            earliest first; ``entries``, ``records``: every submission and its record; ``over``: the
-            submissions over the daily limit (:func:`over_daily_limit`): without a public score, they come
-            after every other when the 2 best public ones are taken.
-    """
+    """The private leaderboard's final submissions of ``team`` and the notes made: ``mine`` are the indices of all
+    its submissions, ``valid`` of its scored ones, earliest first; ``over`` the submissions over the daily limit
+    (:func:`over_daily_limit`), which come after every other when the 2 best public ones are taken."""
     scored = set(valid)
     notes = [note("SELECTED_INVALID", f"{entries[i].id} is selected but was not scored; it does not count")
              for i in sorted(mine) if entries[i].selected and i not in scored]  # in the entries' order
@@ -153,7 +148,7 @@ def standings(teams: list[str], entries: list[Entry], records: list[Record],
         max_daily: the daily limit (:func:`over_daily_limit`; 0: none). On the public board a team's
             ``finals`` are its valid submissions within the limit.
 
-    Cost: O(N log N + T log T) for N submissions and T teams (submissions are grouped by team once).
+    Cost: O(N log N + T log T) for N submissions and T teams.
     """
     out = []
     groups = submissions_by_team(teams, entries)

@@ -225,30 +225,19 @@ class Store:
         """True when no record can be found (disabled, or none stored)."""
         return self._select("SELECT 1 FROM records LIMIT 1") is None
 
-    def _known(self, table: str, path: Path, info: os.stat_result) -> str | None:
+    def known(self, table: str, path: Path, info: os.stat_result) -> str | None:
+        """What :meth:`remember` kept in ``table`` (``files``: a submission's sha256; ``metadata``: a metadata file's
+        fields as JSON) for ``path`` when its ``stat`` then showed the same ``st_size``, ``st_mtime_ns`` and
+        ``st_ino`` as ``info`` (then kept for this build), else None (read the file)."""
         row = self._row(table, "stat, value", str(path), str(path))
         if row is None or row[0] != _stat_text(info).encode():
             return None
         self.used[table].add(str(path))
         return row[1].decode()
 
-    def known_digest(self, path: Path, info: os.stat_result) -> str | None:
-        """The sha256 read from ``path`` by an earlier build when its ``stat`` showed the same ``st_size``,
-        ``st_mtime_ns`` and ``st_ino`` as ``info`` (then kept for this build), else None (read it)."""
-        return self._known("files", path, info)
-
-    def remember(self, path: Path, info: os.stat_result, sha256: str) -> None:
-        """Keep that ``path``, with that ``stat`` (taken before reading), held bytes of that sha256."""
-        self._write("files", str(path), _stat_text(info), sha256)
-
-    def known_metadata(self, path: Path, info: os.stat_result) -> dict[str, Any] | None:
-        """What :meth:`remember_metadata` kept of the metadata file ``path`` under the same stat as ``info``, else None."""
-        value = self._known("metadata", path, info)
-        return None if value is None else json.loads(value)
-
-    def remember_metadata(self, path: Path, info: os.stat_result, fields: dict[str, Any]) -> None:
-        """Keep what the metadata file ``path``, with that ``stat`` (taken before reading), gave: ``fields``."""
-        self._write("metadata", str(path), _stat_text(info), json.dumps(fields, sort_keys=True))
+    def remember(self, table: str, path: Path, info: os.stat_result, value: str) -> None:
+        """Keep in ``table`` what ``path``, with that ``stat`` (taken before reading), gave: ``value``."""
+        self._write(table, str(path), _stat_text(info), value)
 
     def _all_fields(self) -> dict[str, Any]:
         """Key → the fields of every stored record whose checksum holds (None: it fails), read at first use in one
