@@ -41,9 +41,8 @@ PUBLIC_TEAM_FIELDS = ("rank", "team", "overall", "collections", "entries", "last
 
 
 def secondary_columns() -> dict[str, tuple[str, ...]]:
-    """Collection → the metrics shown beside its value in the organiser view (:func:`..rules.metric_table.beside_primary`
-    of its kind: ``("opa",)`` for each layout collection; tile collections have none and no entry), in catalog
-    order. Secondary: never used for ranking, never in the public view (docs/public-view.md)."""
+    """Collection → the metrics shown beside its value in the organiser view, in catalog order (as
+    :func:`scorer.secondary_means`); never used for ranking, never in the public view (docs/public-view.md)."""
     return {c.name: (metric.name,) for c in COLLECTIONS if (metric := beside_primary(c.kind)) is not None}
 
 
@@ -54,10 +53,9 @@ def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
 
 
 def defined_public_graphs(truth: GroundTruth) -> dict[str, int]:
-    """Collection → its public graphs whose metric is defined for every submission, in catalog order: every
-    tile graph (the top-K slowdown needs one config), and each layout graph with at least two distinct
-    runtimes (Kendall's tau-b is undefined when the true runtimes are all equal, docs/metrics.md, layout). A property of
-    the solution, so one set of columns holds for every team (:func:`public_document`)."""
+    """Collection → its public graphs whose metric is defined for every submission, in catalog order: every tile
+    graph, and each layout graph with at least two distinct runtimes (docs/metrics.md, layout). A property of the
+    solution, so one set of columns holds for every team (:func:`public_document`)."""
     return {name: int(t.public.sum() if t.n_distinct is None else (t.public & (t.n_distinct >= 2)).sum())
             for name, t in truth.collections.items()}
 

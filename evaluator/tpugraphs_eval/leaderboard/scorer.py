@@ -62,9 +62,8 @@ def listed_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def secondary_means(collections: dict[str, CollectionResult]) -> dict[str, dict[str, float | None]]:
-    """Collection → {metric: mean over the graphs where it is defined, None when none} of the metric shown beside
-    each collection's value (:func:`..rules.metric_table.beside_primary`: layout ``opa``; tile collections have
-    none and no entry)."""
+    """Collection → {metric: its mean where defined (None: nowhere)} for the metric shown beside the collection's
+    value (:func:`..rules.metric_table.beside_primary`: layout ``opa``; tile collections have none and no entry)."""
     return {name: {metric.name: result.means()[metric.name]} for name, result in collections.items()
             if (metric := beside_primary(result.collection.kind)) is not None}
 
