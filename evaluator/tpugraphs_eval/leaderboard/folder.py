@@ -222,8 +222,7 @@ def submission_stem(name: str) -> str | None:
 
 
 def _kind(path: Path) -> tuple[str, str]:
-    """(``file``, ``dir``, ``link`` or ``other``; the file type in words), without following links. An entry
-    that vanished since the listing is ``other``."""
+    """(``file``, ``dir``, ``link`` or ``other``, also when gone; the file type in words), no link followed."""
     try:
         mode = path.lstat().st_mode
     except OSError as err:

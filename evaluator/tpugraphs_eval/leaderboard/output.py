@@ -39,8 +39,7 @@ STAGING_PREFIX = ".staging-"
 
 
 class OutputNotAFolder(UsageError):
-    """The output path is an existing file or link, or lies under a file (exit code 2, code
-    ``OUTPUT_NOT_A_FOLDER``)."""
+    """The output path is an existing file or link, or lies under a file (exit code 2, ``OUTPUT_NOT_A_FOLDER``)."""
 
     code = "OUTPUT_NOT_A_FOLDER"
 

@@ -44,8 +44,7 @@ class BoardScores:
     secondary: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"overall": ..., "collections": {...}, "secondary": {collection: {metric: ...}}}``, the inner dicts this
-        object's own (for a document or a store row that only reads them)."""
+        """``{"overall", "collections", "secondary"}``, the inner dicts this object's own (for readers only)."""
         return {"overall": self.overall, "collections": self.collections, "secondary": self.secondary}
 
 

@@ -9,6 +9,7 @@ a final submission's (B,) resampled overalls (little-endian float64) under :func
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -244,14 +245,12 @@ class Store:
         pass and decoded by one ``json.loads``, so that the records share their field names' strings."""
         if self._fields is None:
             self._fields, texts = {}, []
-            try:
+            with contextlib.suppress(sqlite3.Error):  # a store this build could not write (its new tables rolled back)
                 rows = self._ready() and self.db.execute("SELECT key, record, per_graph, checksum FROM records")
                 for key, record, per_graph, check in rows or ():
                     good = check == checksum(key, record, per_graph)
                     self._fields[key.decode("utf-8", "replace")] = len(texts) if good else None
                     texts += [record] if good else []
-            except sqlite3.Error:  # a store this build could not write (its new tables rolled back)
-                pass
             decoded = json.loads(b"[" + b",".join(texts) + b"]")
             self._fields = {k: None if i is None else decoded[i] for k, i in self._fields.items()}
         return self._fields
