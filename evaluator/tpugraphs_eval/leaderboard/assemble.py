@@ -1,18 +1,9 @@
 """Records + standings + uncertainty → the leaderboard document, the one result every output is a view of.
 
-The document (``leaderboard.json``, format :data:`LEADERBOARD_FORMAT`) is a plain dict; CSV, Markdown
-and HTML are rendered from it (:mod:`render_text`, :mod:`render_html`). It holds no absolute path and
-no build time, so the same inputs give the same bytes.
-
-The ``public`` view holds only what Kaggle's public leaderboard shows (:data:`PUBLIC_TEAM_FIELDS`): per
-ranked team its best public overall, that submission's public collection values, its number of entries
-and its last submission time. No graph ID, no per-graph value (collections are shown as
-:func:`..rules.public_rule.shown_collections` says: one with fewer than ``MIN_PUBLIC_GRAPHS`` public
-graphs whose metric is defined whatever the submission (:func:`defined_public_graphs`) is left out, and none
-when the left-out ones hold a single such graph; a team's cell is null when its submission's value there is
-a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs, e.g. a lenient row tying every config), no interval (a
-bootstrap interval is a function of per-graph values), no submission, file name, description,
-selection, problem or note. Why: docs/public-view.md.
+The document (``leaderboard.json``, format :data:`LEADERBOARD_FORMAT`) is a plain dict; CSV, Markdown and HTML are
+rendered from it (:mod:`render_text`, :mod:`render_html`). It holds no absolute path and no build time, so the same
+inputs give the same bytes. The ``public`` view (:func:`public_document`) holds only what Kaggle's public leaderboard
+shows (:data:`PUBLIC_TEAM_FIELDS`; docs/leaderboard.md, "The public leaderboard"; why: docs/public-view.md).
 """
 
 from __future__ import annotations
@@ -31,11 +22,11 @@ from ..scoring.bootstrap import draw_positions
 from ..truth.groundtruth import GroundTruth
 from .folder import Folder
 from .public_team import PublicTeam
-from .record import SCORE_BOARDS, STATUSES, Record
+from .record import BOARDS, SCORE_BOARDS, STATUSES, Record
 from .scorer import listed_problems
 from .standings import DEFAULT_MAX_DAILY, TeamStanding, over_daily_limit, standings, time_key
 from .store import Store, row_key
-from .uncertainty import LEVEL, best_of_teams, resampled_overalls, shakeup, team_samples, uncertainty
+from .uncertainty import LEVEL, best_of_teams, resampled_overalls, shakeup, uncertainty
 
 LEADERBOARD_FORMAT = 1
 VIEWS = ("organiser", "public")
@@ -46,15 +37,12 @@ PUBLIC_FIELDS = ("leaderboard_format", "name", "view", "ranked_by", "solution", 
 """The keys of a public document; its ``solution`` holds only ``split`` and ``synthetic``, its ``collections``
 the collections shown (catalog order)."""
 PUBLIC_TEAM_FIELDS = ("rank", "team", "overall", "collections", "entries", "last_submission")
-"""The keys of a team in a public document: rank, name, best public overall, the public value of each
-shown collection of that submission (null when undefined), number of submissions (every file, invalid ones
-too) and the latest known submission time (null when none is known)."""
+"""The keys of a team in a public document (:class:`.public_team.PublicTeam`)."""
 
 
 def secondary_columns() -> dict[str, tuple[str, ...]]:
-    """Collection → the metrics shown beside its value in the organiser view (:func:`..rules.metric_table.beside_primary`
-    of its kind: ``("opa",)`` for each layout collection; tile collections have none and no entry), in catalog
-    order. Secondary: never used for ranking, never in the public view (docs/public-view.md)."""
+    """Collection → the metrics shown beside its value in the organiser view, in catalog order (as
+    :func:`scorer.secondary_means`); never used for ranking, never in the public view (docs/public-view.md)."""
     return {c.name: (metric.name,) for c in COLLECTIONS if (metric := beside_primary(c.kind)) is not None}
 
 
@@ -65,10 +53,9 @@ def board_graphs(truth: GroundTruth, board: str) -> dict[str, int]:
 
 
 def defined_public_graphs(truth: GroundTruth) -> dict[str, int]:
-    """Collection → its public graphs whose metric is defined for every submission, in catalog order: every
-    tile graph (the top-K slowdown needs one config), and each layout graph with at least two distinct
-    runtimes (Kendall's tau-b is undefined when the true runtimes are all equal, docs/metrics.md, layout). A property of
-    the solution, so one set of columns holds for every team (:func:`public_document`)."""
+    """Collection → its public graphs whose metric is defined for every submission, in catalog order: every tile
+    graph, and each layout graph with at least two distinct runtimes (docs/metrics.md, layout). A property of the
+    solution, so one set of columns holds for every team (:func:`public_document`)."""
     return {name: int(t.public.sum() if t.n_distinct is None else (t.public & (t.n_distinct >= 2)).sum())
             for name, t in truth.collections.items()}
 
@@ -81,13 +68,10 @@ def last_submission(entries: list) -> str | None:
 
 def public_document(name: str, folder: Folder, records: list[Record], truth: GroundTruth,
                     manifest: dict[str, Any], options: Options, max_daily: int = DEFAULT_MAX_DAILY) -> dict[str, Any]:
-    """The ``public`` view: ranked teams only, each with :data:`PUBLIC_TEAM_FIELDS` (see the module docstring).
-
-    Teams are in public-leaderboard order (:func:`standings.standings`); a team without a valid
-    submission, or whose public score is undefined, has no public score and is not listed (Kaggle lists
-    teams by score); each team is a :class:`.public_team.PublicTeam`. The collections shown: :func:`..rules.public_rule.shown_collections` of
-    :func:`defined_public_graphs`; a team's value in one is null when its submission's is a mean over fewer
-    than ``MIN_PUBLIC_GRAPHS`` graphs (the submission left the others undefined).
+    """The ``public`` view: ranked teams only, in public-leaderboard order (:func:`standings.standings`), each a
+    :class:`.public_team.PublicTeam`; a team without a public score is not listed (Kaggle lists teams by score). The
+    collections shown: :func:`..rules.public_rule.shown_collections` of :func:`defined_public_graphs`; a team's value
+    in one is null when its submission's is a mean over fewer than ``MIN_PUBLIC_GRAPHS`` graphs.
 
     Raises:
         DataError: ``PUBLIC_BOARD_TOO_SMALL``: the public leaderboard holds fewer than ``MIN_PUBLIC_GRAPHS``
@@ -120,21 +104,19 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
 def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: str,
                         draws: dict[str, np.ndarray], known: Store | None = None,
                         seed: int | None = None) -> np.ndarray:
-    """(T, B) resampled score of each of the T teams of ``rows``: the best of its final submissions (``finals``)
-    in each of the B resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values
-    on ``board``.
-
-    With ``known`` (and the ``seed`` of ``draws``), a final submission's resampled overalls kept there under
-    :func:`store.row_key` are used, its per-graph values not read; the others are computed (the same bytes
-    either way: :func:`uncertainty.resampled_overalls`) and kept there."""
+    """(T, B) resampled score of each of the T teams of ``rows``: the best of its ``finals`` in each of the B
+    resamples of ``draws`` (:func:`scoring.bootstrap.draw_positions`), from the records' per-graph values on ``board``.
+    With ``known`` (and the ``seed`` of ``draws``), a final's resampled overalls kept there (:func:`store.row_key`) are
+    used, its per-graph values not read; the others are computed (the same bytes either way:
+    :func:`uncertainty.resampled_overalls`) and kept there."""
     counted = [(t, i) for t, row in enumerate(rows) for i in row.finals]
     owner = np.array([t for t, _ in counted], dtype=np.intp)
     resamples = next(iter(draws.values())).shape[0] if draws else 0
-    if known is None or seed is None or not draws or not counted:
-        per_graph = {name: np.array([records[i].per_graph_values(board, name) for _, i in counted])
-                     for name in draws}
-        return team_samples(per_graph, owner, len(rows), draws)
-    keys = [None if records[i].key is None else row_key(records[i].key, board, resamples, seed) for _, i in counted]
+    if not draws or not counted:
+        return np.full((len(rows), resamples), np.nan)
+    keyed = known is not None and seed is not None
+    keys = [row_key(records[i].key, board, resamples, seed) if keyed and records[i].key is not None else None
+            for _, i in counted]
     found = [None if k is None else known.row(k, resamples) for k in keys]
     missing = [s for s, row in enumerate(found) if row is None]
     if missing:
@@ -148,14 +130,13 @@ def ranked_team_samples(rows: list[TeamStanding], records: list[Record], board: 
 
 
 def _submission(entry, record: Record, final: bool, over: dict[str, Any] | None) -> dict[str, Any]:
-    out = {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
-           "description": entry.description, "selected": entry.selected, "final": final,
-           "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
-           **{board: record.boards[board].to_json() if record.scored else None  # read only: shared
-              for board in SCORE_BOARDS},
-           "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
-           "notes": entry.notes + ([over] if over else [])}
-    return out
+    return {"id": entry.id, "team": entry.team, "file": entry.file, "submitted": entry.submitted,
+            "description": entry.description, "selected": entry.selected, "final": final,
+            "status": record.status, "sha256": record.sha256, "n_rows": record.n_rows, "n_errors": record.n_errors,
+            **{board: record.boards[board].to_json() if record.scored else None  # read only: shared
+               for board in SCORE_BOARDS},
+            "problem_counts": record.problem_counts, "problems": listed_problems(record.problems),
+            "notes": entry.notes + ([over] if over else [])}
 
 
 def tally(folder: Folder, records: list[Record], ranked_teams: int) -> dict[str, int]:
@@ -181,9 +162,8 @@ def _team(row: TeamStanding, t: int, bounds, public: TeamStanding, folder: Folde
                     tied_with_leader=bounds.tied_with_leader[t])
     else:
         team.update(interval=None, rank_interval=None, tied_with_leader=False)
-    team.update(public_rank=public.rank, public_overall=public.score)
-    team.update(submissions=len(mine), valid_submissions=len(row.valid),
-                last_submission=last_submission(mine),
+    team.update(public_rank=public.rank, public_overall=public.score, submissions=len(mine),
+                valid_submissions=len(row.valid), last_submission=last_submission(mine),
                 scored_by=entries[row.chosen].id if row.chosen is not None else None,
                 final_submissions=[entries[i].id for i in row.finals],
                 notes=folder.team_notes.get(row.team, []) + row.notes)
@@ -197,12 +177,9 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
 
     Args:
         name: the leaderboard's title (shown, escaped, never used as a path).
-        folder: teams, submissions and ignored entries (:func:`folder.read_folder`).
-        records: one record per submission (:func:`scorer.score_entries`).
-        truth: the loaded solution; ``manifest``: its manifest (:func:`solution.read_manifest`).
-        options: the validation and scoring options used.
-        view: ``organiser`` (private ranks, public ranks, shake-up, every submission) or ``public``
-            (:func:`public_document`).
+        folder: teams, submissions and ignored entries (:func:`folder.read_folder`); records: one per submission
+            (:func:`scorer.score_entries`); truth, manifest: the loaded solution and its manifest; options: those used.
+        view: one of :data:`VIEWS` (``public``: :func:`public_document`).
         resamples, seed: the bootstrap's (:mod:`uncertainty`; organiser view).
         max_daily: valid submissions of a team per UTC day scored on the public leaderboard
             (:func:`standings.over_daily_limit`; 0: no limit); the others get an ``OVER_DAILY_LIMIT`` note.
@@ -222,8 +199,7 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
     public_rows = {r.team: r for r in standings(folder.teams, entries, records, "public", max_daily)}
     teams = [_team(row, t, bounds, public_rows[row.team], folder, records, board) for t, row in enumerate(rows)]
     finals = {i for r in rows for i in r.finals}
-    boards = ("public", "private")
-    counts = {b: board_graphs(truth, b) for b in boards}
+    counts = {b: board_graphs(truth, b) for b in BOARDS}
     team_order = {team: k for k, team in reversed(list(enumerate(folder.teams)))}  # the first, as list.index
     order = sorted(range(len(entries)), key=lambda i: (team_order[entries[i].team], time_key(entries[i])))
     both = [r for r in ranked if public_rows[r.team].rank is not None]
@@ -232,7 +208,7 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
         "leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": view, "ranked_by": board,
         "solution": {"split": manifest["split"], "synthetic": bool(manifest.get("synthetic")),
                      "ground_truth_sha256": truth.sha256,
-                     "graphs": {n: {b: counts[b][n] for b in boards} for n in truth.collections}},
+                     "graphs": {n: {b: counts[b][n] for b in BOARDS} for n in truth.collections}},
         "evaluator_version": __version__, "options": options.to_dict(), "max_daily": max_daily,
         "bootstrap": {"resamples": resamples, "seed": seed, "level": LEVEL, "interval": "percentile",
                       "stratified_by": "collection", "paired": True, "leaderboard": board},

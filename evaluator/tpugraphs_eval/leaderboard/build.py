@@ -1,9 +1,8 @@
 """Build a leaderboard: submissions folder + solution file → ``leaderboard.{csv,md,json,html}``.
 
-The straight line: :mod:`folder` (teams and submissions) → :mod:`scorer` (one record per submission,
-through ``score_submission``, kept in the store: :mod:`store`) → :mod:`standings` and :mod:`uncertainty` (via :mod:`assemble`:
-the document) → :mod:`render_text` / :mod:`render_html` → :mod:`output` (a new generation, switched to at
-once, under a lock on the output folder).
+The straight line: :mod:`folder` → :mod:`scorer` (one record per submission, kept in :mod:`store`) →
+:mod:`assemble` (:mod:`standings`, :mod:`uncertainty`: the document) → :mod:`render_text` / :mod:`render_html` →
+:mod:`output` (a new generation, switched to at once, under a lock on the output folder).
 """
 
 from __future__ import annotations
@@ -62,9 +61,8 @@ class BuildResult:
             not used), ``unwritable`` (1 when the store could not be written).
         tally: what the build found (:func:`assemble.tally`: teams, ranked teams, submissions by status,
             ignored entries), whatever the view.
-        notes: what the build itself met, not part of any output (the outputs depend on the inputs only):
-            the store's notes (:attr:`store.Store.notes`: ``CACHE_SET_ASIDE``, ``CACHE_ENTRY_CORRUPT``,
-            ``CACHE_ENTRY_UNWRITABLE``).
+        notes: the store's notes (:attr:`store.Store.notes`), not part of any output (the outputs depend on the
+            inputs only).
         seconds: wall time of each step: ``read`` (folder and solution), ``score``, ``assemble``
             (standings and bootstrap), ``write`` (render and write). Not part of any output.
     """
@@ -91,9 +89,13 @@ def _check_options(view: str, options: Options, resamples: int, max_bytes: int, 
 
 
 def _cache_folder(submissions: Path, out: Path, view: str, cache_dir: Path | None | _DefaultCache) -> Path | None:
-    """The folder of this build's store (None: none), after checking the output folder (:func:`_check_paths`) and
-    refusing a public build whose store or folder would hold private scores where it is published."""
-    _check_paths(submissions, out)
+    """The folder of this build's store (None: none), after refusing an output folder that cannot be one or lies
+    inside ``submissions``, and a public build whose store or folder would hold private scores where it is published."""
+    check_output_folder(out)  # before anything is read or a cache folder is made under it
+    subs, target = submissions.resolve(), out.resolve()
+    if target == subs or subs in target.parents:
+        raise UsageError(f"the output folder {out} is inside the submissions folder {submissions}: the next build "
+                         "would read it as a team; write the leaderboard elsewhere")
     if view != "public":
         return out / CACHE_FOLDER if isinstance(cache_dir, _DefaultCache) else cache_dir
     if os.path.lexists(out / CACHE_FOLDER):
@@ -104,22 +106,6 @@ def _cache_folder(submissions: Path, out: Path, view: str, cache_dir: Path | Non
     if Path(cache_dir).resolve().is_relative_to(out.resolve()):
         raise UsageError("a public leaderboard's store holds private scores: put --cache-dir outside the output folder")
     return Path(cache_dir)
-
-
-def _check_paths(submissions: Path, out: Path) -> None:
-    check_output_folder(out)  # before anything is read or a cache folder is made under it
-    subs, target = submissions.resolve(), out.resolve()
-    if target == subs or subs in target.parents:
-        raise UsageError(f"the output folder {out} is inside the submissions folder {submissions}: the next build "
-                         "would read it as a team; write the leaderboard elsewhere")
-
-
-def _no_teams_message(submissions: Path, folder: Folder) -> str:
-    held = (f"it holds only {len(folder.ignored)} entries that are not team folders (files or hidden entries at "
-            f"the top level, e.g. {folder.ignored[0]['path']})" if folder.ignored else "it is empty")
-    return (f"the submissions folder {submissions} holds no team folder ({held}): each team's submissions go in "
-            f"a folder named after the team ({submissions}/TEAM/NAME.csv). Nothing was written; --allow-empty "
-            "writes an empty leaderboard")
 
 
 def _stopwatch(seconds: dict[str, float]) -> Callable[[str], None]:
@@ -139,7 +125,11 @@ def _read_inputs(submissions: Path, solution: Path, options: Options, store: Sto
     without teams leaves nothing behind (``store`` is first opened, and made, for a team's metadata)."""
     folder = read_folder(submissions, store)
     if not folder.teams and not allow_empty:
-        raise DataError(_no_teams_message(submissions, folder), code="NO_TEAM_FOLDERS")
+        held = (f"it holds only {len(folder.ignored)} entries that are not team folders (files or hidden entries at "
+                f"the top level, e.g. {folder.ignored[0]['path']})" if folder.ignored else "it is empty")
+        raise DataError(f"the submissions folder {submissions} holds no team folder ({held}): each team's submissions "
+                        f"go in a folder named after the team ({submissions}/TEAM/NAME.csv). Nothing was written; "
+                        "--allow-empty writes an empty leaderboard", code="NO_TEAM_FOLDERS")
     manifest = read_manifest(solution)
     truth = load_solution(solution, tile_runtime=options.tile_runtime)
     if not truth.has_usage:
@@ -147,13 +137,6 @@ def _read_inputs(submissions: Path, solution: Path, options: Options, store: Sto
     if noise is not None:
         attach_noise(truth, noise)
     return folder, manifest, truth
-
-
-def _with_noise(document: dict[str, Any], truth: GroundTruth) -> dict[str, Any]:
-    """``document`` with the ``noise`` note of an organiser's document when the solution has a noise file."""
-    if document["view"] != "public" and truth.noise is not None:
-        document["noise"] = noise_note(document, truth)
-    return document
 
 
 def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str | None = None,
@@ -166,19 +149,17 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
     """Score every submission of ``submissions`` against ``solution`` and write the leaderboard into ``out``.
 
     Args:
-        submissions: the folder of team folders (layout: :mod:`folder`).
-        solution: a solution file (:func:`tpugraphs_eval.truth.solution.build_solution`).
+        submissions: the folder of team folders (:mod:`folder`); solution: a solution file (:mod:`..truth.solution`).
         out: the output folder (created; not inside ``submissions``); name: the title (default: ``out``'s folder name).
         options: validation mode (``configs`` must be ``all``); view: ``organiser`` or ``public`` (:data:`assemble.VIEWS`).
         workers: scoring processes (default :func:`default_workers`); resamples, seed: the bootstrap's (:mod:`uncertainty`).
-        cache_dir: the folder of the store (:mod:`store`); :data:`DEFAULT_CACHE` is ``out/.cache`` (no store for the
-            public view, whose folder is made to be published: the store holds private scores); None: no store.
+        cache_dir: the folder of the store (:mod:`store`); :data:`DEFAULT_CACHE` is ``out/.cache`` (none for the
+            public view: the store holds private scores); None: no store.
         max_daily: a team's valid submissions per UTC day on the public board (:func:`standings.over_daily_limit`).
         progress: given the number of submissions, the function to call with 1 per submission done.
         allow_empty: write a leaderboard even when ``submissions`` holds no team folder; max_bytes: larger submissions
             are recorded unread.
-        rehash: read and hash every submission, and read every metadata file, even one whose size, mtime and
-            inode the store holds unchanged (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
+        rehash: trust no stat the store holds (:func:`scorer.score_entries`; docs/leaderboard.md, "Warm rebuilds").
         noise: the solution's noise file: the organiser's document gets a ``noise`` note (:mod:`noise_note`).
 
     Raises:
@@ -202,9 +183,11 @@ def build_leaderboard(submissions: Path, solution: Path, out: Path, *, name: str
                                             max_bytes=max_bytes, rehash=rehash,
                                             advance=progress(len(folder.entries)) if progress else None)
             lap("score")
-            document = _with_noise(assemble(name if name is not None else out.resolve().name, folder, records, truth,
-                                            manifest, options, view=view, resamples=resamples, seed=seed,
-                                            max_daily=max_daily, bootstrap=store), truth)
+            document = assemble(name if name is not None else out.resolve().name, folder, records, truth, manifest,
+                                options, view=view, resamples=resamples, seed=seed, max_daily=max_daily,
+                                bootstrap=store)
+            if view != "public" and truth.noise is not None:
+                document["noise"] = noise_note(document, truth)
             lap("assemble")
             files = render_all(document)
             write_outputs(out, files, keep_previous=view != "public")

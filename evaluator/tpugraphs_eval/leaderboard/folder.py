@@ -1,32 +1,22 @@
 """The submissions folder: one sub-folder per team holding submission files, each with optional metadata.
 
-Layout (docs/leaderboard.md)::
+Layout and rules (which entries are submissions, metadata, hostile names, merged teams): docs/leaderboard.md,
+"The submissions folder"::
 
-    SUBMISSIONS_DIR/
-      <team>/              the folder name is the team name
-        <name>.csv         one submission: a name ending in .csv, .gz or .zip (any case), so also
-                           <name>.csv.gz, <name>.csv.zip (read as tpugraphs-eval reads them)
-        <name>.json        optional metadata of the submission of that stem (:func:`submission_stem`:
-                           ``a.json`` for ``a.csv``, ``a.csv.gz``, ``a.zip``; suffixes in any case):
-                           {"submitted": "2023-11-17T12:00:00Z", "description": "...", "selected": true}
+    SUBMISSIONS_DIR/<team>/<name>.csv   (or .gz, .zip; any case) one submission
+    SUBMISSIONS_DIR/<team>/<name>.json  its optional metadata (:func:`submission_stem`):
+                                        {"submitted": "2023-11-17T12:00:00Z", "description": "...", "selected": true}
 
-An entry named as a submission is a submission whatever it is (a link, a FIFO): the scorer refuses to
-read what is not a regular file, with a coded problem on that submission. An entry standing where a team
-folder should (a link, a FIFO) is a team whose folder is not read: a ``TEAM_FOLDER_NOT_READ`` note on that
-team. Everything else found there is not a submission and is recorded as ``IGNORED_ENTRY`` with the
-reason (a file at the top level, a file that is neither a submission nor the metadata of one, a nested
-folder, a hidden entry): nothing is skipped silently. Names come from the file system and
-are untrusted: they are only ever *shown* (escaped by each renderer), never used to build a path.
-Team folders whose names are equal after Unicode NFC normalisation and case folding (``Café``/``CAFÉ``,
-precomposed or not) are one team, shown under the first one's name, with a ``TEAM_NAMES_MERGED`` note.
-Metadata is read like submissions (:mod:`reading`: no link followed) as UTF-8 with or without a BOM; any
-fault of one file (bad encoding, nesting too deep, a time out of range, one file for two submissions)
-is a ``METADATA_INVALID`` note on that submission, never an error of the build.
+Nothing found is skipped silently: what is not a submission is an ``IGNORED_ENTRY``, a team folder that cannot be
+read a ``TEAM_FOLDER_NOT_READ`` note, a fault of a metadata file a ``METADATA_INVALID`` note, never an error of the
+build. Names come from the file system and are untrusted: only ever *shown* (:func:`display_name`, then escaped by
+each renderer), never used to build a path. Files are read as :mod:`reading` reads them (no link followed).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
 import re
@@ -40,31 +30,26 @@ from ..display import safe
 from ..errors import UsageError
 from ..safeopen import file_type_in_words
 from .codes import note
-from .reading import RefusedFile, read_file_stat
+from .reading import RefusedFile, read_file_stat, refusal
 
 if TYPE_CHECKING:
     from .store import Store
 
 SUBMISSION_SUFFIXES = (".csv", ".gz", ".zip")
-"""A file of a team folder whose name ends in one of these (any case) is a submission: a CSV, or a gzip or
-zip file holding one, read exactly as ``tpugraphs-eval`` reads it (:mod:`..submission.compressed`: an
-archive is recognised by its first bytes, unpacked under a cap, a ``COMPRESSED`` note)."""
+"""A file of a team folder whose name ends in one of these (any case) is a submission, read exactly as
+``tpugraphs-eval`` reads one (a gzip or zip file too: :mod:`..submission.compressed`)."""
 NOT_A_SUBMISSION = "not a submission file (a name ending in .csv, .gz or .zip)"
 METADATA_KEYS = ("submitted", "description", "selected")
 MAX_METADATA_BYTES = 64 * 1024
 """A metadata file larger than this is not read (it is recorded as ``METADATA_INVALID``)."""
-
-
 _NAME_ESCAPES = {ord("\\"): "\\\\", **{code: f"\\x{code - 0xDC00:02x}" for code in range(0xDC80, 0xDD00)}}
 """A backslash doubled; an undecodable byte (surrogateescape's stand-in U+DC80..U+DCFF) as ``\\xNN``."""
 
 
 def display_name(name: str) -> str:
     """A file-system name made showable: a backslash doubled, undecodable bytes as ``\\xNN``, control and
-    invisible characters escaped (:func:`display.safe`), a newline too (``\\x0a``). So the escaping is
-    one-to-one: two teams cannot look alike through a zero-width character or a name spelling an escape
-    (a folder ``a\\x0ab`` shows as ``a\\\\x0ab``, one with a newline as ``a\\x0ab``), and every output
-    (CSV, Markdown, JSON, HTML, the terminal) shows the same one-line name."""
+    invisible characters escaped (:func:`display.safe`), a newline too (``\\x0a``). One-to-one (a folder
+    ``a\\x0ab`` shows as ``a\\\\x0ab``, one with a newline as ``a\\x0ab``); one line in every output."""
     text = os.fsencode(name).decode("utf-8", "surrogateescape").translate(_NAME_ESCAPES)
     return safe(text, keep_newline=False)
 
@@ -145,41 +130,27 @@ _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 def _nesting_depth(text: str) -> int:
     """The deepest nesting of ``[``/``{`` in JSON ``text``, brackets inside strings not counted."""
-    depth = deepest = 0
-    for char in _JSON_STRING.sub("", text):
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    steps = (1 if char in "[{" else -1 if char in "]}" else 0 for char in _JSON_STRING.sub("", text))
+    return max(itertools.accumulate(steps, initial=0))
 
 
-def _recalled(path: Path, entry: Entry, memory: Store, info: os.stat_result | None) -> bool:
-    """Fill ``entry`` from what ``memory`` holds for ``path`` when its ``lstat`` (``info``, else taken now: a regular
-    file with one name, not larger than :data:`MAX_METADATA_BYTES`, as :func:`reading.read_file_stat` requires) shows the
-    stat it had when read; True when it did."""
-    info = info or _lstat(str(path))
-    if info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > MAX_METADATA_BYTES:
-        return False
-    fields = memory.known_metadata(path, info)  # as read_metadata kept them (the store checks its checksum)
-    if fields is None:
-        return False
-    entry.submitted, entry.description, entry.selected = fields["submitted"], fields["description"], fields["selected"]
-    entry.notes.extend(fields["notes"])
-    return True
-
-
-def read_metadata(path: Path, entry: Entry, memory: Store | None = None,
-                  info: os.stat_result | None = None) -> None:
+def read_metadata(path: Path, entry: Entry, memory: Store | None, info: os.stat_result | None) -> None:
     """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default.
 
-    With ``memory``, a file whose ``lstat`` shows the size, mtime (ns) and inode it had when last read is not
-    read again: what it gave then is used (docs/leaderboard.md, "Warm rebuilds"); a file read is remembered.
-    ``info``: its ``lstat`` taken by the caller, if any (else taken here).
+    With ``memory``, a file whose ``lstat`` (``info``, taken by the caller; else taken here) shows the size, mtime
+    (ns) and inode it had when last read is not read again: what it gave then is used (docs/leaderboard.md, "Warm
+    rebuilds"); a file read is remembered.
     """
-    if memory is not None and _recalled(path, entry, memory, info):
-        return
+    if memory is not None:
+        info = info or _lstat(path)
+        if info is not None and refusal(info, MAX_METADATA_BYTES) is None:  # a file read_file_stat would read
+            known = memory.known("metadata", path, info)  # as kept below (the store checks its checksum)
+            if known is not None:
+                fields = json.loads(known)
+                entry.submitted, entry.description = fields["submitted"], fields["description"]
+                entry.selected = fields["selected"]
+                entry.notes.extend(fields["notes"])
+                return
     notes = len(entry.notes)
 
     def bad(message: str) -> None:
@@ -195,8 +166,9 @@ def read_metadata(path: Path, entry: Entry, memory: Store | None = None,
     else:
         _parse_metadata(text, entry, bad)
     if memory is not None:
-        memory.remember_metadata(path, info, {"submitted": entry.submitted, "description": entry.description,
-                                              "selected": entry.selected, "notes": entry.notes[notes:]})
+        kept = {"submitted": entry.submitted, "description": entry.description, "selected": entry.selected,
+                "notes": entry.notes[notes:]}
+        memory.remember("metadata", path, info, json.dumps(kept, sort_keys=True))
 
 
 def _parse_metadata(text: str, entry: Entry, bad: Callable[[str], None]) -> None:
@@ -250,8 +222,7 @@ def submission_stem(name: str) -> str | None:
 
 
 def _kind(path: Path) -> tuple[str, str]:
-    """(``file``, ``dir``, ``link`` or ``other``; the file type in words), without following links. An entry
-    that vanished since the listing is ``other``."""
+    """(``file``, ``dir``, ``link`` or ``other``, also when gone; the file type in words), no link followed."""
     try:
         mode = path.lstat().st_mode
     except OSError as err:
@@ -263,7 +234,7 @@ def _kind_of(mode: int) -> str:
     return "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
-def _lstat(path: str) -> os.stat_result | None:
+def _lstat(path: str | Path) -> os.stat_result | None:
     try:
         return os.lstat(path)
     except OSError:  # gone since the listing, or unreadable: ``other``, and no modification time
@@ -328,14 +299,11 @@ def read_folder(root: Path, memory: Store | None = None) -> Folder:
 
 
 def _read_team(team: str, team_path: Path, names: list[str],
-               memory: Store | None = None) -> tuple[list[Entry], list[dict[str, Any]]]:
-    """The submissions (with their metadata read) and the ignored entries of one team folder's ``names``.
-
-    Every entry named as a submission (:func:`submission_stem`) that is not a folder is a submission, a
-    link or FIFO too: the scorer refuses to read it with a coded problem on that submission
-    (:mod:`reading`), where the team looks for it."""
-    folder = str(team_path)
-    stats = {raw: _lstat(os.path.join(folder, raw)) for raw in names}  # one lstat per name
+               memory: Store | None) -> tuple[list[Entry], list[dict[str, Any]]]:
+    """The submissions (with their metadata read) and the ignored entries of one team folder's ``names``. Every
+    entry named as a submission (:func:`submission_stem`) but a folder is one, a link or FIFO too: the scorer refuses
+    to read it with a coded problem on that submission (:mod:`reading`), where the team looks for it."""
+    stats = {raw: _lstat(os.path.join(team_path, raw)) for raw in names}  # one lstat per name
     kinds = {raw: "other" if info is None else _kind_of(info.st_mode) for raw, info in stats.items()}
     visible = [raw for raw in names if not raw.startswith(".") and kinds[raw] != "dir"]
     owners: dict[str, list[str]] = {}  # stem → the submissions of that stem
@@ -368,9 +336,8 @@ def _read_team(team: str, team_path: Path, names: list[str],
     return entries, ignored
 
 
-def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: list[str],
-                     memory: Store | None = None,
-                     stats: dict[str, os.stat_result | None] | None = None) -> None:
+def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: list[str], memory: Store | None,
+                     stats: dict[str, os.stat_result | None]) -> None:
     """Read the one metadata file of ``entry``; a metadata file shared by several submissions of one stem
     (``a.csv`` and ``a.csv.gz``), or several metadata files of one stem (``a.json``, ``a.JSON``), are
     ``METADATA_INVALID`` notes instead: which submission or file was meant is unknown."""
@@ -384,7 +351,7 @@ def _attach_metadata(entry: Entry, team_path: Path, owners: list[str], files: li
         entry.notes.append(note("METADATA_INVALID", f"{entry.team}/{entry.file}: {len(files)} metadata files "
                                 f"({shown}); ignored (keep one)"))
     else:
-        read_metadata(team_path / files[0], entry, memory, (stats or {}).get(files[0]))
+        read_metadata(team_path / files[0], entry, memory, stats[files[0]])
 
 
 def team_key(name: str) -> str:
@@ -395,20 +362,18 @@ def team_key(name: str) -> str:
 
 def _merge_teams(found: Folder) -> Folder:
     """Team folders with the same :func:`team_key` become one team named as the first (in listing order)."""
-    first: dict[str, str] = {}
-    merged: dict[str, list[str]] = {}
+    merged: dict[str, list[str]] = {}  # team_key → the folders' names, the first one's shown
     for team in found.teams:
-        canonical = first.setdefault(team_key(team), team)
-        merged.setdefault(canonical, []).append(team)
-    rename = {t: canonical for canonical, names in merged.items() for t in names}
+        merged.setdefault(team_key(team), []).append(team)
+    rename = {t: names[0] for names in merged.values() for t in names}
     for entry in found.entries:
         entry.folder, entry.team = entry.team, rename[entry.team]
     notes: dict[str, list[dict[str, Any]]] = {}
-    for canonical, names in merged.items():
+    for names in merged.values():
+        mine = [n for name in names for n in found.team_notes.get(name, [])]
         if len(names) > 1:
-            notes[canonical] = [note("TEAM_NAMES_MERGED", f"team folders {', '.join(names)} are one team (names "
-                                     f"equal after NFC normalisation and case folding), shown as {canonical}")]
-        for name in names:
-            notes[canonical] = notes.get(canonical, []) + found.team_notes.get(name, [])
-    notes = {team: team_notes for team, team_notes in notes.items() if team_notes}
-    return Folder(list(merged), found.entries, found.ignored, notes)
+            mine.insert(0, note("TEAM_NAMES_MERGED", f"team folders {', '.join(names)} are one team (names equal "
+                                                     f"after NFC normalisation and case folding), shown as {names[0]}"))
+        if mine:
+            notes[names[0]] = mine
+    return Folder([names[0] for names in merged.values()], found.entries, found.ignored, notes)

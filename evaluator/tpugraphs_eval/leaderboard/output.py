@@ -1,22 +1,15 @@
 """Write the leaderboard's files as one set, replaced all together, by one build at a time.
 
-Layout of the output folder ``OUT`` (docs/leaderboard.md, "Outputs")::
+Layout of the output folder ``OUT`` (why and what a reader may rely on: docs/leaderboard.md, "Outputs")::
 
     OUT/.lock                      the lock a build holds (fcntl.flock, never removed)
-    OUT/generations/<id>/          one complete set: leaderboard.{csv,md,json,html}; <id> = the first 16
-                                   hex digits of the sha256 of the set (same outputs, same folder)
+    OUT/generations/<id>/          one complete set: leaderboard.{csv,md,json,html}; <id>: :func:`generation_id`
     OUT/current -> generations/<id>   the one pointer: a symbolic link, replaced atomically (os.replace)
-    OUT/leaderboard.json -> current/leaderboard.json   (and the three others): fixed links, so the
-                                   paths docs name stay valid
+    OUT/leaderboard.json -> current/leaderboard.json   (and the three others): fixed links
 
-A build writes a new generation completely (every file flushed to disk) into a hidden staging folder
-``generations/.staging-*``, renames it to its id, and only then switches ``current``; readers see the
-previous set or the new set, never a mix. A build that fails or is killed before the switch leaves the
-previous set, ``current`` and the top-level links untouched; its staging folder is removed (by the next
-build, after a kill). After the switch, generations other than the new and the previous one are removed
-(the previous one stays for a reader that resolved ``current`` just before; not in a public leaderboard's
-folder, which is published while the set it replaced may hold private scores). Output file names are fixed:
-nothing from a submission ever becomes part of a path.
+A generation is written completely (flushed to disk) into a hidden staging folder ``generations/.staging-*``, renamed
+to its id, and only then is ``current`` switched: readers see the previous set or the new one, never a mix. Output
+file names are fixed: nothing from a submission ever becomes part of a path.
 """
 
 from __future__ import annotations
@@ -46,8 +39,7 @@ STAGING_PREFIX = ".staging-"
 
 
 class OutputNotAFolder(UsageError):
-    """The output path is an existing file or link, or lies under a file (exit code 2, code
-    ``OUTPUT_NOT_A_FOLDER``)."""
+    """The output path is an existing file or link, or lies under a file (exit code 2, ``OUTPUT_NOT_A_FOLDER``)."""
 
     code = "OUTPUT_NOT_A_FOLDER"
 
@@ -98,7 +90,7 @@ def build_lock(out: Path) -> Iterator[None]:
 
 
 def render_all(document: dict[str, Any]) -> dict[str, str]:
-    """File name → text of every output (JSON: sorted keys, 1-space indent, UTF-8, no NaN: :func:`json_text`)."""
+    """File name → text of every output."""
     return {"leaderboard.csv": render_csv(document), "leaderboard.md": render_markdown(document),
             "leaderboard.json": json_text(document), "leaderboard.html": render_html(document)}
 
@@ -149,8 +141,7 @@ def _same(folder: Path, files: dict[str, str | bytes]) -> bool:
 
 def _write(path: str, content: str | bytes) -> None:
     with open(path, "wb") as handle:
-        for block in _blocks(content):
-            handle.write(block)
+        handle.writelines(_blocks(content))
 
 
 def _write_generation(generations: Path, files: dict[str, str | bytes]) -> str:
@@ -178,15 +169,10 @@ def _write_generation(generations: Path, files: dict[str, str | bytes]) -> str:
 
 
 def write_outputs(out: Path, files: dict[str, str], *, keep_previous: bool = True) -> str:
-    """Write ``files`` (name → text) into ``out`` as a new generation and switch ``current`` to it (module
-    docstring). The caller holds :func:`build_lock`.
-
-    Args:
-        keep_previous: keep the generation that was current (False for a public leaderboard: the folder is
-            published, and the set it replaces may be an organiser's, with private scores).
-
-    Returns:
-        the generation's id.
+    """Write ``files`` (name → text) into ``out`` as a new generation, switch ``current`` to it (module docstring)
+    and return its id; the caller holds :func:`build_lock`. Older generations are removed, but with
+    ``keep_previous`` the one that was current (False for a public leaderboard: the folder is published, and the
+    set it replaces may be an organiser's, with private scores).
 
     Raises:
         UsageError: code ``OUTPUT_WRITE_FAILED``: ``out`` cannot be created or written, or ``out/current`` or

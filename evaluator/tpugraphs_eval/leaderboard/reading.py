@@ -1,12 +1,8 @@
 """Read a file of the submissions folder without following a link: what the folder listed is what is read.
 
-The folder is untrusted and may change while a build runs. A file is opened relative to its team folder,
-which is itself opened relative to the submissions folder, each with ``O_NOFOLLOW`` (a symbolic link
-swapped in after the listing, for the file or for its team folder, is refused by the kernel, not read)
-and ``O_NONBLOCK`` (a FIFO swapped in cannot block the build); then ``fstat`` of the open descriptor
-decides: a regular file only, with one name only (``st_nlink == 1``: a hard link may name a file outside
-the folder, such as the solution), no larger than the limit. The checks look at the file actually
-opened, so nothing can be swapped between check and read. POSIX only (``O_NOFOLLOW``, ``dir_fd``).
+Why and what is refused: docs/leaderboard.md, "Reading a hostile folder". A file is opened relative to its team
+folder, itself opened relative to the submissions folder, each with ``O_NOFOLLOW`` and ``O_NONBLOCK``; then ``fstat``
+of the open descriptor decides (:func:`refusal`), so nothing can be swapped between check and read. POSIX only.
 """
 
 from __future__ import annotations
@@ -67,7 +63,7 @@ def _team_folder(path: Path) -> int:
         os.close(root)
 
 
-def _refusal(info: os.stat_result, max_bytes: int) -> RefusedFile | None:
+def refusal(info: os.stat_result, max_bytes: int) -> RefusedFile | None:
     """Why a file of that ``stat`` is not read (not regular, a hard link, too large), or None."""
     if not stat.S_ISREG(info.st_mode):
         return RefusedFile("SUBMISSION_NOT_REGULAR", f"the file is {file_type_in_words(info.st_mode)}, not a "
@@ -94,19 +90,14 @@ def stat_readable(path: Path, max_bytes: int) -> os.stat_result | None:
         return None
     finally:
         os.close(team)
-    return None if _refusal(info, max_bytes) else info
+    return None if refusal(info, max_bytes) else info
 
 
 def read_file_stat(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
-    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` read without following a link (module docstring),
-    and the ``fstat`` of the open file taken before reading (so a file changed while read has a newer
-    ``st_mtime_ns`` than the one returned).
-
-    Args:
-        path: a file two levels under the submissions folder (as :func:`folder.read_folder` lists them).
-            The submissions folder itself may be a link (the organiser names it); the team folder and the
-            file may not.
-        max_bytes: larger files are not read.
+    """The bytes of ``path`` = ``SUBMISSIONS/TEAM/NAME`` (as :func:`folder.read_folder` lists them; the submissions
+    folder itself may be a link, the team folder and the file may not) read without following a link, and the
+    ``fstat`` of the open file taken before reading (so a file changed while read has a newer ``st_mtime_ns`` than
+    the one returned). Files over ``max_bytes`` are not read.
 
     Raises:
         RefusedFile: a link, a hard link, not a regular file, larger than ``max_bytes`` (also when it grows
@@ -120,7 +111,7 @@ def read_file_stat(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
         os.close(team)
     try:
         info = os.fstat(fd)
-        refused = _refusal(info, max_bytes)
+        refused = refusal(info, max_bytes)
         if refused:
             raise refused
         os.set_blocking(fd, True)

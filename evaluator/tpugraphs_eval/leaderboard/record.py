@@ -1,9 +1,5 @@
-"""What the leaderboard keeps of one submission: a typed :class:`Record`, with its JSON form for the store.
-
-A record is made by :func:`scorer.record_of` (a scored or invalid submission, from its report) or by
-:meth:`Record.unread` (a file that was not read: too large, a link, unreadable). Its JSON form
-(:meth:`Record.fields`, and its per-graph values apart) is what the store keeps (:mod:`store`, each row under a
-checksum); :meth:`Record.from_fields` reads it back.
+"""What the leaderboard keeps of one submission: a typed :class:`Record` (made by :func:`scorer.record_of` or
+:meth:`Record.unread`), with its JSON form for the store (:meth:`Record.fields`, :meth:`Record.from_fields`).
 """
 
 from __future__ import annotations
@@ -25,13 +21,9 @@ SCORE_BOARDS = (*BOARDS, "all")
 
 
 def encode_array(values: np.ndarray) -> str:
-    """(G,) float64 → base64 of little-endian float64 bytes (exact, NaN kept)."""
+    """(G,) float64 → base64 of little-endian float64 bytes (exact, NaN kept; :meth:`Record.per_graph_values` decodes
+    it)."""
     return base64.b64encode(np.ascontiguousarray(values, dtype="<f8").tobytes()).decode("ascii")
-
-
-def decode_array(text: str) -> np.ndarray:
-    """The inverse of :func:`encode_array`: a (G,) float64 array."""
-    return np.frombuffer(base64.b64decode(text), dtype="<f8")
 
 
 @dataclass(frozen=True)
@@ -42,10 +34,9 @@ class BoardScores:
         overall: the mean of the defined collection values (None when every one is undefined), as the
             report's :class:`tpugraphs_eval.report.report.Scores` gives it.
         collections: collection name → its value on the board's graphs (None when undefined).
-        secondary: collection name → metric name → that metric's mean over the board's graphs where it is
-            defined (None when none), for the metric shown beside the value of the collection's kind
-            (:func:`..rules.metric_table.beside_primary`: layout ``opa``; no entry for a tile collection). Not
-            used for ranking.
+        secondary: collection name → metric name → its mean over the board's graphs where it is defined (None
+            when none) for the metric shown beside the collection's value (:func:`..rules.metric_table.beside_primary`:
+            layout ``opa``; no entry for a tile collection). Not used for ranking.
     """
 
     overall: float | None
@@ -53,8 +44,7 @@ class BoardScores:
     secondary: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"overall": ..., "collections": {...}, "secondary": {collection: {metric: ...}}}``, the inner dicts this
-        object's own (for a document or a store row that only reads them)."""
+        """``{"overall", "collections", "secondary"}``, the inner dicts this object's own (for readers only)."""
         return {"overall": self.overall, "collections": self.collections, "secondary": self.secondary}
 
 
@@ -72,14 +62,12 @@ class Record:
         boards: scored only: :data:`SCORE_BOARDS` → :class:`BoardScores`.
         per_graph: scored only: :data:`BOARDS` → collection → base64 (G,) float64 of the primary metric per
             graph (:func:`encode_array`; tile ``score``, layout ``kendall_tau``, NaN where undefined), in the
-            solution's graph order restricted to that board (:meth:`per_graph_values` decodes one). Empty in a
-            record read from the store until first needed (most records never are: the bootstrap uses
-            only the teams' final submissions), when ``load_per_graph`` fills it.
-        load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory (the
-            store's :meth:`store.Store.get`); not compared, not stored.
-        key: the store key (:func:`store.record_keyer`) of a scored or invalid record once
-            :func:`scorer.score_entries` made or found it (the stored bootstrap rows are named after it); not
-            compared, not stored.
+            solution's graph order restricted to that board. Empty in a record read from the store until first
+            needed (the bootstrap reads only the teams' final submissions), when ``load_per_graph`` fills it.
+        load_per_graph: None, or what returns ``per_graph`` when it is left empty to save memory
+            (:meth:`store.Store.get`); not compared, not stored.
+        key: the store key (:func:`store.record_keyer`) of a record :func:`scorer.score_entries` made or found (the
+            stored bootstrap rows are named after it); not compared, not stored.
     """
 
     status: str
@@ -113,21 +101,15 @@ class Record:
         Raises:
             KeyError: the record is not scored, or has no such board or collection.
         """
-        return decode_array(self._loaded_per_graph()[board][collection])
-
-    def _loaded_per_graph(self) -> dict[str, dict[str, str]]:
         if not self.per_graph and self.load_per_graph is not None:
             self.per_graph, self.load_per_graph = self.load_per_graph(), None
-        return self.per_graph
+        return np.frombuffer(base64.b64decode(self.per_graph[board][collection]), dtype="<f8")
 
     def fields(self) -> dict[str, Any]:
         """The record as a JSON object without ``per_graph`` (what the store keeps beside it, :mod:`store`)."""
-        out: dict[str, Any] = {"status": self.status, "sha256": self.sha256, "n_rows": self.n_rows,
-                               "n_errors": self.n_errors, "problem_counts": self.problem_counts,
-                               "problems": self.problems}
-        if self.scored:
-            out["boards"] = {b: scores.to_json() for b, scores in self.boards.items()}
-        return out
+        boards = {"boards": {b: scores.to_json() for b, scores in self.boards.items()}} if self.scored else {}
+        return {"status": self.status, "sha256": self.sha256, "n_rows": self.n_rows, "n_errors": self.n_errors,
+                "problem_counts": self.problem_counts, "problems": self.problems, **boards}
 
     @classmethod
     def from_fields(cls, data: dict[str, Any]) -> Record:

@@ -1,20 +1,12 @@
 """``leaderboard.html``: one self-contained page (inline CSS, JS and SVG; no request leaves the page).
 
-- Every text from a submission or the file system is HTML-escaped (:func:`html.escape`, quotes too).
-- A Content-Security-Policy allows only this page's own script and style (by their sha256) and ``data:``
-  images: even a name that escaped escaping could neither run a script nor load anything.
-- The teams table sorts by any column when its header is clicked (plain JS; empty cells stay last;
-  ``aria-sort`` says the order; a row's details row moves with it). An SVG plot shows each ranked team's
-  overall score with its 95% interval.
-- Widths (checked in Chromium, tests/leaderboard/test_leaderboard_browser.py): both organiser tables fit a
-  1400 px window with every column. Below :data:`NARROW_PX` (an 800 px window) the columns marked ``wide``
-  are hidden and their values are shown in a details row under each row instead; a submission's problem
-  messages are always in a details row spanning the table (they made its rows tall and its last column
-  1634 px wide), its Problems column holds the codes only. Team names wrap (a 74-character name pushed the
-  last columns off-screen).
-- A ``public`` document gives the summary and the teams table only (rank, team, overall, the shown
-  collections, entries, last submission): no plot, no submissions, no notes. Below :data:`PHONE_PX` (a 390 px
-  phone) it shows rank, team and overall, the other values in a details row.
+Every text from a submission or the file system is HTML-escaped (:func:`e`), and a Content-Security-Policy
+(:data:`CSP`) lets nothing but the page's own script and style run or load. The teams table sorts by any column
+(plain JS, :data:`_JS`; empty cells last; a row's details row moves with it); an SVG plot shows each ranked team's
+overall with its 95% interval. Widths (checked in Chromium, tests/leaderboard/test_leaderboard_browser.py; the
+figures: docs/leaderboard.md, "Outputs"): below :data:`NARROW_PX` the ``wide`` columns give way to a details row under
+each row, and a submission's problem messages are always in a details row. A ``public`` document gives the summary
+and the teams table only, rank, team and overall below :data:`PHONE_PX`.
 """
 
 from __future__ import annotations
@@ -129,9 +121,8 @@ def _num(value: float | None, digits: int = 5) -> tuple[str, str]:
 def _cell(sort: object, shown: str, numeric: bool = False, extra: str = "", nowrap: bool = False,
           wide: bool | str = False, wrap: bool = False, breaks: bool = False) -> str:
     """A cell; ``wide``: hidden below :data:`NARROW_PX` (its value is then in the row's details row), or below
-    :data:`PHONE_PX` when it is ``"phone"``;
-    ``wrap``: long words may break anywhere; ``breaks``: a number cell whose text may break at its spaces
-    (an interval)."""
+    :data:`PHONE_PX` when it is ``"phone"``; ``wrap``: long words may break anywhere; ``breaks``: a number cell
+    whose text may break at its spaces (an interval)."""
     return f'<td{_class_attribute(numeric, nowrap, wide, wrap, breaks)} data-sort="{e(sort)}"{extra}>{shown}</td>'
 
 
@@ -207,8 +198,8 @@ def _teams(document: dict[str, Any]) -> str:
     # collection is in its tooltip and in the details row below NARROW_PX (so that 19 columns fit 1400 px)
     head += [(c[0], "number") if c[1] is None else (BY_NAME[c[1]].label, "number", column_label(c))
              for c in COLLECTION_COLUMNS]
-    head += [("Public rank", "number"), ("Public overall", "number")]
-    head += [("Submissions", "number"), ("Last submission", "text")]
+    head += [("Public rank", "number"), ("Public overall", "number"), ("Submissions", "number"),
+             ("Last submission", "text")]
     wide = frozenset(i for i, column in enumerate(head) if column[0] in TEAM_WIDE_COLUMNS or len(column) == 3)
     rows = []
     for index, team in enumerate(document["teams"]):
@@ -244,9 +235,8 @@ def _plot(document: dict[str, Any]) -> str:
     teams = [t for t in document["teams"] if t["rank"] is not None and t["interval"] and t["interval"][0] is not None]
     if not teams:
         return '<p class="muted">No ranked team: nothing to plot.</p>'
-    lows = [t["interval"][0] for t in teams] + [t["overall"] for t in teams]
-    highs = [t["interval"][1] for t in teams] + [t["overall"] for t in teams]
-    lo, hi = min(lows), max(highs)
+    lo = min(min(t["interval"][0], t["overall"]) for t in teams)
+    hi = max(max(t["interval"][1], t["overall"]) for t in teams)
     pad = (hi - lo) * 0.05 or 0.05
     lo, hi = lo - pad, hi + pad
     left, width, row, top = 220, 480, 18, 24

@@ -1,15 +1,10 @@
-"""``leaderboard.csv`` and ``leaderboard.md``: views of the leaderboard document (:mod:`assemble`).
+"""``leaderboard.csv`` and ``leaderboard.md``: views of the leaderboard document (:mod:`assemble`); a ``public``
+document gives one table of its teams and nothing else.
 
-A ``public`` document gives one table of its teams (:func:`render_csv`) and nothing else.
-
-Text from submissions (team and file names, descriptions, problem messages) is untrusted:
-
-- CSV: written by :mod:`csv` (quoting as needed); a text cell starting with ``=``, ``+``, ``-``, ``@``,
-  a tab or a carriage return gets a leading ``'`` so a spreadsheet shows it as text instead of running
-  it as a formula (OWASP "CSV injection"). Number cells are never prefixed.
-- Markdown: ``&``, ``<``, ``>`` become HTML entities; backslash, backtick, ``* _ [ ] | ~`` are escaped; line
-  breaks become spaces; so a name cannot open a link, an image, code, emphasis, raw HTML or a new table
-  cell (such text only ever follows other text, so block syntax such as ``#`` cannot start).
+Text from submissions is untrusted (docs/leaderboard.md, "Outputs", safe with hostile names): a CSV text cell
+starting like a formula gets a leading ``'`` (:func:`csv_text`, OWASP "CSV injection"; number cells never), and
+Markdown text is escaped (:func:`md`) so that a name cannot open a link, an image, code, emphasis, raw HTML or a new
+table cell (such text only ever follows other text, so block syntax such as ``#`` cannot start).
 """
 
 from __future__ import annotations
@@ -17,16 +12,16 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from ..dataset import COLLECTIONS
 from ..rules.metric_table import BY_NAME
 from .assemble import secondary_columns
 
-COLLECTION_NAMES = [c.name for c in COLLECTIONS]
 COLLECTION_COLUMNS: list[tuple[str, str | None]] = [
-    column for name in COLLECTION_NAMES
-    for column in [(name, None), *((name, m) for m in secondary_columns().get(name, ()))]]
+    column for c in COLLECTIONS
+    for column in [(c.name, None), *((c.name, m) for m in secondary_columns().get(c.name, ()))]]
 """The organiser view's collection columns, in order: ``(collection, None)`` for each collection's value, each
 followed by ``(collection, metric)`` for the secondary metric shown beside it (:func:`assemble.secondary_columns`:
 layout ``opa``, not used for ranking)."""
@@ -43,11 +38,9 @@ def csv_text(value: str) -> str:
     return "'" + value if value.startswith(_FORMULA_START) else value
 
 
-def number(value: float | None, digits: int | None = None) -> str:
-    """``repr`` of a float (or rounded to ``digits``), ``""`` for None."""
-    if value is None:
-        return ""
-    return repr(float(value)) if digits is None else f"{value:.{digits}f}"
+def number(value: float | None) -> str:
+    """``repr`` of a float, ``""`` for None."""
+    return "" if value is None else repr(float(value))
 
 
 def md(text: str) -> str:
@@ -67,21 +60,17 @@ def column_value(team: dict[str, Any], column: tuple[str, str | None]) -> float 
     return team["collections"][name] if metric is None else team["secondary"][name][metric]
 
 
-def column_name(column: tuple[str, str | None]) -> str:
-    """The CSV header of one of :data:`COLLECTION_COLUMNS`: the collection, or ``collection metric``
+def column_label(column: tuple[str, str | None], plain: bool = False) -> str:
+    """The header of one of :data:`COLLECTION_COLUMNS`: the collection, or for a secondary one ``collection label``
+    in a table (Markdown, HTML: ``layout:xla:default OPA``), ``collection metric`` in the CSV, ``plain``
     (``layout:xla:default opa``)."""
-    return column[0] if column[1] is None else f"{column[0]} {column[1]}"
+    name, metric = column
+    return name if metric is None else f"{name} {metric if plain else BY_NAME[metric].label}"
 
 
-def column_label(column: tuple[str, str | None]) -> str:
-    """The table header (Markdown, HTML) of one of :data:`COLLECTION_COLUMNS`: the collection, or
-    ``collection label`` (``layout:xla:default OPA``)."""
-    return column[0] if column[1] is None else f"{column[0]} {BY_NAME[column[1]].label}"
-
-
-ORGANISER_COLUMNS = ["rank", "team", "overall", *map(column_name, COLLECTION_COLUMNS), "overall_low",
-                     "overall_high", "rank_low", "rank_high", "tied_with_leader", "public_rank", "public_overall",
-                     "submissions", "valid_submissions", "last_submission", "scored_by"]
+ORGANISER_COLUMNS = ["rank", "team", "overall", *(column_label(c, plain=True) for c in COLLECTION_COLUMNS),
+                     "overall_low", "overall_high", "rank_low", "rank_high", "tied_with_leader", "public_rank",
+                     "public_overall", "submissions", "valid_submissions", "last_submission", "scored_by"]
 """The CSV header of the organiser view."""
 
 
@@ -99,12 +88,11 @@ def render_csv(document: dict[str, Any]) -> str:
                              *(number(team["collections"][n]) for n in shown), team["entries"],
                              team["last_submission"] or ""])
         return out.getvalue()
-    columns = ORGANISER_COLUMNS
-    writer.writerow(columns)
+    writer.writerow(ORGANISER_COLUMNS)
     for team in document["teams"]:
         interval, ranks = team["interval"] or [None, None], team["rank_interval"] or [None, None]
         cells = {"rank": team["rank"], "team": csv_text(team["team"]), "overall": number(team["overall"]),
-                 **{column_name(c): number(column_value(team, c)) for c in COLLECTION_COLUMNS},
+                 **{column_label(c, plain=True): number(column_value(team, c)) for c in COLLECTION_COLUMNS},
                  "overall_low": number(interval[0]), "overall_high": number(interval[1]),
                  "rank_low": ranks[0], "rank_high": ranks[1],
                  "tied_with_leader": "true" if team["tied_with_leader"] else "false",
@@ -112,7 +100,7 @@ def render_csv(document: dict[str, Any]) -> str:
                  "submissions": team["submissions"], "valid_submissions": team["valid_submissions"],
                  "last_submission": team["last_submission"] or "",
                  "scored_by": csv_text(team["scored_by"] or "")}
-        writer.writerow(["" if cells[c] is None else cells[c] for c in columns])
+        writer.writerow(["" if cells[c] is None else cells[c] for c in ORGANISER_COLUMNS])
     return out.getvalue()
 
 
@@ -131,27 +119,23 @@ def interval_text(pair: list | None, digits: int = 4) -> str:
 
 def summary_lines(document: dict[str, Any]) -> list[str]:
     """Plain-text lines describing the build (shared by Markdown and HTML)."""
+    solution = document["solution"]
+    synthetic = ["SYNTHETIC data: these numbers are not TpuGraphs measurements."] if solution["synthetic"] else []
     if document["view"] == "public":
-        lines = [f"Public leaderboard, split {document['solution']['split']}: each team's best public score over "
-                 f"all its submissions; {len(document['teams'])} teams with a score.",
-                 f"Evaluator {document['evaluator_version']}; validation {document['options']['mode']}."]
-        return (["SYNTHETIC data: these numbers are not TpuGraphs measurements."] if document["solution"]["synthetic"]
-                else []) + lines
-    counts, solution = document["counts"], document["solution"]
-    board = document["ranked_by"]
-    lines = [f"Ranked by the {board} leaderboard (each team's best final submission; public ranks alongside).",
-             f"Split {solution['split']}: {counts['teams']} teams ({counts['ranked_teams']} ranked), "
-             f"{counts['submissions']} submissions ({counts['scored']} scored, {counts['invalid']} invalid, "
-             f"{counts['error']} unread), {counts['ignored_entries']} ignored entries.",
-             f"Solution ground truth sha256 {solution['ground_truth_sha256']}; evaluator "
-             f"{document['evaluator_version']}; validation {document['options']['mode']}.",
-             f"Uncertainty: {int(document['bootstrap']['level'] * 100)}% percentile intervals from "
-             f"{document['bootstrap']['resamples']} paired bootstrap resamples of the {board} graphs, stratified by "
-             f"collection (seed {document['bootstrap']['seed']}).",
-             ]
-    if solution["synthetic"]:
-        lines.insert(0, "SYNTHETIC data: these numbers are not TpuGraphs measurements.")
-    return lines
+        return synthetic + [f"Public leaderboard, split {solution['split']}: each team's best public score over "
+                            f"all its submissions; {len(document['teams'])} teams with a score.",
+                            f"Evaluator {document['evaluator_version']}; validation {document['options']['mode']}."]
+    counts, board, bootstrap = document["counts"], document["ranked_by"], document["bootstrap"]
+    return synthetic + [
+        f"Ranked by the {board} leaderboard (each team's best final submission; public ranks alongside).",
+        f"Split {solution['split']}: {counts['teams']} teams ({counts['ranked_teams']} ranked), "
+        f"{counts['submissions']} submissions ({counts['scored']} scored, {counts['invalid']} invalid, "
+        f"{counts['error']} unread), {counts['ignored_entries']} ignored entries.",
+        f"Solution ground truth sha256 {solution['ground_truth_sha256']}; evaluator "
+        f"{document['evaluator_version']}; validation {document['options']['mode']}.",
+        f"Uncertainty: {int(bootstrap['level'] * 100)}% percentile intervals from {bootstrap['resamples']} paired "
+        f"bootstrap resamples of the {board} graphs, stratified by collection (seed {bootstrap['seed']}).",
+    ]
 
 
 def problem_summary(submission: dict[str, Any]) -> str:
@@ -162,37 +146,32 @@ def problem_summary(submission: dict[str, Any]) -> str:
     return ", ".join(f"{code} ×{n}" for code, n in sorted(counts.items()))
 
 
-def _public_markdown(document: dict[str, Any]) -> str:
-    out = [f"# Public leaderboard: {md(document['name'])}", ""]
-    out += [md(line) + "  " for line in summary_lines(document)] + [""]
-    shown = document["collections"]
-    head = ["Rank", "Team", "Overall", *shown, "Entries", "Last submission"]
-    out += ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
-    for team in document["teams"]:
-        cells = [str(team["rank"]), md(team["team"]), _f(team["overall"]),
-                 *(_f(team["collections"][n]) for n in shown), str(team["entries"]),
-                 md(team["last_submission"] or "unknown")]
-        out.append("| " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
+def _table(head: list[str], rows: Iterable[list[str]]) -> list[str]:
+    """The lines of a Markdown table: ``head`` (escaped here) and ``rows`` (cells escaped by the caller)."""
+    return ["| " + " | ".join(map(md, head)) + " |", "|" + "---|" * len(head)] + [
+        "| " + " | ".join(cells) + " |" for cells in rows]
 
 
 def render_markdown(document: dict[str, Any]) -> str:
     """The whole leaderboard as GitHub-flavoured Markdown (a ``public`` document: its teams table only)."""
-    if document["view"] == "public":
-        return _public_markdown(document)
-    out = [f"# Leaderboard: {md(document['name'])}", ""]
+    public = document["view"] == "public"
+    out = [f"# {'Public leaderboard' if public else 'Leaderboard'}: {md(document['name'])}", ""]
     out += [md(line) + "  " for line in summary_lines(document)] + [""]
-    head = ["Rank", "Team", "Overall", "95% interval", "Rank interval", "Tied with leader",
-            *map(column_label, COLLECTION_COLUMNS)]
-    head += ["Public rank", "Submissions", "Last submission"]
-    out += ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
-    for team in document["teams"]:
-        cells = [str(team["rank"] or "—"), md(team["team"]), _f(team["overall"]), interval_text(team["interval"]),
-                 interval_text(team["rank_interval"]), "yes" if team["tied_with_leader"] else "",
-                 *(_f(column_value(team, c)) for c in COLLECTION_COLUMNS)]
-        cells += [str(team["public_rank"] or "—")]
-        cells += [f"{team['valid_submissions']}/{team['submissions']} valid", md(team["last_submission"] or "unknown")]
-        out.append("| " + " | ".join(cells) + " |")
+    if public:
+        shown = document["collections"]
+        out += _table(["Rank", "Team", "Overall", *shown, "Entries", "Last submission"],
+                      ([str(team["rank"]), md(team["team"]), _f(team["overall"]),
+                        *(_f(team["collections"][n]) for n in shown), str(team["entries"]),
+                        md(team["last_submission"] or "unknown")] for team in document["teams"]))
+        return "\n".join(out) + "\n"
+    out += _table(["Rank", "Team", "Overall", "95% interval", "Rank interval", "Tied with leader",
+                   *map(column_label, COLLECTION_COLUMNS), "Public rank", "Submissions", "Last submission"],
+                  ([str(team["rank"] or "—"), md(team["team"]), _f(team["overall"]), interval_text(team["interval"]),
+                    interval_text(team["rank_interval"]), "yes" if team["tied_with_leader"] else "",
+                    *(_f(column_value(team, c)) for c in COLLECTION_COLUMNS), str(team["public_rank"] or "—"),
+                    f"{team['valid_submissions']}/{team['submissions']} valid",
+                    md(team["last_submission"] or "unknown")]
+                   for team in document["teams"]))
     notes = [n for team in document["teams"] for n in team["notes"]]
     if notes:
         out += ["", "Team notes:", ""] + [f"- `{n['code']}`: {md(n['message'])}" for n in notes]
@@ -205,20 +184,22 @@ def render_markdown(document: dict[str, Any]) -> str:
     out += ["", "## Shake-up", "", f"Kendall's tau-b between the public and private ranks of "
             f"{shake['n_teams']} teams: {tau}.", ""]
     if shake["largest_moves"]:
-        out += ["| Team | Public rank | Private rank | Move |", "|---|---|---|---|"]
-        out += [f"| {md(m['team'])} | {m['public_rank']} | {m['private_rank']} | {m['move']:+d} |"
-                for m in shake["largest_moves"]]
-    head = ["Submission", "Submitted", "Selected", "Final", "Status", "Public", "Private", "Problems"]
-    out += ["", "## Submissions", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for sub in document["submissions"]:
-        scores = [_f(sub["public"]["overall"] if sub["public"] else None)]
-        scores += [_f(sub["private"]["overall"] if sub["private"] else None)]
-        problems = problem_summary(sub)
-        shown = [p["message"] for p in (sub["problems"] + sub["notes"])[:MAX_SHOWN_PROBLEMS]]
-        detail = md(problems) + ("" if not shown else ": " + md(shorten(" / ".join(shown), 300)))
-        out.append(f"| {md(sub['id'])} | {md(sub['submitted'] or 'unknown')} | {'yes' if sub['selected'] else ''} | "
-                   f"{'yes' if sub['final'] else ''} | {sub['status']} | " + " | ".join(scores) + f" | {detail} |")
+        out += _table(["Team", "Public rank", "Private rank", "Move"],
+                      ([md(m["team"]), str(m["public_rank"]), str(m["private_rank"]), f"{m['move']:+d}"]
+                       for m in shake["largest_moves"]))
+    out += ["", "## Submissions", ""]
+    out += _table(["Submission", "Submitted", "Selected", "Final", "Status", "Public", "Private", "Problems"],
+                  map(_submission_cells, document["submissions"]))
     if document["ignored"]:
         out += ["", "## Ignored entries", ""] + [f"- {md(item['message'])}" for item in document["ignored"]]
     out += ["", "Every problem of every submission is listed in leaderboard.json."]
     return "\n".join(out) + "\n"
+
+
+def _submission_cells(sub: dict[str, Any]) -> list[str]:
+    """A submission's row of the Markdown Submissions table."""
+    shown = [p["message"] for p in (sub["problems"] + sub["notes"])[:MAX_SHOWN_PROBLEMS]]
+    detail = md(problem_summary(sub)) + ("" if not shown else ": " + md(shorten(" / ".join(shown), 300)))
+    return [md(sub["id"]), md(sub["submitted"] or "unknown"), "yes" if sub["selected"] else "",
+            "yes" if sub["final"] else "", sub["status"], _f(sub["public"]["overall"] if sub["public"] else None),
+            _f(sub["private"]["overall"] if sub["private"] else None), detail]

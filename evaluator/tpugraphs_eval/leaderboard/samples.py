@@ -24,9 +24,9 @@ SAMPLES = {"demo_random_test.csv": "random", "demo_identity_test.csv": "identity
 """File name → the kind of sample :func:`render` writes."""
 
 
-def sample_rows(kind_of_sample: str) -> list[str]:
-    """The data rows (``ID,TopConfigs`` without the header) of one sample, in catalog order; ``kind_of_sample``
-    is ``random``, ``identity`` or ``kaggle``."""
+def render(kind_of_sample: str) -> str:
+    """The full CSV text (``ID,TopConfigs``, rows in catalog order) of one sample; ``kind_of_sample`` is ``random``,
+    ``identity`` or ``kaggle``."""
     catalog = scan_catalog(resolve_data_root("demo"), "test")
     rng = np.random.default_rng(SEED)
     rows = []
@@ -40,9 +40,4 @@ def sample_rows(kind_of_sample: str) -> list[str]:
             else:  # Kaggle's sample_submission.csv shape
                 ranking = np.arange(5 if tile else 1000)
             rows.append(f"{name}:{graph}," + ";".join(map(str, ranking.tolist())))
-    return rows
-
-
-def render(kind_of_sample: str) -> str:
-    """The full CSV text of one sample submission."""
-    return "ID,TopConfigs\n" + "\n".join(sample_rows(kind_of_sample)) + "\n"
+    return "ID,TopConfigs\n" + "\n".join(rows) + "\n"

@@ -1,12 +1,9 @@
 """Score every submission of a folder through :func:`tpugraphs_eval.score_submission`, on several cores.
 
-The one scoring path: each submission's bytes go to ``score_submission(data, truth, options)`` with
-``truth = load_solution(path)``; the report is cut down to a :class:`record.Record` (validity, problems,
-public/private/all scores, and the per-graph primary metric of each leaderboard for the bootstrap).
-Workers are processes of a :class:`concurrent.futures.ProcessPoolExecutor` whose initializer loads the
-solution once per worker. Results are placed by submission index, so the output does not depend on the
-order in which workers finish. Unchanged submissions come from the store (:mod:`store`), which only this process
-reads and writes.
+The one scoring path: each submission's bytes go to ``score_submission(data, truth, options)``, the report cut down
+to a :class:`record.Record` (:func:`record_of`). Workers are processes of a :class:`ProcessPoolExecutor` that load
+the solution once each; results are placed by submission index, so the output does not depend on which finishes
+first. Unchanged submissions come from the store (:mod:`store`), which only this process reads and writes.
 """
 
 from __future__ import annotations
@@ -65,28 +62,16 @@ def listed_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def secondary_means(collections: dict[str, CollectionResult]) -> dict[str, dict[str, float | None]]:
-    """Collection → {metric: mean over the graphs where it is defined, None when none} of the metric shown beside
-    each collection's value (:func:`..rules.metric_table.beside_primary`: layout ``opa``; tile collections have
-    none and no entry)."""
-    out: dict[str, dict[str, float | None]] = {}
-    for name, result in collections.items():
-        metric = beside_primary(result.collection.kind)
-        if metric is not None:
-            out[name] = {metric.name: result.means()[metric.name]}
-    return out
+    """Collection → {metric: its mean where defined (None: nowhere)} for the metric shown beside the collection's
+    value (:func:`..rules.metric_table.beside_primary`: layout ``opa``; tile collections have none and no entry)."""
+    return {name: {metric.name: result.means()[metric.name]} for name, result in collections.items()
+            if (metric := beside_primary(result.collection.kind)) is not None}
 
 
 def record_of(data: bytes, truth: GroundTruth, options: Options) -> Record:
-    """Score one submission and keep what the leaderboard needs.
-
-    Returns:
-        a :class:`record.Record`, ``scored`` or ``invalid``: its sha256, rows, errors, ``problem_counts``
-        (exact) and ``problems`` (capped by :func:`listed_problems`), plus for a scored submission its
-        ``boards`` (``public``, ``private``, ``all``: the report's :class:`tpugraphs_eval.report.report.Scores` values,
-        and the layout collections' mean OPA: :func:`secondary_means`) and ``per_graph``
-        (``public``, ``private``: the primary metric per graph, tile ``score`` or layout ``kendall_tau``, NaN
-        where undefined, in the solution's graph order restricted to that leaderboard).
-    """
+    """Score one submission and keep what the leaderboard needs: a :class:`record.Record`, ``scored`` or
+    ``invalid`` (its fields: :class:`record.Record`; ``boards`` from the report's
+    :class:`tpugraphs_eval.report.report.Scores`, with :func:`secondary_means`)."""
     report = score_submission(data, truth, options)
     record = Record("scored" if report.valid and report.scored else "invalid",
                     listed_problems([p.to_dict() for p in report.problems]), report.provenance["submission_sha256"],
@@ -114,10 +99,7 @@ def _init_worker(solution: str, digest: str, options: Options, max_bytes: int) -
 
 
 def _score_in_worker(entry: Entry) -> tuple[Record, os.stat_result | None]:
-    """Read (in the worker: no file travels between processes) and score one submission.
-
-    Returns:
-        the record, and the file's ``stat`` when read (for the store, :meth:`store.Store.remember`).
+    """:func:`_score` in a worker (which reads the file: no file travels between processes).
 
     Raises:
         DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
@@ -128,7 +110,8 @@ def _score_in_worker(entry: Entry) -> tuple[Record, os.stat_result | None]:
 
 
 def _score(entry: Entry, truth: GroundTruth, options: Options, max_bytes: int) -> tuple[Record, os.stat_result | None]:
-    """Read and score one submission: its record, and the file's ``stat`` when read."""
+    """Read and score one submission: its record, and the file's ``stat`` when read (for
+    :meth:`store.Store.remember`)."""
     read = _read(entry, max_bytes)
     if isinstance(read, Record):
         return read, None
@@ -145,32 +128,12 @@ def _read(entry: Entry, max_bytes: int) -> tuple[bytes, os.stat_result] | Record
         return Record.unread(note(refused.code, f"{entry.id}: {refused.reason}{hint}"))
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    """``forkserver`` where available, else ``spawn``: never a plain fork of this process, whose polars
-    thread pool would deadlock in the child (polars documents this)."""
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method)
-
-
 def _size(entry: Entry) -> int | Record:
     """The file's size, or an unread record when it cannot be looked at (the scorer reads it later)."""
     try:
         return os.stat(entry.path, follow_symlinks=False).st_size
     except OSError as err:
         return Record.unread(note("SUBMISSION_UNREADABLE", f"{entry.id}: {err.strerror or err}"))
-
-
-def _enough(items: Iterator[tuple[int, int]], min_bytes: int,
-            first: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """Move items of ``items`` into ``first`` until their sizes total ``min_bytes`` (or none is left); return
-    the rest, still lazy."""
-    total = 0
-    for item in items:
-        if total >= min_bytes:
-            return itertools.chain([item], items)
-        first.append(item)
-        total += item[1]
-    return iter(())
 
 
 class ScoringFailed(RuntimeError):
@@ -202,7 +165,7 @@ class _Pass:
         empty = self.store.empty  # nothing to find: no need to read and hash here
         for i, entry in enumerate(self.entries):
             info = None if empty or self.rehash else stat_readable(entry.path, self.max_bytes)
-            sha = None if info is None else self.store.known_digest(entry.path, info)
+            sha = None if info is None else self.store.known("files", entry.path, info)
             if sha is not None:  # unchanged since read: its bytes are not read again
                 if not self._found(i, sha):
                     yield i, info.st_size
@@ -216,7 +179,7 @@ class _Pass:
                 yield i, data if data <= self.max_bytes else 0  # too large: recorded unread by the scorer
             else:
                 sha = hashlib.sha256(data[0]).hexdigest()
-                self.store.remember(entry.path, data[1], sha)
+                self.store.remember("files", entry.path, data[1], sha)
                 if not self._found(i, sha):
                     yield i, len(data[0])
 
@@ -228,7 +191,7 @@ class _Pass:
             self.counts["unread"] += 1
         else:
             if info is not None:
-                self.store.remember(self.entries[i].path, info, record.sha256)
+                self.store.remember("files", self.entries[i].path, info, record.sha256)
             self.store.put(self.key_of(record.sha256), record)
             self.counts["scored"] += 1
         self.advance(1)
@@ -239,25 +202,20 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
                   advance: Callable[[int], None] | None = None) -> tuple[list[Record], dict[str, int]]:
     """A record per entry (same order as ``entries``), and counts ``{cached, scored, unread}``.
 
-    Two passes: the first finds each file in the store (when it holds records): a file whose ``stat``
-    (size, mtime in ns, inode) is the one the store holds for it is taken to hold the bytes whose sha256 the
-    store gives, and is not read (:meth:`store.Store.known_digest`; not with ``rehash``); any other file is read
-    and hashed here; the others are read again and scored, in ``workers`` processes (each reading its own files,
-    starting while the first pass goes on) once they total :data:`PARALLEL_MIN_BYTES`, else here. A new record is
-    stored under the hash of the bytes actually scored (the report's ``submission_sha256``), so a file changed
-    between the passes is never mis-keyed.
+    Two passes: the first finds each file in the store (one whose stat is unchanged is not read:
+    :meth:`store.Store.known`, docs/leaderboard.md, "Warm rebuilds"; any other is read and hashed here); the
+    misses are read again and scored, in ``workers`` processes (starting while the first pass goes on) once they total
+    :data:`PARALLEL_MIN_BYTES`, else here. A new record is stored under the hash of the bytes actually scored (the
+    report's ``submission_sha256``), so a file changed between the passes is never mis-keyed.
 
     Args:
-        entries: the submissions (:func:`folder.read_folder`).
-        truth: the loaded solution (used in this process for few submissions or ``workers <= 1``).
-        solution: its path (each worker process loads it once).
-        options: validation and scoring options.
-        store: where records of unchanged submissions are found and new ones kept, under
-            :func:`store.record_keyer` of the :func:`store.solution_digest` of ``truth`` and ``solution``'s manifest.
-        workers: processes scoring in parallel.
-        max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
-        rehash: read and hash every file, trusting no stat match (``--rehash``).
-        advance: called with 1 after each submission is done (a progress bar).
+        entries: the submissions (:func:`folder.read_folder`); options: validation and scoring options.
+        truth: the loaded solution (used here for few submissions or ``workers <= 1``); solution: its path (each
+            worker process loads it once).
+        store: where records are found and kept, under :func:`store.record_keyer` of the
+            :func:`store.solution_digest` of ``truth`` and ``solution``'s manifest.
+        workers: processes scoring in parallel; max_bytes: larger submissions are not read (``SUBMISSION_TOO_LARGE``).
+        rehash: trust no stat match (``--rehash``); advance: called with 1 after each submission (a progress bar).
 
     Raises:
         ScoringFailed: the evaluator raised on a submission (a bug), or a worker died.
@@ -265,10 +223,12 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
     """
     digest = solution_digest(truth, read_manifest(solution))
     scoring = _Pass(entries, store, record_keyer(digest, options.to_dict()), max_bytes, rehash, advance)
-    first: list[tuple[int, int]] = []
-    todo = itertools.chain((i for i, _ in first), (i for i, _ in _enough(
-        scoring.misses(), PARALLEL_MIN_BYTES if workers > 1 else 0, first)))
-    if workers <= 1 or sum(size for _, size in first) < PARALLEL_MIN_BYTES:
+    misses, first, total = scoring.misses(), [], 0
+    while workers > 1 and total < PARALLEL_MIN_BYTES and (miss := next(misses, None)) is not None:
+        first.append(miss[0])  # the first pass until its misses total PARALLEL_MIN_BYTES: then workers start
+        total += miss[1]
+    todo = itertools.chain(first, (i for i, _ in misses))
+    if workers <= 1 or total < PARALLEL_MIN_BYTES:
         for i in todo:
             try:
                 result = _score(entries[i], truth, options, max_bytes)
@@ -282,18 +242,15 @@ def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, opti
 
 def _parallel(todo: Iterator[int], entries: list[Entry], solution: Path, digest: str, options: Options, workers: int,
               max_bytes: int, done: Callable[[int, tuple[Record, os.stat_result | None]], None]) -> None:
-    """Score ``todo`` in worker processes, calling ``done`` in index order of each batch finished, with what
-    :func:`_score_in_worker` returned."""
+    """Score ``todo`` in worker processes, calling ``done`` with what :func:`_score_in_worker` returned, in index
+    order of each batch finished."""
     pending: dict[Future, int] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_init_worker,
-                             initargs=(str(solution), digest, options, max_bytes)) as pool:
-        exhausted = False
+    # never a plain fork of this process, whose polars thread pool would deadlock in the child (polars documents this)
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                             initializer=_init_worker, initargs=(str(solution), digest, options, max_bytes)) as pool:
         while True:
-            while not exhausted and len(pending) < workers * IN_FLIGHT_PER_WORKER:
-                i = next(todo, None)
-                if i is None:
-                    exhausted = True
-                    break
+            for i in itertools.islice(todo, workers * IN_FLIGHT_PER_WORKER - len(pending)):
                 pending[pool.submit(_score_in_worker, entries[i])] = i
             if not pending:
                 break

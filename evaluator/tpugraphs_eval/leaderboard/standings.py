@@ -1,21 +1,7 @@
 """Teams from submissions: each team's final submissions, its score on a leaderboard, and ranks with ties.
 
-Rules (docs/leaderboard.md, after Kaggle's):
-
-- **Public leaderboard**: a team's score is the best public overall of all its valid submissions.
-- **Private leaderboard**: a team's score is the best private overall of its *final* submissions: the
-  ones it selected (metadata ``"selected": true``; at most 2 count: with more, the 2 most recent
-  selected valid ones, recorded as ``TOO_MANY_SELECTED``; a selected invalid submission is recorded as
-  ``SELECTED_INVALID`` and does not count), or, when it selected no valid one, its 2 best public ones.
-- **Daily limit** (``max_daily``, Kaggle's 5): a team's valid submissions beyond the first ``max_daily`` of
-  one UTC day (:func:`over_daily_limit`) are not scored on the public leaderboard: they count neither for
-  its public score nor as one of its "2 best public ones" (``OVER_DAILY_LIMIT``); they may still be selected.
-- **Order of submissions** ("earlier"): by submission time (metadata ``submitted``), then file name;
-  submissions of unknown time come after all known times, by file name.
-- **Ranks**: equal scores (the same float, as identical predictions give) share a rank, and the next
-  rank skips (1, 2, 2, 4). Among equal scores the team whose scoring submission is earlier is shown
-  first (then by team name). Teams without a valid submission (or with an undefined score) have no
-  rank and are listed last, by name.
+The rules (public and private scores, final submissions, the daily limit, the order of submissions, ranks and
+ties) are Kaggle's with our decisions: docs/leaderboard.md, "Rules".
 """
 
 from __future__ import annotations
@@ -49,12 +35,9 @@ def time_key(entry: Entry) -> tuple:
 def over_daily_limit(entries: list[Entry], records: list[Record], max_daily: int) -> dict[int, dict[str, Any]]:
     """The valid submissions not scored on the public leaderboard: index → its ``OVER_DAILY_LIMIT`` note.
 
-    A submission's day is the UTC date of its ``submitted`` time, or, when it has none, of its file's
-    modification time (:attr:`folder.Entry.modified`; docs/leaderboard.md, "Rules"). Per team and day, its
-    valid submissions in order of that time (then file name, then ID) beyond the first ``max_daily`` are
-    over the limit. Invalid and unread submissions do not count; a submission with neither time (none in a
-    folder read by :func:`folder.read_folder`) is never over. ``max_daily`` 0 or less: no limit, ``{}``.
-    O(N log N) for N submissions.
+    The rule: docs/leaderboard.md, "Rules" (a day from ``submitted``, else :attr:`folder.Entry.modified`); within a
+    day, in order of that time, then file name, then ID. A submission with neither time (none in a folder read by
+    :func:`folder.read_folder`) is never over. ``max_daily`` 0 or less: no limit, ``{}``. O(N log N).
     """
     if max_daily <= 0:
         return {}
@@ -105,12 +88,8 @@ class TeamStanding:
 
 def _best(indices: list[int], records: list[Record], board: str) -> int | None:
     """The index with the highest defined score on ``board``; the earliest among equals (indices are in order)."""
-    best = None
-    for i in indices:
-        score = records[i].overall(board)
-        if score is not None and (best is None or score > records[best].overall(board)):
-            best = i
-    return best
+    defined = [i for i in indices if records[i].overall(board) is not None]
+    return max(defined, key=lambda i: records[i].overall(board), default=None)
 
 
 def submissions_by_team(teams: list[str], entries: list[Entry]) -> dict[str, list[int]]:
@@ -121,33 +100,21 @@ def submissions_by_team(teams: list[str], entries: list[Entry]) -> dict[str, lis
     """
     groups: dict[str, list[int]] = {team: [] for team in teams}
     for i, entry in enumerate(entries):
-        mine = groups.get(entry.team)
-        if mine is not None:
-            mine.append(i)
-    keys: dict[int, tuple] = {}
+        if entry.team in groups:
+            groups[entry.team].append(i)
     for mine in groups.values():
-        keys.update((i, time_key(entries[i])) for i in mine)
-        mine.sort(key=keys.__getitem__)
+        mine.sort(key=lambda i: time_key(entries[i]))
     return groups
 
 
 def final_submissions(team: str, mine: list[int], valid: list[int], entries: list[Entry],
-                      records: list[Record], over: dict[int, Any] | None = None) -> tuple[list[int], list[dict[str, Any]]]:
-    """The private leaderboard's final submissions of a team and the notes made.
-
-    Args:
-        team: the team's name; ``mine``: indices of all its submissions; ``valid``: of its scored ones,
-            earliest first; ``entries``, ``records``: every submission and its record; ``over``: the
-            submissions over the daily limit (:func:`over_daily_limit`): without a public score, they come
-            after every other when the 2 best public ones are taken.
-    """
-    over = over or {}
-    notes = []
+                      records: list[Record], over: dict[int, Any]) -> tuple[list[int], list[dict[str, Any]]]:
+    """The private leaderboard's final submissions of ``team`` and the notes made: ``mine`` are the indices of all
+    its submissions, ``valid`` of its scored ones, earliest first; ``over`` the submissions over the daily limit
+    (:func:`over_daily_limit`), which come after every other when the 2 best public ones are taken."""
     scored = set(valid)
-    for i in sorted(mine):  # in the entries' order
-        if entries[i].selected and i not in scored:
-            notes.append(note("SELECTED_INVALID", f"{entries[i].id} is selected but was not scored; it does not "
-                                                  "count"))
+    notes = [note("SELECTED_INVALID", f"{entries[i].id} is selected but was not scored; it does not count")
+             for i in sorted(mine) if entries[i].selected and i not in scored]  # in the entries' order
     selected = [i for i in valid if entries[i].selected]
     if len(selected) > MAX_FINAL:
         kept = selected[-MAX_FINAL:]
@@ -159,8 +126,7 @@ def final_submissions(team: str, mine: list[int], valid: list[int], entries: lis
         return selected, notes
     publics = {i: None if i in over else records[i].overall("public") for i in valid}  # None: after every score
     ranked = sorted(valid, key=lambda i: (publics[i] is None, 0.0 if publics[i] is None else -publics[i]))  # stable
-    position = {i: k for k, i in enumerate(valid)}
-    return sorted(ranked[:MAX_FINAL], key=position.__getitem__), notes
+    return sorted(ranked[:MAX_FINAL], key=valid.index), notes
 
 
 def competition_ranks(scores: list[float]) -> list[int]:
@@ -182,7 +148,7 @@ def standings(teams: list[str], entries: list[Entry], records: list[Record],
         max_daily: the daily limit (:func:`over_daily_limit`; 0: none). On the public board a team's
             ``finals`` are its valid submissions within the limit.
 
-    Cost: O(N log N + T log T) for N submissions and T teams (submissions are grouped by team once).
+    Cost: O(N log N + T log T) for N submissions and T teams.
     """
     out = []
     groups = submissions_by_team(teams, entries)

@@ -1,26 +1,15 @@
 """The leaderboard store: one SQLite file (:data:`STORE_FILE`) in the cache folder, what a build keeps for the next.
 
-Four tables, each row with a checksum (:func:`checksum`: BLAKE2b-128 of its key and values) checked whenever it is read:
-
-- ``records``: a scored or invalid submission's :class:`record.Record` (its JSON fields, and its per-graph values
-  apart: read only for the bootstrap) under :func:`record_keyer`, the sha256 of the submission's sha256, the solution's
-  :func:`solution_digest`, the package version, its source code digest and every scoring option; so a record is never
-  reused for another solution, options, version or source code;
-- ``files``: per submission file, the sha256 of the bytes read, under the ``(st_size, st_mtime_ns, st_ino)`` it had
-  then (a file whose ``stat`` still shows those three is not read again: docs/leaderboard.md, "Warm rebuilds");
-- ``metadata``: per metadata file, what :func:`folder.read_metadata` made of it, under its stat likewise;
-- ``bootstrap``: a final submission's (B,) resampled overalls (little-endian float64) under :func:`row_key`.
-
-The schema version is ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`) and ``PRAGMA application_id`` marks the file as
-a store. A build holds one transaction (``BEGIN IMMEDIATE``: a second build on the same store is refused,
-``BUILD_LOCKED``) and commits once at the end, the rows it did not use deleted. A file that is not a store of this
-schema (foreign, damaged, another version, not a regular file) is renamed ``STORE_FILE.set-aside`` with one
-``CACHE_SET_ASIDE`` note and a new store is made; a row whose checksum fails is a ``CACHE_ENTRY_CORRUPT`` note and is
-scored again, never used; a store that cannot be written is one ``CACHE_ENTRY_UNWRITABLE`` note and the build goes on.
+Its tables, keys, checksums, transaction and what happens to a damaged or foreign file: docs/leaderboard.md,
+"The store" (and "Warm rebuilds", "Bootstrap rows"). ``records`` holds a submission's :class:`record.Record` under
+:func:`record_keyer`, ``files`` and ``metadata`` what a file gave under its stat (:func:`_stat_text`), ``bootstrap``
+a final submission's (B,) resampled overalls (little-endian float64) under :func:`row_key`; every row carries its
+:func:`checksum`, checked whenever it is read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -237,44 +226,31 @@ class Store:
         """True when no record can be found (disabled, or none stored)."""
         return self._select("SELECT 1 FROM records LIMIT 1") is None
 
-    def _known(self, table: str, path: Path, info: os.stat_result) -> str | None:
+    def known(self, table: str, path: Path, info: os.stat_result) -> str | None:
+        """What :meth:`remember` kept in ``table`` (``files``: a submission's sha256; ``metadata``: a metadata file's
+        fields as JSON) for ``path`` when its ``stat`` then showed the same ``st_size``, ``st_mtime_ns`` and
+        ``st_ino`` as ``info`` (then kept for this build), else None (read the file)."""
         row = self._row(table, "stat, value", str(path), str(path))
         if row is None or row[0] != _stat_text(info).encode():
             return None
         self.used[table].add(str(path))
         return row[1].decode()
 
-    def known_digest(self, path: Path, info: os.stat_result) -> str | None:
-        """The sha256 read from ``path`` by an earlier build when its ``stat`` showed the same ``st_size``,
-        ``st_mtime_ns`` and ``st_ino`` as ``info`` (then kept for this build), else None (read it)."""
-        return self._known("files", path, info)
-
-    def remember(self, path: Path, info: os.stat_result, sha256: str) -> None:
-        """Keep that ``path``, with that ``stat`` (taken before reading), held bytes of that sha256."""
-        self._write("files", str(path), _stat_text(info), sha256)
-
-    def known_metadata(self, path: Path, info: os.stat_result) -> dict[str, Any] | None:
-        """What :meth:`remember_metadata` kept of the metadata file ``path`` under the same stat as ``info``, else None."""
-        value = self._known("metadata", path, info)
-        return None if value is None else json.loads(value)
-
-    def remember_metadata(self, path: Path, info: os.stat_result, fields: dict[str, Any]) -> None:
-        """Keep what the metadata file ``path``, with that ``stat`` (taken before reading), gave: ``fields``."""
-        self._write("metadata", str(path), _stat_text(info), json.dumps(fields, sort_keys=True))
+    def remember(self, table: str, path: Path, info: os.stat_result, value: str) -> None:
+        """Keep in ``table`` what ``path``, with that ``stat`` (taken before reading), gave: ``value``."""
+        self._write(table, str(path), _stat_text(info), value)
 
     def _all_fields(self) -> dict[str, Any]:
         """Key → the fields of every stored record whose checksum holds (None: it fails), read at first use in one
         pass and decoded by one ``json.loads``, so that the records share their field names' strings."""
         if self._fields is None:
             self._fields, texts = {}, []
-            try:
+            with contextlib.suppress(sqlite3.Error):  # a store this build could not write (its new tables rolled back)
                 rows = self._ready() and self.db.execute("SELECT key, record, per_graph, checksum FROM records")
                 for key, record, per_graph, check in rows or ():
                     good = check == checksum(key, record, per_graph)
                     self._fields[key.decode("utf-8", "replace")] = len(texts) if good else None
                     texts += [record] if good else []
-            except sqlite3.Error:  # a store this build could not write (its new tables rolled back)
-                pass
             decoded = json.loads(b"[" + b",".join(texts) + b"]")
             self._fields = {k: None if i is None else decoded[i] for k, i in self._fields.items()}
         return self._fields

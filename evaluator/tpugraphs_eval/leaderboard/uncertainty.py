@@ -1,25 +1,15 @@
 """How sure is a rank? A paired, stratified bootstrap over graphs, and the public→private shake-up.
 
-Method (docs/leaderboard.md; Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13
-for the percentile interval):
-
-- A resample draws, for each collection separately (stratified), as many of the leaderboard's graphs
-  as it has, with replacement, from a seeded :func:`numpy.random.default_rng`. The same draws serve
-  every team (paired), so differences between teams are not blurred by different draws.
-- In each resample a submission's collection value is the mean of its per-graph primary metric (tile
-  ``score``, layout ``kendall_tau``) over the drawn graphs where it is defined (docs/metrics.md, collection value **Decision**),
-  and its overall the mean of the defined collection values (docs/metrics.md, overall); a team's score is the best
-  overall of its final submissions in that resample.
-- 95% interval of a team's score: the 2.5th and 97.5th percentiles of its resampled scores (linear
-  interpolation, numpy's default). Rank interval: the 2.5% and 97.5% quantiles of its resampled ranks
-  (``inverted_cdf``: the smallest rank reached in at least that share of resamples), ranks computed in
-  each resample as on the leaderboard (equal scores share the better rank).
-- Tied with the leader: the 95% percentile interval of the paired difference (leader's score − the
-  team's score) contains 0. The leader (and any team sharing rank 1) is marked too.
+Method: docs/leaderboard.md, "Uncertainty and shake-up"; the percentile interval: Efron & Tibshirani, *An
+Introduction to the Bootstrap*, 1993, ch. 13. A submission's collection value in a resample is the mean over the
+drawn graphs where its metric is defined (docs/metrics.md, collection value **Decision**); score intervals use
+numpy's default (linear) percentiles, rank intervals ``inverted_cdf`` (the smallest rank reached in at least that
+share of resamples), ranks computed in each resample as on the leaderboard.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,8 +21,6 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 LEVEL = 0.95
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
-
-
 CHUNK_VALUES = 1 << 20
 """Drawn values gathered at once (8 MB of float64): submissions are resampled in chunks of about this size."""
 
@@ -64,25 +52,16 @@ def resampled_overalls(per_graph: dict[str, np.ndarray], draws: dict[str, np.nda
 
 
 def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndarray]) -> np.ndarray:
-    """(B,) overall of one submission in every resample (NaN where every collection is undefined).
-
-    Args:
-        per_graph: collection → (G,) primary metric per graph of the leaderboard (NaN: undefined).
-        draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
-    """
+    """(B,) overall of one submission in every resample: :func:`resampled_overalls` of its ``per_graph``,
+    collection → (G,) primary metric per graph of the leaderboard (NaN: undefined)."""
     return resampled_overalls({name: np.asarray(values)[None, :] for name, values in per_graph.items()}, draws)[0]
 
 
 def team_samples(per_graph: dict[str, np.ndarray], owner: np.ndarray, n_teams: int,
                  draws: dict[str, np.ndarray]) -> np.ndarray:
-    """(T, B) resampled score of each team: the best (``fmax``: NaN only when all are NaN) of its submissions.
-
-    Args:
-        per_graph: collection → (S, G) primary metric of the S submissions that count (:func:`resampled_overalls`).
-        owner: (S,) int team of each of those submissions, in 0..T-1; a team owning none gets NaN.
-        n_teams: T.
-        draws: collection → (B, G) drawn positions (:func:`tpugraphs_eval.scoring.bootstrap.draw_positions`).
-    """
+    """(T, B) resampled score of each of the T = ``n_teams`` teams: :func:`best_of_teams` of the
+    :func:`resampled_overalls` of ``per_graph`` (collection → (S, G) primary metric of the S submissions that count),
+    ``owner`` the (S,) int team of each."""
     resamples = next(iter(draws.values())).shape[0] if draws else 0
     return best_of_teams(resampled_overalls(per_graph, draws) if owner.size and draws else np.empty((0, resamples)),
                          owner, n_teams)
@@ -132,7 +111,8 @@ def _finite(value: float) -> float | None:
 
 
 def uncertainty(scores: np.ndarray, ranks: list[int]) -> Uncertainty:
-    """Intervals from (T, B) resampled team scores; ``ranks`` are the leaderboard's (the leader has rank 1)."""
+    """Intervals from (T, B) resampled team scores; ``ranks`` are the leaderboard's (the leader has rank 1, and
+    every team sharing it is tied with the leader)."""
     safe = np.where(np.isnan(scores), -np.inf, scores)
     with np.errstate(invalid="ignore"):  # -inf (undefined) between the two nearest values: -inf or NaN, not shown
         low, high = np.percentile(safe, _TAILS, axis=1) if scores.size else (np.empty(0), np.empty(0))
@@ -161,11 +141,9 @@ def shakeup(teams: list[str], public_ranks: list[int], private_ranks: list[int],
         leaderboard); the ``largest`` moves by absolute size, then by private rank.
     """
     tau = None
-    if len(teams) >= 2:
-        try:
+    with contextlib.suppress(UndefinedMetricError):
+        if len(teams) >= 2:
             tau = kendall_tau_b(np.asarray(public_ranks, dtype=np.float64), np.asarray(private_ranks, dtype=np.float64))
-        except UndefinedMetricError:
-            tau = None
     moves = [{"team": t, "public_rank": p, "private_rank": q, "move": p - q}
              for t, p, q in zip(teams, public_ranks, private_ranks, strict=True)]
     moves = [m for m in sorted(moves, key=lambda m: (-abs(m["move"]), m["private_rank"], m["team"])) if m["move"]]
