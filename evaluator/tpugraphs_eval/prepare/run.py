@@ -1,11 +1,8 @@
-"""``prepare``: turn the labelled splits of a data root into a competition with a labelled test split.
+"""``prepare``: turn the labelled splits of a data root into a competition with a labelled test split (docs/prepare.md).
 
-Steps (docs/prepare.md): read the source splits' runtimes → hold out whole programs per collection
-(:mod:`.selection`) → write the public data root (the remaining graphs unchanged, the held-out graphs as
-public test files under opaque names, :mod:`.npzwrite`) and the sample submission → write the solution file
-(:func:`..truth.solution.build_solution`) and the two ``prepare.json`` → check the public side → move the
-finished folders into place. Everything is written into temporary siblings first: a failed or killed run
-leaves no output folder that looks complete.
+Read the source splits' runtimes → hold out whole programs (:mod:`.selection`) → write the public data root
+(:mod:`.npzwrite` for the held-out graphs), the sample submission, the solution file and the two ``prepare.json``
+into temporary siblings → check the public side → move the finished folders into place.
 """
 
 from __future__ import annotations
@@ -78,8 +75,9 @@ class PrepareOptions:
                              f"{', '.join(c.name for c in COLLECTIONS)}")
 
     @classmethod
-    def given(cls, from_splits: Sequence[str], test_fraction: float, public_fraction: float, max_configs: int,
-              collections: Sequence[str] | None) -> PrepareOptions:
+    def given(cls, from_splits: Sequence[str] = ("train",), test_fraction: float = DEFAULT_TEST_FRACTION,
+              public_fraction: float = DEFAULT_PUBLIC_FRACTION, max_configs: int = DEFAULT_MAX_CONFIGS,
+              collections: Sequence[str] | None = None) -> PrepareOptions:
         """The options as given, the splits and collections put in the package's order (:func:`_in_order`)."""
         return cls(_in_order(from_splits, ("train", "valid", "test")), test_fraction, public_fraction, max_configs,
                    None if collections is None else _in_order(collections, tuple(c.name for c in COLLECTIONS)))
@@ -123,13 +121,6 @@ def _checked_split(root: DataRoot, split: str, wanted: set[str] | None, progress
     return read
 
 
-def _left_out(options: PrepareOptions, present: set[Collection]) -> dict[str, str]:
-    """Collection → why it is not in the prepared competition (not asked for, or no graph to hold out)."""
-    return {c.name: "not in --collections" if options.collections is not None and c.name not in options.collections
-            else f"no graph in the source split(s) {', '.join(options.from_splits)}"
-            for c in COLLECTIONS if c not in present}
-
-
 def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed: str, progress: bool) -> _Plan:
     options.check()
     root = raw if isinstance(raw, DataRoot) else resolve_data_root(raw)
@@ -148,7 +139,9 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
                 plan.source.append((c, split, name))
                 plan.runtimes[(c.name, split, name)] = arrays
     plan.collections = [c for c in COLLECTIONS if c in present]
-    plan.left_out = _left_out(options, present)
+    plan.left_out = {c.name: "not in --collections" if wanted is not None and c.name not in wanted  # and why
+                     else f"no graph in the source split(s) {', '.join(options.from_splits)}"
+                     for c in COLLECTIONS if c not in present}
     missing = sorted(wanted - {c.name for c in present}) if wanted is not None else []
     if missing or not plan.collections:
         raise DataError(f"the source split(s) {', '.join(options.from_splits)} of {root.label} hold no "
@@ -215,7 +208,7 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
                                 code="PREPARE_NAME_CLASH")
             target.parent.mkdir(parents=True, exist_ok=True)
             before = sources[g].stat().st_size
-            write_public_test_file(sources[g], target, keep, lambda n: None)
+            write_public_test_file(sources[g], target, keep)
             advance(before)
             _write_truth(truth_root / c.split_dir("test") / f"{opaque}.npz", runtimes, keep)
             names.append({"collection": c.name, "split": split, "graph": name, "program": program_of(c, name),
@@ -233,17 +226,15 @@ def _write_truth(path: Path, runtimes: Any, keep: np.ndarray | None) -> None:
     np.savez(path, **arrays)
 
 
-def _sample_submission(public: Path, collections: list[Collection]) -> tuple[str, dict[str, int]]:
+def _sample_submission(public: Path, collections: list[Collection]) -> str:
     """``ID,TopConfigs`` of every public test graph (tile 0..min(5,c)-1, layout 0..c-1), sorted by ID."""
     truth = read_split(DataRoot(public), "test", with_runtimes=True, progress=False)
-    rows, counts = ["ID,TopConfigs"], {}
+    rows = ["ID,TopConfigs"]
     for c in collections:
-        graphs = truth.get(c, [])
-        counts[c.name] = len(graphs)
-        for name, arrays in sorted(graphs):
+        for name, arrays in sorted(truth.get(c, [])):
             n = arrays.runtime.size
             rows.append(f"{c.name}:{name}," + ";".join(map(str, range(min(TILE_TOP_K, n) if c.kind == "tile" else n))))
-    return "\n".join(rows) + "\n", counts
+    return "\n".join(rows) + "\n"
 
 
 def check_public(public: Path, held_programs: Sequence[str], source: str = "the source") -> None:
@@ -288,21 +279,17 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
     public.mkdir()
     private.mkdir()
     written = _write(plan, public, private, progress)
-    held_programs = plan.programs
-    check_public(public, held_programs, plan.root.label)
-    sample, test_counts = _sample_submission(public, plan.collections)
-    (public / "sample_submission.csv").write_text(sample, encoding="utf-8")
-    opts = plan.options.to_dict()
-    usage_seed = seeded_int(plan.seed, "usage")
+    check_public(public, plan.programs, plan.root.label)
+    (public / "sample_submission.csv").write_text(_sample_submission(public, plan.collections), encoding="utf-8")
     truth_root = private / ".truth"
     manifest = build_solution(DataRoot(truth_root, synthetic=plan.root.synthetic), "test", private / "solution.parquet",
-                              public_fraction=plan.options.public_fraction, seed=usage_seed,
+                              public_fraction=plan.options.public_fraction, seed=seeded_int(plan.seed, "usage"),
                               source=f"tpugraphs-eval prepare of {source_name(plan.root)}")
     shutil.rmtree(truth_root)
     counts = {c.name: {s: len(DataRoot(public).graph_names(c, s)) for s in (*LABELLED_SPLITS, "test")}
               for c in plan.collections}
     public_json = {"format": PREPARE_FORMAT, "evaluator_version": __version__, "synthetic": plan.root.synthetic,
-                   "collections": counts, "left_out": plan.left_out, "options": opts,
+                   "collections": counts, "left_out": plan.left_out, "options": plan.options.to_dict(),
                    "test_public_graphs": {n: v["public_graphs"] for n, v in manifest["counts"].items()},
                    "grouping": "a program is on one side only: layout default and random graphs with the same "
                                "file name; tile graphs with the same name before the trailing _<hex> kernel id "
@@ -312,7 +299,6 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
                     "solution_sha256": file_hexdigest(private / "solution.parquet"),
                     "ground_truth_sha256": manifest["ground_truth_sha256"],
                     "held_out_noise": held_out_noise(plan.root, written["names"], plan.runtimes)}
-    del test_counts
     (public / "prepare.json").write_text(json.dumps(public_json, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (private / "prepare.json").write_text(json.dumps(private_json, indent=2, sort_keys=True) + "\n",
                                           encoding="utf-8")
@@ -366,24 +352,19 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
 
 
 def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[str], *,
-                seed: str | int | None = None, insecure_seed: bool = False, **kwargs: Any) -> dict[str, Any]:
+                seed: str | int | None = None, insecure_seed: bool = False, progress: bool = False,
+                **options: Any) -> dict[str, Any]:
     """:func:`prepare` into ``out/public`` and ``out/private`` (``tpugraphs-eval prepare -o DIR``): ``out`` must be
-    new or empty; the whole folder is written as a temporary sibling and renamed at the end.
+    new or empty; the whole folder is written as a temporary sibling and renamed at the end. ``options``: those of
+    :class:`PrepareOptions`, as for :func:`prepare`.
 
     Raises:
-        as :func:`prepare`.
+        as :func:`prepare`; TypeError: an unknown option.
     """
     seed = check_seed(seed, insecure_seed)
     out = Path(out)
     _refuse_nonempty(out, "-o")
-    progress = kwargs.pop("progress", False)
-    options = PrepareOptions.given(kwargs.pop("from_splits", ("train",)),
-                                   kwargs.pop("test_fraction", DEFAULT_TEST_FRACTION),
-                                   kwargs.pop("public_fraction", DEFAULT_PUBLIC_FRACTION),
-                                   kwargs.pop("max_configs", DEFAULT_MAX_CONFIGS), kwargs.pop("collections", None))
-    if kwargs:
-        raise TypeError(f"unexpected options {', '.join(kwargs)}")
-    plan = _plan(raw, options, seed, progress)
+    plan = _plan(raw, PrepareOptions.given(**options), seed, progress)
     remove_stale_work(out)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.prepare-", dir=out.parent) as tmp:
         work = Path(tmp) / "out"
@@ -418,15 +399,12 @@ def _move_into_place(work: Path, final: Path) -> None:
 
 def _in_order(given: Sequence[str], order: tuple[str, ...]) -> tuple[str, ...]:
     """``given`` in the package's order (splits train, valid, test; collections as :data:`..dataset.COLLECTIONS`),
-    unknown or repeated names kept for the options' own checks: ``--from valid,train`` and ``--collections`` in any
-    order prepare the same bytes (the order fed the held-out draw and ``prepare.json``)."""
+    unknown or repeated names kept for the options' own checks: any order prepares the same bytes."""
     return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
 
 
 def source_name(root: DataRoot) -> str:
-    """How the written files name their source: the demo, or a data root, never by its path (the files
-    themselves are named with their sha256 in the private ``prepare.json``). The same data and seed then give
-    the same bytes wherever the data lie: MLE-bench checks the MD5s of a preparation made from its own download
-    folder against those of the organiser's export (docs/prepare.md, docs/hosting.md)."""
+    """How the written files name their source: the demo, or a data root, never by its path, so that the same data
+    and seed give the same bytes wherever the data lie (docs/prepare.md, "What it writes")."""
     return "the demo data (SYNTHETIC)" if root.synthetic else "a data root (its files: source_sha256)"
 

@@ -1,9 +1,8 @@
 """Graph lists and fold files: which graphs ``--graphs FILE`` (with ``--fold K``) or ``cv --folds`` scores.
 
 A fold file is a CSV ``ID,fold`` (one row per graph of the split, fold 0..k-1), written by ``tpugraphs-data folds``
-(:func:`..prepare.folds.fold_rows`). A graph list is one submission ID per line (an optional first line ``ID``). Both
-name graphs by submission ID (``<collection>:<graph>``). A participant's file, read here beside the other inputs
-that select what is scored (:mod:`.eval_indices`).
+(:func:`..prepare.folds.fold_rows`). A graph list is one submission ID (``<collection>:<graph>``) per line (an
+optional first line ``ID``).
 """
 
 from __future__ import annotations
@@ -33,13 +32,9 @@ def fold_number(text: str) -> int | None:
 class GraphSelection(dict):
     """ID → line of the file that lists it (:func:`read_graphs`); :attr:`source` names the file in errors."""
 
-    source: str = "--graphs"
-
-
-def _selection(ids: dict[str, int], path: Path) -> GraphSelection:
-    selection = GraphSelection(ids)
-    selection.source = str(path)
-    return selection
+    def __init__(self, ids: dict[str, int], source: str = "--graphs") -> None:
+        super().__init__(ids)
+        self.source = source
 
 
 def _first_time(seen: dict[str, int], graph_id: str, line: int, faults: list[str]) -> bool:
@@ -78,7 +73,7 @@ def _folds(rows: list[list[str]], path: Path) -> dict[int, GraphSelection]:
         if _first_time(seen, graph_id, line, faults):
             folds.setdefault(fold, {})[graph_id] = line
     _raise(path, faults)
-    return {fold: _selection(ids, path) for fold, ids in sorted(folds.items())}
+    return {fold: GraphSelection(ids, str(path)) for fold, ids in sorted(folds.items())}
 
 
 def read_graphs(path: Path, fold: int | None) -> GraphSelection:
@@ -114,7 +109,7 @@ def read_graphs(path: Path, fold: int | None) -> GraphSelection:
     if not ids and not faults:
         faults.append("no graph ID in the file")
     _raise(path, faults)
-    return _selection(ids, path)
+    return GraphSelection(ids, str(path))
 
 
 def check_graph_ids(ids: Mapping[str, int | None], catalog: SplitCatalog) -> None:

@@ -23,11 +23,6 @@ from .faults import raise_faults
 from .ranks import dense_ranks_into
 
 
-def expected_length(kind: Kind, n_configs: int) -> int:
-    """How many indices a strict row lists: min(5, c) for tile (docs/codes.md), c for layout."""
-    return min(TILE_TOP_K, n_configs) if kind == "tile" else n_configs
-
-
 @dataclass(frozen=True)
 class CollectionGraphs:
     """The graphs of one collection in one split.
@@ -69,7 +64,7 @@ class RowSpec(NamedTuple):
         collection: the collection's name.
         position: the graph's index in its collection.
         n_configs: the graph's number of configurations c.
-        length: the number of indices a strict row lists (:func:`expected_length`).
+        length: the number of indices a strict row lists: min(5, c) for tile (docs/codes.md), c for layout.
         kind: ``tile`` or ``layout``.
     """
 
@@ -111,8 +106,8 @@ class SplitCatalog:
     @cached_property
     def row_specs(self) -> dict[str, RowSpec]:
         """Submission ID → :class:`RowSpec` (collection name, graph position, c, strict row length, kind)."""
-        return {graph_id: RowSpec(collection.name, position, c, expected_length(collection.kind, c), collection.kind)
-                for graph_id, (collection, position, c) in self.index.items()}
+        return {graph_id: RowSpec(collection.name, position, c, min(TILE_TOP_K, c) if collection.kind == "tile" else c,
+                                  collection.kind) for graph_id, (collection, position, c) in self.index.items()}
 
     def restrict(self, names: list[str]) -> SplitCatalog:
         """The same split limited to the collections ``names`` (e.g. to validate a per-collection file);
@@ -181,11 +176,11 @@ class CollectionTruth:
     public: np.ndarray | None = None
 
     @classmethod
-    def from_values(cls, graphs: CollectionGraphs, values: np.ndarray) -> CollectionTruth:
-        """Pack the runtimes of every graph, stored back to back in ``graphs`` order ((sum c,) ns); layout
-        collections also get their dense ranks and tie counts."""
+    def from_values(cls, graphs: CollectionGraphs, values: np.ndarray, public: np.ndarray | None = None) -> CollectionTruth:
+        """Pack the runtimes of every graph, stored back to back in ``graphs`` order ((sum c,) ns), with the (G,)
+        Public mask ``public``; layout collections also get their dense ranks and tie counts."""
         offsets = np.concatenate(([0], np.cumsum(graphs.n_configs)))
-        truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]))
+        truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]), public=public)
         if graphs.collection.kind == "layout":
             truth.ranks = np.empty(values.size, dtype=np.int32)  # filled graph by graph: no per-graph arrays kept
             truth.n_distinct = np.empty(offsets.size - 1, dtype=np.int64)
@@ -240,9 +235,8 @@ class GroundTruth:
             where = {n: i for i, n in enumerate(old.graphs.names)}
             positions = [where[n] for n in graphs.names]
             runtimes = old.runtimes
-            truth = CollectionTruth.from_values(graphs, np.concatenate([runtimes[i] for i in positions]))
-            truth.public = None if old.public is None else old.public[positions]
-            collections[name] = truth
+            collections[name] = CollectionTruth.from_values(graphs, np.concatenate([runtimes[i] for i in positions]),
+                                                            None if old.public is None else old.public[positions])
         return GroundTruth(catalog, self.tile_runtime, collections, self.sha256, self.noise)
 
     @property
@@ -266,12 +260,9 @@ GraphsRead = dict[Collection, list[tuple[str, GraphRuntimes]]]
 
 def catalog_of(root: DataRoot, split: str, read: GraphsRead) -> SplitCatalog:
     """The catalog of the graphs read (config counts from the runtime arrays' lengths)."""
-    collections = {}
-    for collection, graphs in read.items():
-        names = tuple(name for name, _ in graphs)
-        counts = np.array([a.runtime.size for _, a in graphs], dtype=np.int64)
-        collections[collection.name] = CollectionGraphs(collection, names, counts)
-    return SplitCatalog(root, split, collections)
+    return SplitCatalog(root, split, {c.name: CollectionGraphs(c, tuple(name for name, _ in graphs),
+                                                               np.array([a.runtime.size for _, a in graphs], np.int64))
+                                      for c, graphs in read.items()})
 
 
 def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -279,7 +270,7 @@ def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     bad = ~(values > 0)
     if values.dtype.kind == "f":
         bad |= ~np.isfinite(values)
-    return np.add.reduceat(bad.astype(np.int64), offsets[:-1]) if bad.any() else np.zeros(offsets.size - 1, np.int64)
+    return np.add.reduceat(bad.astype(np.int64), offsets[:-1])
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
@@ -341,13 +332,11 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
     """
     if tile_runtime not in TILE_RUNTIMES:
         raise UsageError(f"tile runtime must be one of {', '.join(TILE_RUNTIMES)}, not {tile_runtime!r}")
-    where = where or (lambda collection, name: submission_id(collection, name))
+    where = where or submission_id
     catalog = catalog_of(root, split, read)
-    stored = {}  # collection → (runtimes, normalizers or None), every graph's back to back
-    for collection, graphs in read.items():
-        runtime = np.concatenate([a.runtime for _, a in graphs])
-        normalizer = np.concatenate([a.normalizer for _, a in graphs]) if collection.kind == "tile" else None
-        stored[collection] = (runtime, normalizer)
+    stored = {c: (np.concatenate([a.runtime for _, a in graphs]),  # every graph's runtimes and normalizers, back to back
+                  np.concatenate([a.normalizer for _, a in graphs]) if c.kind == "tile" else None)
+              for c, graphs in read.items()}
     if not any(runtime.any() for runtime, _ in stored.values()):
         raise NoGroundTruthError(
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
@@ -356,11 +345,9 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
     raise_faults(f"the {split} split of {root.label} cannot be scored", _not_positive(stored, catalog, where))
     values, faults = _scored_values(stored, catalog, tile_runtime, where)
     raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
-    truths = {}
-    for collection, runtime in values.items():
-        truth = CollectionTruth.from_values(catalog.collections[collection.name], runtime)
-        truth.public = None if public is None else np.asarray(public[collection.name], dtype=bool)
-        truths[collection.name] = truth
+    truths = {c.name: CollectionTruth.from_values(catalog.collections[c.name], runtime,
+                                                  None if public is None else np.asarray(public[c.name], dtype=bool))
+              for c, runtime in values.items()}
     return GroundTruth(catalog, tile_runtime, truths, runtimes_sha256(read))
 
 
@@ -405,10 +392,8 @@ def _overflowing_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     NaN there. Integer values (int64 ns) cannot overflow a float64 ratio; only float values are checked."""
     if values.dtype.kind != "f":
         return np.zeros(0, dtype=np.int64)
-    starts = offsets[:-1]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        bad = ~(np.isfinite(values) & (values > 0))
-        ratio = np.maximum.reduceat(values, starts) / np.minimum.reduceat(values, starts)
-    return np.flatnonzero((np.add.reduceat(bad.astype(np.int64), starts) > 0) | ~np.isfinite(ratio))
+        ratio = np.maximum.reduceat(values, offsets[:-1]) / np.minimum.reduceat(values, offsets[:-1])
+    return np.flatnonzero((_bad_graphs(values, offsets) > 0) | ~np.isfinite(ratio))
 
 

@@ -1,27 +1,10 @@
-"""Solution files: the organiser's ground truth of one split in a single Parquet file, with Usage.
+"""Solution files: the organiser's ground truth of one split in a single Parquet file, with Usage. The manifest, the
+integrity checks (:mod:`.solution_checks`) and the **Decision**s on Usage and on int64 runtimes (``RUNTIME_NOT_INT64``):
+docs/leaderboard.md, "Solution files".
 
 One row per (collection, graph, config): ``collection`` (str), ``graph`` (str), ``config`` (int32),
 ``runtime`` (int64 ns), ``normalizer`` (int64 ns for tile, null for layout) and ``usage`` (``Public``
-or ``Private``, the same for every row of a graph). The file's key-value metadata holds a JSON
-manifest under ``tpugraphs_eval_solution``: format, evaluator version, split, source, whether the
-data is synthetic, the sha256 over the runtimes (the same as a report's ``ground_truth_sha256``), the
-counts per collection, and how Usage was assigned (seeded fraction or a usage file and its sha256).
-
-Integrity: reading a solution file checks the manifest's fields and types, then the sha256 of the column data
-(the file's bytes before the Parquet footer, ``data_sha256``) before Parquet decodes any of it (a flipped
-byte in a page header can make the decoder ask for exabytes and abort the process), the columns' types (a
-boolean or float runtime column is refused), and then the rows against the manifest: the sha256 over names and runtimes
-and the graph, config and public-graph counts per collection. A flipped byte, a hand-edited row or a manifest
-copied onto other rows is a coded :class:`DataError` (``SOLUTION_*`` of :data:`errors.ERROR_CODES`).
-**Decision**: runtimes are stored as int64 ns exactly; ``solution build`` refuses a float runtime or
-normalizer that is not a whole number, or an integer of 2^63 or more (``RUNTIME_NOT_INT64``), instead of
-rounding or wrapping it.
-
-Usage, like Kaggle's public/private leaderboard split: per collection, a seeded random
-``public_fraction`` of its graphs (rounded to the nearest integer, halves to even as Python's ``round``;
-then at least one graph on each side when it has two or more, so 0 and 1 still leave one graph on the
-other side) is Public, the rest Private; or taken from a CSV file ``ID,Usage``. A collection left with no
-Public or no Private graph (a single graph; a usage file) gets a warning (:data:`USAGE_WARNINGS`).
+or ``Private``, the same for every row of a graph).
 """
 
 from __future__ import annotations
@@ -181,15 +164,12 @@ def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
 def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
                    seed: int = 0, usage_file: Path | None = None, progress: bool = False,
                    source: str | None = None) -> dict[str, Any]:
-    """Write the solution file of ``split`` from a data root's ``.npz`` files; returns its manifest.
+    """Write the solution file of ``split`` from a data root's ``.npz`` files, atomically; returns its manifest.
 
-    The ground truth is checked as for scoring (positive runtimes; not the public test files) and must be
-    whole numbers of ns that int64 holds exactly. The manifest says ``synthetic: true`` for the demo data root
-    and for any data root holding exactly the demo's graphs of a split (a copy of its files:
-    :func:`solution_checks.rows_split`). A collection with no Public or no Private graph is
-    written as it is, with a warning in the manifest's ``warnings`` (:func:`usage_warnings`). The file is written to a temporary name and moved into
-    place: a failed write (a full disk) leaves no partial file. ``source``: what the manifest names as the
-    source (default: the data root's label; ``prepare`` names its source data root, not its working folder).
+    The ground truth is checked as for scoring and must be whole numbers of ns that int64 holds exactly. The
+    manifest says ``synthetic: true`` for the demo and for a copy of its graphs (:func:`solution_checks.rows_split`),
+    and holds :func:`usage_warnings`. ``source``: what the manifest names as the source (default: the data root's
+    label).
 
     Raises:
         DataError: unusable data root or usage file; a runtime or normalizer that int64 cannot hold exactly

@@ -1,8 +1,5 @@
-"""The integrity checks of a solution file (:mod:`solution`): its manifest's fields, the sha256 of its column
-data (checked before Parquet decodes anything), its columns' types, and its rows against the manifest.
-
-Each failed check is a :class:`DataError` with a ``SOLUTION_*`` code of :data:`errors.ERROR_CODES`.
-"""
+"""The integrity checks of a solution file (:mod:`solution`; docs/leaderboard.md, "Solution files"), each failed check
+a :class:`DataError` with a ``SOLUTION_*`` code of :data:`errors.ERROR_CODES`."""
 
 from __future__ import annotations
 
@@ -137,7 +134,8 @@ RUNTIMES_DIFFER = ("{path}: the rows' runtimes do not match the manifest's sha25
 
 def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: dict[str, np.ndarray],
             check_runtimes: bool) -> None:
-    """Raise ``SOLUTION_CHECKSUM_MISMATCH`` unless the rows give the manifest's counts (and runtimes sha256)."""
+    """Raise ``SOLUTION_CHECKSUM_MISMATCH`` unless the rows give the manifest's counts (and runtimes sha256), and
+    ``SOLUTION_MANIFEST_MISMATCH`` where its ``split`` and ``synthetic`` contradict the rows (:func:`rows_split`)."""
     counts = {c.name: {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
                        "public_graphs": int(masks[c.name].sum())} for c, graphs in read.items()}
     if counts != manifest["counts"]:
@@ -146,7 +144,11 @@ def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: d
                         f"{', '.join(differ)} (a corrupted or edited solution file)", code="SOLUTION_CHECKSUM_MISMATCH")
     if check_runtimes and runtimes_sha256(read) != manifest["ground_truth_sha256"]:
         raise DataError(RUNTIMES_DIFFER.format(path=path), code="SOLUTION_CHECKSUM_MISMATCH")
-    if faults := split_faults(manifest, read):
+    split, demo, what = rows_split(read) or (manifest["split"], False, "")  # where the rows show no split: no fault
+    faults = [f"names the {manifest['split']} split, but its rows are {what}"] if manifest["split"] != split else []
+    if demo and manifest["synthetic"] is not True:
+        faults.append(f"says synthetic: false, but its rows are {what}")
+    if faults:
         raise DataError(f"{path}: the solution manifest {'; '.join(faults)} (an edited manifest: demo data must "
                         "not be reported as real, nor one split as another)", code="SOLUTION_MANIFEST_MISMATCH")
 
@@ -173,18 +175,3 @@ def rows_split(read: GraphsRead) -> tuple[str, bool, str] | None:
     if counts and all(_TEST_NAME.fullmatch(name) for graphs in names.values() for name in graphs):
         return "test", False, "test graphs (every name is 32 hex digits)"
     return None
-
-
-def split_faults(manifest: dict[str, Any], read: GraphsRead) -> list[str]:
-    """Where the manifest's ``split`` and ``synthetic`` contradict the rows (:func:`rows_split`): empty when they
-    agree or the rows show no split."""
-    shown = rows_split(read)
-    if shown is None:
-        return []
-    split, demo, what = shown
-    faults = []
-    if manifest["split"] != split:
-        faults.append(f"names the {manifest['split']} split, but its rows are {what}")
-    if demo and manifest["synthetic"] is not True:
-        faults.append(f"says synthetic: false, but its rows are {what}")
-    return faults
