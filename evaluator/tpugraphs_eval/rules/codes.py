@@ -1,12 +1,8 @@
-"""The problems a submission can have: stable codes, their severity in strict and lenient mode, what they mean.
+"""The problems a submission can have: stable codes, their severity in strict and lenient mode (docs/codes.md), what
+they mean. Codes never change meaning once released: tools may match on them.
 
-Standard library only, Python >= 3.9: the validator (``submission/problems.py`` builds its :class:`Code`
-records from :data:`PROBLEM_CODES`), the Codabench scoring program and the exported Kaggle metric (which carries
-this text) judge a problem by this one table. ``strict`` (default) makes every problem an error except what
-changes no value (RFC 4180 quoting, a UTF-8 byte-order mark, CRLF line endings and a zip or gzip wrapper: notes)
-and blank lines (warnings); ``lenient`` (Kaggle-compatible, docs/codes.md) turns the problems Kaggle's scorer
-tolerated into warnings and scores what remains. Codes never change meaning once released: tools may match on
-them.
+Standard library only, Python >= 3.9: the validator (``submission/problems.py``), the Codabench scoring program and
+the exported Kaggle metric judge a problem by this one table.
 """
 
 ERROR, WARNING, INFO = "error", "warning", "info"
