@@ -1,17 +1,12 @@
-"""The synthetic demo dataset: a small data root in the official TpuGraphs layout, made by code.
-
-The demo lets every command run without the real dataset (several GB). It is SYNTHETIC: graphs,
-configurations and runtimes are random draws (see :mod:`tpugraphs_eval.demo.generate`), not TPU
-measurements. It mirrors the real files' keys, dtypes and quirks: 2-4 config tile graphs, tied runtimes,
-duplicated configurations, a 1001-config layout test graph, test names shared by ``default`` and
-``random``, official-style 1000-index validation lists with duplicates for graphs under 1000 configs.
-Unlike the public test files, the demo's test runtimes are real numbers (the organiser's view).
-
-It is generated deterministically at first use and cached (:func:`demo_data_root`).
+"""The synthetic demo dataset: a small data root in the official TpuGraphs layout, made by code
+(:mod:`tpugraphs_eval.demo.generate`), so that every command runs without the real dataset. It is SYNTHETIC (no TPU
+measurements) but mirrors the real files' keys, dtypes and quirks; unlike the public test files, its test runtimes
+are filled in (the organiser's view). Generated deterministically at first use and cached (:func:`demo_data_root`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -43,9 +38,7 @@ def build_demo(dest: Path) -> None:
     (``{valid graph: [1000 config indices]}``) and ``SYNTHETIC.txt``. Takes 1-2 s; about 3 MB.
     """
     dest = Path(dest)
-    indices: dict[str, dict[str, list[int]]] = {
-        c.eval_indices_name: {} for c in COLLECTIONS if c.eval_indices_name is not None
-    }
+    indices: dict[str, dict[str, list[int]]] = {c.eval_indices_name: {} for c in COLLECTIONS if c.eval_indices_name}
     for collection, split, name, arrays in demo_generate.iter_graphs():
         folder = dest / collection.split_dir(split)
         folder.mkdir(parents=True, exist_ok=True)
@@ -64,14 +57,6 @@ def build_demo(dest: Path) -> None:
         "the public test files) so that test submissions can be scored in demos.\n",
         encoding="utf-8",
     )
-
-
-def _cache_base() -> Path:
-    explicit = os.environ.get("TPUGRAPHS_DEMO_CACHE")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "tpugraphs-eval"
 
 
 def _manifest(root: Path) -> str:
@@ -101,7 +86,8 @@ def demo_data_root() -> Path:
     Raises:
         DataError: the cache folder cannot be created or written (set ``$TPUGRAPHS_DEMO_CACHE``).
     """
-    base = _cache_base()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(os.environ.get("TPUGRAPHS_DEMO_CACHE") or (Path(xdg) if xdg else Path.home() / ".cache") / "tpugraphs-eval")
     target = base / f"demo-v{DEMO_VERSION}"
     if _intact(target):
         return target
@@ -124,10 +110,8 @@ def _build_into(base: Path, target: Path) -> Path:
                 break
             if target.exists():  # damaged or stale: set it aside, then remove it
                 stale = Path(tempfile.mkdtemp(prefix=f".{target.name}-stale-", dir=base))
-                try:
+                with contextlib.suppress(OSError):
                     os.rename(target, stale / "root")
-                except OSError:
-                    pass
                 shutil.rmtree(stale, ignore_errors=True)
             try:
                 os.rename(tmp, target)

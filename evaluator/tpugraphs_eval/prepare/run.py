@@ -69,8 +69,7 @@ class PrepareOptions:
             raise UsageError(f"--public-fraction must be between 0 and 1, not {self.public_fraction}")
         if self.max_configs < 2:
             raise UsageError(f"--max-configs must be 2 or more, not {self.max_configs}")
-        unknown = [c for c in self.collections or () if c not in BY_NAME]
-        if unknown:
+        if unknown := [c for c in self.collections or () if c not in BY_NAME]:
             raise UsageError(f"unknown collection(s) {', '.join(unknown)}; the collections are "
                              f"{', '.join(c.name for c in COLLECTIONS)}")
 

@@ -52,8 +52,7 @@ def missing_ids(lines, graphs, where):
     in the message (``test``: "1 of the 2 tile:xla test graphs have no row: …")."""
     found = []
     for name, ids in graphs.items():
-        absent = [graph_id for graph_id in ids if graph_id not in lines]
-        if absent:
+        if absent := [graph_id for graph_id in ids if graph_id not in lines]:
             found.append((name, absent, f"{len(absent)} of the {len(ids)} {name} {where} graphs have no row: "
                                         f"{preview(absent, MISSING_NAMED)}."))
     return found

@@ -76,8 +76,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
     codes: set[str] = set()
     digest = hashlib.sha256()
     for name, graphs in catalog.collections.items():
-        stem = graphs.collection.eval_indices_name
-        if stem is None:
+        if (stem := graphs.collection.eval_indices_name) is None:
             continue
         path = directory / f"{stem}.json"
         try:

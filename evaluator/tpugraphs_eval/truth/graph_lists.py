@@ -120,8 +120,7 @@ def check_graph_ids(ids: Mapping[str, int | None], catalog: SplitCatalog) -> Non
         UsageError: ``GRAPHS_FILE_UNKNOWN_ID``, every unknown ID named with its line.
     """
     where = getattr(ids, "source", "--graphs")
-    unknown = [(line, graph_id) for graph_id, line in ids.items() if graph_id not in catalog.index]
-    if unknown:
+    if unknown := [(line, graph_id) for graph_id, line in ids.items() if graph_id not in catalog.index]:
         listed = "; ".join(f"{'line ' + str(line) + ': ' if line else ''}{graph_id}" for line, graph_id in unknown[:10])
         more = f" … and {len(unknown) - 10} more" if len(unknown) > 10 else ""
         raise UsageError(f"{where}: {len(unknown)} ID(s) are not graphs of the {catalog.split} split of "

@@ -127,13 +127,11 @@ class SplitCatalog:
         Raises:
             KeyError: an ID is not a graph of the split.
         """
-        unknown = ids - self.index.keys()
-        if unknown:
+        if unknown := ids - self.index.keys():
             raise KeyError(sorted(unknown)[0])
         kept = {}
         for name, graphs in self.collections.items():
-            keep = [i for i, graph_id in enumerate(graphs.ids) if graph_id in ids]
-            if keep:
+            if keep := [i for i, graph_id in enumerate(graphs.ids) if graph_id in ids]:
                 kept[name] = CollectionGraphs(graphs.collection, tuple(graphs.names[i] for i in keep),
                                               graphs.n_configs[keep])
         return SplitCatalog(self.root, self.split, kept,

@@ -104,15 +104,13 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
     seen: dict[str, int] = {}
     faults = []
     for line, row in enumerate(rows[1:], start=2):
-        fault = _usage_row_fault(row, ids, seen)
-        if fault:
+        if fault := _usage_row_fault(row, ids, seen):
             faults.append(f"line {line}: {fault}")
             continue
         seen[row[0]] = line
         collection, position = ids[row[0]]
         masks[collection][position] = row[1] == "Public"
-    missing = [i for i in ids if i not in seen]
-    if missing:
+    if missing := [i for i in ids if i not in seen]:
         faults.append(f"{len(missing)} graph(s) have no Usage row, e.g. {', '.join(missing[:3])}")
     if faults:
         more = f"\n  … and {len(faults) - 10} more" if len(faults) > 10 else ""
@@ -284,8 +282,7 @@ def read_manifest(path: Path, data: bytes | None = None) -> dict[str, Any]:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}",
                         code="SOLUTION_MANIFEST_INVALID")
-    faults = manifest_faults(manifest)
-    if faults:
+    if faults := manifest_faults(manifest):
         raise DataError(f"{path}: the solution manifest {'; '.join(faults)}", code="SOLUTION_MANIFEST_INVALID")
     return manifest
 
@@ -338,12 +335,10 @@ def read_solution(path: Path, *,
         raise DataError(f"{path}: no rows" if frame.height == 0 else f"{path}: a column other than normalizer "
                         "holds nulls", code="SOLUTION_ROWS_INVALID")
     frame = frame.with_columns(pl.col("collection", "graph", "usage").cast(pl.String))
-    usages = set(frame["usage"].unique().to_list()) - set(USAGES)
-    if usages:
+    if usages := set(frame["usage"].unique().to_list()) - set(USAGES):
         raise DataError(f"{path}: usage must be Public or Private, found {sorted(map(str, usages))[:3]}",
                         code="SOLUTION_ROWS_INVALID")
-    unknown = set(frame["collection"].unique().to_list()) - set(BY_NAME)
-    if unknown:
+    if unknown := set(frame["collection"].unique().to_list()) - set(BY_NAME):
         raise DataError(f"{path}: unknown collections {sorted(unknown)[:5]}", code="SOLUTION_ROWS_INVALID")
     blocks = _graph_blocks(frame)
     if blocks is None:  # not in the order build_solution writes: sort (slower), then it must be

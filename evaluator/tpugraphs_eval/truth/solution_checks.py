@@ -118,8 +118,7 @@ def check_schema(path: Path, schema) -> None:
             return dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum))
         return dtype.is_integer() or (kind == "integer or null" and dtype == pl.Null)
 
-    missing = sorted(set(_COLUMN_KINDS) - set(schema))
-    if missing:
+    if missing := sorted(set(_COLUMN_KINDS) - set(schema)):
         raise DataError(f"{path}: the solution file lacks the columns {', '.join(missing)}",
                         code="SOLUTION_SCHEMA_INVALID")
     wrong = [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
