@@ -8,14 +8,7 @@ form one program (shared with ``tpugraphs-data folds``).
 
 from .grouping import program_of
 from .naming import new_seed
-from .run import (
-           DEFAULT_MAX_CONFIGS,
-           DEFAULT_TEST_FRACTION,
-           PrepareOptions,
-           check_public,
-           prepare,
-           prepare_dir,
-)
+from .run import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION, PrepareOptions, check_public, prepare, prepare_dir
 from .selection import assign_folds, select_held_out
 
 __all__ = ["DEFAULT_MAX_CONFIGS", "DEFAULT_TEST_FRACTION", "PrepareOptions", "assign_folds", "check_public",

@@ -309,20 +309,16 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
             test_fraction: float = DEFAULT_TEST_FRACTION, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
             max_configs: int = DEFAULT_MAX_CONFIGS, collections: Sequence[str] | None = None,
             progress: bool = False) -> dict[str, Any]:
-    """Prepare a competition from the labelled splits of ``raw`` (MLE-bench's ``prepare(raw, public, private)``).
-
-    ``public`` becomes a data root in the official layout (``npz/...``: the source splits' remaining graphs and
-    the other labelled splits unchanged, the held-out graphs as split ``test`` in the public test files' form),
-    with ``sample_submission.csv`` and ``prepare.json``; ``private`` gets ``solution.parquet`` (Usage
-    Public/Private) and ``prepare.json`` (source hashes, options, seed, the name map). See docs/prepare.md.
+    """Prepare a competition from the labelled splits of ``raw`` (MLE-bench's ``prepare(raw, public, private)``):
+    ``public`` becomes a data root with the held-out graphs as split ``test``, ``private`` gets ``solution.parquet``
+    and ``prepare.json`` (docs/prepare.md, "What it writes").
 
     Args:
         raw: the source data root (a path, ``"demo"`` or a :class:`DataRoot`).
-        public, private: the folders to write; each must be new or empty, and its parent must exist. Each is
-            filled in a temporary sibling and renamed into place at the end.
-        seed: the organiser's secret (text or int, at least 16 characters): opaque names and every draw derive
-            from it; None draws one (``secrets``), kept in ``private/prepare.json``.
-        insecure_seed: accept a shorter seed (a throwaway run; the CLI prints a warning).
+        public, private: the folders to write, new or empty, whose parents exist (filled in temporary siblings and
+            renamed into place at the end).
+        seed: the organiser's secret (text or int, at least 16 characters); None draws one (``secrets``).
+        insecure_seed: accept a shorter seed (a throwaway run).
         from_splits, test_fraction, public_fraction, max_configs, collections: see :class:`PrepareOptions`.
         progress: draw a progress bar on stderr.
 

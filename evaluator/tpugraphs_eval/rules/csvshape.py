@@ -134,8 +134,7 @@ class ShapeReader:
 
     def finish(self):
         """The file's one QUOTED_FIELD note, when lines had quoted fields (call once, after the last line)."""
-        n = self._n_quoted
-        if n:
+        if n := self._n_quoted:
             shown = ", ".join(str(line) for line in self._quoted_lines) + (f", … ({n} in all)" if n > 3 else "")
             self.add("QUOTED_FIELD", f"{n} line(s) (line {shown}) enclose fields in double quotes (RFC 4180); their "
                      "unquoted values are read, as every CSV reader does.", line=self._quoted_lines[0])

@@ -28,14 +28,7 @@ from ..errors import DataError, UsageError
 from ..safeopen import open_input, read_input
 from .dataroot import DataRoot
 from .faults import Fault, raise_faults
-from .groundtruth import (
-    GraphRuntimes,
-    GraphsRead,
-    GroundTruth,
-    TileRuntime,
-    as_int64_exact,
-    build_ground_truth,
-)
+from .groundtruth import GraphRuntimes, GraphsRead, GroundTruth, TileRuntime, as_int64_exact, build_ground_truth
 from .npzread import read_split
 from .solution_checks import (
     MANIFEST_KEY,
@@ -46,6 +39,7 @@ from .solution_checks import (
     manifest_faults,
     parquet_manifest,
     rows_split,
+    usage_counts,
     verify_rows,
 )
 
@@ -184,7 +178,7 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     else:
         masks = assign_usage(read, public_fraction, seed)
         usage = {"source": "seeded", "public_fraction": public_fraction, "seed": seed}
-    frame, counts = _solution_rows(read, masks)
+    frame, counts = _solution_rows(read, masks), usage_counts(read, masks)
     shown = rows_split(read)  # a copy of the demo's files (another folder) is synthetic all the same
     synthetic = root.synthetic or (shown is not None and shown[1])
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
@@ -208,14 +202,13 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     return manifest
 
 
-def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> tuple[Any, dict[str, dict[str, int]]]:
-    """The solution's rows (a polars frame: one row per configuration, graphs in ``read``'s order, ``usage`` from
-    ``masks``: collection → (G,) bool, True for Public) and the manifest's ``counts`` per collection."""
+def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> Any:
+    """The solution's rows: a polars frame, one row per configuration, graphs in ``read``'s order, ``usage`` from
+    ``masks`` (collection → (G,) bool, True for Public)."""
     import polars as pl
 
     columns: dict[str, list[np.ndarray]] = {k: [] for k in ("collection", "graph", "config", "runtime",
                                                              "normalizer", "usage")}
-    counts = {}
     for collection, graphs in read.items():
         for (name, arrays), public in zip(graphs, masks[collection.name].tolist(), strict=True):
             c = arrays.runtime.size
@@ -226,11 +219,8 @@ def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> tuple[Any,
             columns["normalizer"].append(arrays.normalizer if arrays.normalizer is not None
                                          else np.zeros(c, dtype=np.int64))  # 0 (never a normalizer): null
             columns["usage"].append(np.full(c, "Public" if public else "Private", dtype=object))
-        counts[collection.name] = {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
-                                   "public_graphs": int(masks[collection.name].sum())}
-    frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
+    return pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
         pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
-    return frame, counts
 
 
 def _exact_int64(root: DataRoot, split: str, read: GraphsRead) -> GraphsRead:

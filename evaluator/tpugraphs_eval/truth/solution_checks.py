@@ -127,6 +127,13 @@ def check_schema(path: Path, schema) -> None:
         raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}", code="SOLUTION_SCHEMA_INVALID")
 
 
+def usage_counts(read: GraphsRead, masks: dict[str, np.ndarray]) -> dict[str, dict[str, int]]:
+    """The manifest's ``counts``: collection → ``graphs``, ``configs``, ``public_graphs`` (``masks``: collection →
+    (G,) bool, True for Public)."""
+    return {c.name: {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
+                     "public_graphs": int(masks[c.name].sum())} for c, graphs in read.items()}
+
+
 RUNTIMES_DIFFER = ("{path}: the rows' runtimes do not match the manifest's sha256 (a corrupted or edited "
                     "solution file)")
 
@@ -135,9 +142,7 @@ def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: d
             check_runtimes: bool) -> None:
     """Raise ``SOLUTION_CHECKSUM_MISMATCH`` unless the rows give the manifest's counts (and runtimes sha256), and
     ``SOLUTION_MANIFEST_MISMATCH`` where its ``split`` and ``synthetic`` contradict the rows (:func:`rows_split`)."""
-    counts = {c.name: {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
-                       "public_graphs": int(masks[c.name].sum())} for c, graphs in read.items()}
-    if counts != manifest["counts"]:
+    if (counts := usage_counts(read, masks)) != manifest["counts"]:
         differ = sorted(n for n in set(counts) | set(manifest["counts"]) if counts.get(n) != manifest["counts"].get(n))
         raise DataError(f"{path}: the rows' graph, config or public-graph counts differ from the manifest's for "
                         f"{', '.join(differ)} (a corrupted or edited solution file)", code="SOLUTION_CHECKSUM_MISMATCH")
