@@ -74,14 +74,10 @@ def _intact(target: Path) -> bool:
 
 
 def demo_data_root() -> Path:
-    """Return the cached demo data root, building it at first use (prints nothing).
-
-    The cache is ``$TPUGRAPHS_DEMO_CACHE``, else ``$XDG_CACHE_HOME/tpugraphs-eval``, else
-    ``~/.cache/tpugraphs-eval``; the root is its subfolder ``demo-v{DEMO_VERSION}``. The build goes to a
-    temporary sibling folder that gets a ``.complete`` marker last (listing every file and its size) and
-    is then renamed into place, so concurrent callers never see a half-written root: whoever renames
-    first wins and the others use it. A root whose files differ from its marker (or that has none) is
-    damaged or stale and is rebuilt.
+    """Return the cached demo data root, building it at first use (prints nothing): ``demo-v{DEMO_VERSION}`` under
+    ``$TPUGRAPHS_DEMO_CACHE``, else ``$XDG_CACHE_HOME/tpugraphs-eval``, else ``~/.cache/tpugraphs-eval``. It is built
+    in a temporary sibling, marked ``.complete`` (every file and its size) and renamed into place: concurrent callers
+    never see a half-written root; one whose files differ from its marker is rebuilt.
 
     Raises:
         DataError: the cache folder cannot be created or written (set ``$TPUGRAPHS_DEMO_CACHE``).

@@ -102,8 +102,8 @@ class _Plan:
 
 
 def _checked_split(root: DataRoot, split: str, wanted: set[str] | None, progress: bool) -> dict[Collection, list]:
-    """The wanted collections' graphs of a labelled ``split``, each checked as a scored file is (the ``.npz`` reader's
-    checks, then runtimes and normalizers finite and positive), whatever the seed will choose.
+    """The wanted collections' graphs of a labelled ``split``, each checked as a scored file is, whatever the seed
+    will choose.
 
     Raises:
         DataError: ``PREPARE_NO_RUNTIMES`` (every runtime 0: the public test files); a coded fault per bad file
@@ -245,18 +245,14 @@ def check_public(public: Path, held_programs: Sequence[str], source: str = "the 
             public split, graphs named).
     """
     root = DataRoot(public)
-    bad = []
-    for c, graphs in read_split(root, "test", with_runtimes=True, progress=False).items():
-        for name, arrays in graphs:
-            if np.any(arrays.runtime != 0) or (arrays.normalizer is not None and np.any(arrays.normalizer != 1)):
-                bad.append(f"{c.name}:{name}")
-    if bad:
+    if bad := [f"{c.name}:{name}" for c, graphs in read_split(root, "test", with_runtimes=True, progress=False).items()
+               for name, arrays in graphs
+               if np.any(arrays.runtime != 0) or (arrays.normalizer is not None and np.any(arrays.normalizer != 1))]:
         raise DataError(f"prepared from {source}: {len(bad)} public test file(s) hold a runtime other than 0 or a normalizer other than 1: "
                         + ", ".join(bad[:5]), code="PREPARE_PUBLIC_RUNTIME")
     held = set(held_programs)
-    leaks = [f"{split}/{c.name}:{name}" for split in LABELLED_SPLITS for c in COLLECTIONS
-             for name in root.graph_names(c, split) if program_of(c, name) in held]
-    if leaks:
+    if leaks := [f"{split}/{c.name}:{name}" for split in LABELLED_SPLITS for c in COLLECTIONS
+                 for name in root.graph_names(c, split) if program_of(c, name) in held]:
         raise DataError(f"prepared from {source}: {len(leaks)} graph(s) of held-out programs are in a public split (a program must be on "
                         "one side only): " + ", ".join(leaks[:5]), code="PREPARE_PROGRAM_LEAK")
 

@@ -236,20 +236,13 @@ class ShapeReader:
         delimiter = self.delimiter
         if delimiter != b"," and b"," in body and not -1 < body.find(delimiter) < body.find(b","):
             delimiter = b","  # a comma before any `;` or tab: a row written with commas (an ID holds none), read so
-        if delimiter != b",":
-            wanted = 3 if self.index_column else 2  # `id;"0;1";2`: split at the first delimiter(s) only
-            if b'"' not in body:
-                fields = body.split(delimiter, wanted - 1)
-            else:
-                fields = self._fields(number, body)
-                if fields is None:
-                    return None
-                if len(fields) > wanted:
-                    fields = fields[:wanted - 1] + [delimiter.join(fields[wanted - 1:])]
-        else:
-            fields = self._fields(number, body, delimiter)
-            if fields is None:
-                return None
+        wanted = 3 if self.index_column else 2  # `id;"0;1";2`: split at the first `;` or tab(s) only
+        if delimiter != b"," and b'"' not in body:
+            fields = body.split(delimiter, wanted - 1)
+        elif (fields := self._fields(number, body, delimiter)) is None:
+            return None
+        elif delimiter != b"," and len(fields) > wanted:
+            fields = fields[:wanted - 1] + [delimiter.join(fields[wanted - 1:])]
         if self.index_column and len(fields) > 2:
             fields = fields[1:]
         if len(fields) > 2 and ((fields[1].lstrip().startswith((b"[", b"(")) and fields[-1].rstrip().endswith((b"]", b")")))

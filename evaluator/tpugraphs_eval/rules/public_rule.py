@@ -31,8 +31,7 @@ def shown_collections(n_graphs: Mapping[str, int]) -> list[str]:
             board lacks or whose value is undefined), in display order.
 
     Returns:
-        The names shown, in ``n_graphs`` order: those with at least :data:`MIN_PUBLIC_GRAPHS`, or none when
-        the others hold exactly one public graph between them.
+        The names shown, in ``n_graphs`` order.
     """
     shown = [name for name, n in n_graphs.items() if n >= MIN_PUBLIC_GRAPHS]
     if 0 < sum(n for name, n in n_graphs.items() if name not in shown) < MIN_PUBLIC_GRAPHS:
@@ -47,13 +46,11 @@ def overall_shown(n_graphs: Mapping[str, int]) -> bool:
 
 
 def public_values(values: Mapping[str, Optional[float]], n_graphs: Mapping[str, int]) -> Dict[str, float]:
-    """The values a participant-facing view may show, by the module docstring's rule: the one function that
-    applies it to numbers (the scorer's public view, the Codabench Public phase).
+    """The values a participant-facing view may show, by the module docstring's rule.
 
     Args:
         values: ``overall`` and collection → value (None or NaN: undefined).
-        n_graphs: collection → the number of public graphs its value is a mean over, as for
-            :func:`shown_collections`.
+        n_graphs: as for :func:`shown_collections`.
 
     Returns:
         ``overall`` (when :func:`overall_shown`) and each shown collection → its value, in ``n_graphs`` order

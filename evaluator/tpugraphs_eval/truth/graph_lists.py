@@ -23,12 +23,6 @@ MAX_FOLD_DIGITS = 9
 """A fold number is 1 to 9 ASCII digits (``²`` or a 5,000-digit number is refused with the line, not read)."""
 
 
-def fold_number(text: str) -> int | None:
-    """The fold written ``text`` (surrounding spaces ignored): 1 to :data:`MAX_FOLD_DIGITS` ASCII digits, else None."""
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_FOLD_DIGITS else None
-
-
 class GraphSelection(dict):
     """ID → line of the file that lists it (:func:`read_graphs`); :attr:`source` names the file in errors."""
 
@@ -64,14 +58,14 @@ def _folds(rows: list[list[str]], path: Path) -> dict[int, GraphSelection]:
     seen: dict[str, int] = {}
     faults = []
     for line, row in enumerate(rows[1:], start=2):
-        fold = fold_number(row[1]) if len(row) == 2 else None
-        if fold is None:
+        fold = row[1].strip() if len(row) == 2 else ""  # surrounding spaces ignored
+        if not (fold.isascii() and fold.isdigit() and len(fold) <= MAX_FOLD_DIGITS):
             faults.append(f"line {line}: expected `ID,fold` with a fold of 0 or more (at most {MAX_FOLD_DIGITS} digits), "
                           f"found {','.join(row)[:80]!r}")
             continue
         graph_id = row[0].strip()
         if _first_time(seen, graph_id, line, faults):
-            folds.setdefault(fold, {})[graph_id] = line
+            folds.setdefault(int(fold), {})[graph_id] = line
     _raise(path, faults)
     return {fold: GraphSelection(ids, str(path)) for fold, ids in sorted(folds.items())}
 

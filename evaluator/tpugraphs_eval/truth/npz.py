@@ -75,12 +75,11 @@ def open_npz(handle: BinaryIO) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipIn
 
 
 def check_member(info: zipfile.ZipInfo, key: str, max_bytes: int | None = None) -> None:
-    """Refuse ``key``'s member from its directory entry alone: encrypted, flag bit 5 or 6 (patched data, strong
-    encryption), a method other than stored or deflate, a declared uncompressed size over ``max_bytes``.
+    """Refuse ``key``'s member from its directory entry alone.
 
     Raises:
-        Unusable: ``NPZ_ENCRYPTED``, ``NPZ_UNREADABLE`` (flag bit 5 or 6), ``NPZ_COMPRESSION_UNSUPPORTED``,
-            ``NPZ_MEMBER_TOO_LARGE`` (a declared size over ``max_bytes``).
+        Unusable: ``NPZ_ENCRYPTED``, ``NPZ_UNREADABLE`` (flag bit 5 or 6: patched data, strong encryption),
+            ``NPZ_COMPRESSION_UNSUPPORTED`` (not stored or deflate), ``NPZ_MEMBER_TOO_LARGE`` (over ``max_bytes``).
     """
     if info.flag_bits & 0x1:
         raise Unusable("NPZ_ENCRYPTED", f"{key} is encrypted (zip flag bit 0)")
@@ -141,8 +140,7 @@ def read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str, *, vec
     """
     try:
         with archive.open(info) as member:
-            # a small member in one read of its declared size (CRC-32 checked); read() alone would ask the file for
-            # the member's declared compressed size at once, which a hostile directory sets to gigabytes
+            # a small member in one read of its declared size (read() would ask for its declared compressed size)
             data = member.read(info.file_size) if info.file_size <= CHUNK else None
             stream = member if data is None else io.BytesIO(data)
             shape, fortran, dtype = read_header(stream, key)
@@ -180,8 +178,7 @@ def _fill(member: BinaryIO, target: memoryview, key: str) -> None:
 
 def open_source(path: str | os.PathLike[str]) -> BinaryIO:
     """The file at ``path``, opened by :func:`~tpugraphs_eval.safeopen.open_regular_file` (a FIFO or device is
-    refused unread); a file of at most :data:`CHUNK` bytes is read at once and returned in memory (closed on disk):
-    zipfile's seeks and small reads then cost no system call, and an archive on it holds no file descriptor.
+    refused unread); a file of at most :data:`CHUNK` bytes is read at once and returned in memory (closed on disk).
 
     Raises:
         Unusable: ``INPUT_NOT_A_FILE`` (not a regular file), ``NPZ_UNREADABLE`` (missing, unreadable, over
