@@ -81,10 +81,7 @@ def is_error(code, mode):
 
 
 def preview(values, limit=5):
-    """``"3, 7, 9"`` or ``"3, 7, 9, 11, 12, … (40 in all)"``: a short list for messages.
-
-    Only the first ``limit`` values are shown, so callers may pad a long list with placeholders
-    (``[3, 7, 9, 11, 12] + [None] * 35``) instead of building every item's text.
-    """
+    """``"3, 7, 9"`` or ``"3, 7, 9, 11, 12, … (40 in all)"``: a short list for messages. Only the first ``limit``
+    values are shown: callers may pad a long list with placeholders (``[3, 7, 9, 11, 12] + [None] * 35``)."""
     shown = ", ".join(str(v) for v in values[:limit])
     return shown if len(values) <= limit else f"{shown}, … ({len(values)} in all)"

@@ -50,12 +50,8 @@ def split_quoted(body, delimiter):
 
 def split_lines(data, add):
     """(line number, content without terminator) of every line of ``data`` (bytes, or a binary file read a line at a
-    time); LF, CRLF, CR CR LF and lone CR all end a line.
-
-    CR CR LF is what a CSV writer's CRLF becomes in a file opened in text mode on Windows; pandas reads it as one
-    line end, Python's csv module as a line end and an empty row. One CRLF note for the file when any line ends
-    otherwise than in LF.
-    """
+    time); LF, CRLF, CR CR LF (a CSV writer's CRLF in a file opened in text mode on Windows, one line end for pandas)
+    and lone CR all end a line, with one CRLF note for the file when any line ends otherwise than in LF."""
     number = 0
     cr_lines = 0
     for raw in io.BytesIO(data) if isinstance(data, bytes) else data:

@@ -87,9 +87,8 @@ METRICS: Tuple[Metric, ...] = (
 """Every metric, tile ones first; within a kind, the order of the report's columns (primary first)."""
 
 BESIDE_PRIMARY = "opa"
-"""The secondary metric the score tables (terminal, HTML) show in a column of its own beside the collection's value
-(layout OPA; the organiser leaderboard too, :func:`beside_primary`); the other secondary metrics (top-K errors,
-slowdowns) share one column."""
+"""The secondary metric the score tables and the organiser leaderboard show in a column of its own beside the
+collection's value (:func:`beside_primary`); the other secondary metrics share one column."""
 
 BY_NAME = {m.name: m for m in METRICS}
 """Metric name → :class:`Metric`."""

@@ -42,11 +42,7 @@ MAX_HELD_BYTES = 64 << 20
 
 def _checked(path: Path, keys: list[str]) -> tuple[BinaryIO, zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
     """``path``'s source (:func:`.npz.open_source`), archive and members by key, its members ``keys`` checked
-    from the central directory (:func:`.npz.check_member`): nothing inflated.
-
-    Raises:
-        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
-    """
+    from the central directory (:func:`.npz.check_member`): nothing inflated. Raises :class:`.npz.Unusable`."""
     source = open_source(path)  # a FIFO or device swapped in after listing: refused
     try:
         archive, members = open_npz(source)
@@ -61,11 +57,8 @@ def _checked(path: Path, keys: list[str]) -> tuple[BinaryIO, zipfile.ZipFile, di
 
 
 def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], keys: list[str]) -> GraphRuntimes:
-    """The arrays of the checked members ``keys`` (:func:`.npz.read_array`), checked together.
-
-    Raises:
-        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
-    """
+    """The arrays of the checked members ``keys`` (:func:`.npz.read_array`), checked together. Raises
+    :class:`.npz.Unusable`."""
     runtime, *normalizer = (read_array(archive, members[key], key, vector=True) for key in keys)
     if runtime.shape[0] > MAX_CONFIGS_PER_GRAPH:
         raise Unusable("NPZ_MEMBER_TOO_LARGE", f"config_runtime holds {runtime.shape[0]:,} configurations, more than "
@@ -78,10 +71,7 @@ def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], key
 
 def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
     """The arrays of ``path``'s members ``keys`` (:func:`_checked`, :func:`_runtimes`): a file pass 1 did not keep.
-
-    Raises:
-        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
-    """
+    Raises :class:`.npz.Unusable`."""
     source, archive, members = _checked(path, keys)
     with source, archive:
         return _runtimes(archive, members, keys)
