@@ -119,5 +119,4 @@ def _build_into(base: Path, target: Path) -> Path:
             raise OSError(f"could not install the demo data root at {target}")
         return target
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # gone already when it was renamed into place

@@ -294,9 +294,8 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
                     "solution_sha256": file_hexdigest(private / "solution.parquet"),
                     "ground_truth_sha256": manifest["ground_truth_sha256"],
                     "held_out_noise": held_out_noise(plan.root, written["names"], plan.runtimes)}
-    (public / "prepare.json").write_text(json.dumps(public_json, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    (private / "prepare.json").write_text(json.dumps(private_json, indent=2, sort_keys=True) + "\n",
-                                          encoding="utf-8")
+    for folder, content in ((public, public_json), (private, private_json)):
+        (folder / "prepare.json").write_text(json.dumps(content, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return private_json
 
 

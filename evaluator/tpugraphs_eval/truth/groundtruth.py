@@ -98,10 +98,8 @@ class SplitCatalog:
     index: dict[str, GraphRef] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.index = {}
-        for graphs in self.collections.values():
-            for pos, (name, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist(), strict=True)):
-                self.index[submission_id(graphs.collection, name)] = GraphRef(graphs.collection, pos, c)
+        self.index = {submission_id(g.collection, name): GraphRef(g.collection, pos, c) for g in self.collections.values()
+                      for pos, (name, c) in enumerate(zip(g.names, g.n_configs.tolist(), strict=True))}
 
     @cached_property
     def row_specs(self) -> dict[str, RowSpec]:
