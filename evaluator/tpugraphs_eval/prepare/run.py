@@ -187,16 +187,15 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
             bar = stack.enter_context(progress_bar("preparing", transfer=True))
             task = bar.add_task("preparing", total=total)
             advance = lambda n: bar.advance(task, n)  # noqa: E731
-        hashes = {}
+        hashes = {f"{c.split_dir(split)}/{name}.npz": file_hexdigest(sources[(c, split, name)])
+                  for c, split, name in plan.copied + plan.held}
         for g in sorted(plan.copied, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
             _link_or_copy(sources[g], public / c.split_dir(split) / f"{name}.npz")
-            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
             advance(sources[g].stat().st_size)
         names, truth_root = [], private / ".truth"
         for g in sorted(plan.held, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
-            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
             runtimes = plan.runtimes[(c.name, split, name)]
             keep = _keep(plan, c, split, name, runtimes.runtime.size)
             opaque = opaque_name(plan.seed, stratum(c), name)
@@ -206,9 +205,8 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
                                 f"same name in two source splits, or a collision): rename one or choose another seed",
                                 code="PREPARE_NAME_CLASH")
             target.parent.mkdir(parents=True, exist_ok=True)
-            before = sources[g].stat().st_size
             write_public_test_file(sources[g], target, keep)
-            advance(before)
+            advance(sources[g].stat().st_size)
             _write_truth(truth_root / c.split_dir("test") / f"{opaque}.npz", runtimes, keep)
             names.append({"collection": c.name, "split": split, "graph": name, "program": program_of(c, name),
                           "test_graph": opaque, "configs": int(runtimes.runtime.size),

@@ -56,20 +56,6 @@ def _shown(token):
     return token if len(token) <= 24 else f"{token[:12]}…({len(token)} characters)"
 
 
-def _non_integer_message(bad):
-    shown = preview([repr(t) for t in bad])
-    hints = []
-    if any(_INTEGER.fullmatch(t.strip()) for t in bad):
-        hints.append("no spaces around entries")
-    if any(_FLOAT_LIKE.fullmatch(t.strip()) for t in bad):
-        hints.append("write integers: 3, not 3.0 or 3e0")
-    if any(t.strip().startswith(("+", "-")) for t in bad):
-        hints.append("no sign")
-    hint = f" ({'; '.join(hints)})" if hints else ""
-    what = "entry is not a non-negative integer" if len(bad) == 1 else "entries are not non-negative integers"
-    return f"{len(bad)} {what}: {shown}{hint}."
-
-
 def too_long(n_chars):
     """The FIELD_TOO_LONG problem ``(code, message)`` of a field of ``n_chars`` characters (> :data:`MAX_FIELD_BYTES`)."""
     return "FIELD_TOO_LONG", f"TopConfigs has {n_chars:,} characters; the limit is {MAX_FIELD_BYTES:,}."
@@ -113,7 +99,13 @@ def syntax(field):
         problems.append(("EMPTY_TOKEN", f"empty {_plural(len(empty_at), 'entry', 'entries')} at position "
                          f"{preview(empty_at)} of {len(tokens)} (`1;;2`, or a leading or trailing `;`)."))
     if bad:
-        problems.append(("NON_INTEGER", _non_integer_message(bad)))
+        hints = [hint for hint, test in (("no spaces around entries", _INTEGER.fullmatch),
+                                         ("write integers: 3, not 3.0 or 3e0", _FLOAT_LIKE.fullmatch),
+                                         ("no sign", lambda t: t.startswith(("+", "-"))))
+                 if any(test(t.strip()) for t in bad)]
+        hint = f" ({'; '.join(hints)})" if hints else ""
+        what = "entry is not a non-negative integer" if len(bad) == 1 else "entries are not non-negative integers"
+        problems.append(("NON_INTEGER", f"{len(bad)} {what}: {preview([repr(t) for t in bad])}{hint}."))
     if negative:
         problems.append(("NEGATIVE_INDEX", f"negative {_plural(len(negative), 'index', 'indices')}: "
                          f"{preview(negative)}; configuration indices start at 0."))
