@@ -1,9 +1,6 @@
 """Prepare a competition from released data: hold out whole programs of the labelled splits as a test split
-written like the official public test files (docs/prepare.md).
-
-:func:`prepare` has MLE-bench's shape, ``prepare(raw, public, private, *, seed=...)``; :func:`prepare_dir`
-writes ``DIR/public`` and ``DIR/private`` (``tpugraphs-eval prepare``). :mod:`.grouping` says which graphs
-form one program (shared with ``tpugraphs-data folds``).
+written like the official public test files (docs/prepare.md). :func:`prepare` has MLE-bench's shape;
+:func:`prepare_dir` writes ``DIR/public`` and ``DIR/private`` (``tpugraphs-eval prepare``).
 """
 
 from .grouping import program_of

@@ -1,16 +1,11 @@
 """Writing one public test file from a labelled graph, member by member, never holding a whole member.
 
-The output is a zip archive as ``np.savez_compressed`` writes one (deflate, one ``<key>.npy`` member per
-array, members in the source's order), with fixed timestamps (1980-01-01) and permissions, so that the same
-input and sample give the same bytes. Per member:
-
-- ``config_runtime``: zeros (int64, or the source dtype), one per kept config;
-- ``config_runtime_normalizers`` (tile): ones;
-- ``node_config_feat`` (layout, shape (c, nc, 18)): the kept configs' rows, in the sample's order, read one
-  row at a time (a tile graph keeps every config: its ``config_feat`` is unchanged);
-- every other member: its bytes unchanged.
-
-Peak memory is one row of ``node_config_feat`` plus a 1 MiB copy buffer, whatever the member's size.
+The output is a zip archive as ``np.savez_compressed`` writes one (deflate, one ``<key>.npy`` member per array, in
+the source's order), with fixed timestamps (1980-01-01) and permissions: the same input and sample give the same
+bytes. ``config_runtime`` becomes zeros and tile's ``config_runtime_normalizers`` ones (the source dtype), one per
+kept config; layout's ``node_config_feat`` ((c, nc, 18)) keeps the kept configs' rows, read one row at a time; every
+other member (tile's ``config_feat`` too: a tile graph keeps every config) is copied unchanged. Peak memory is one
+row of ``node_config_feat`` plus a 1 MiB copy buffer, whatever the member's size.
 """
 
 from __future__ import annotations

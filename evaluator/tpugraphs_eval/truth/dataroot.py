@@ -56,8 +56,7 @@ class DataRoot:
                 ``*.npz`` that is not a readable file (a folder, a dangling link).
         """
         folder = self.path / collection.split_dir(split)
-        entries = _npz_entries(folder)
-        if entries is None:
+        if (entries := _npz_entries(folder)) is None:
             return None
         if broken := [p for p in entries if not p.is_file()]:
             raise DataError(f"{folder} holds entries named *.npz that are not files (a folder or a dangling "
