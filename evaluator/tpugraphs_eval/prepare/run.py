@@ -364,8 +364,7 @@ def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[s
 
 def remove_stale_work(final: Path) -> list[Path]:
     """Delete the work folders a killed run into ``final`` left beside it (``.<name>.prepare-*``: they may hold
-    the held-out runtimes) and return them. Called at the start of every run into ``final``; two runs into one
-    folder at the same time are not supported."""
+    the held-out runtimes) and return them; two runs into one folder at the same time are not supported."""
     final = Path(final)
     stale = sorted(p for p in final.parent.glob(f".{glob.escape(final.name)}.prepare-*")
                    if p.is_dir() and not p.is_symlink())

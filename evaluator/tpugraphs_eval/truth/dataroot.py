@@ -102,7 +102,7 @@ KAGGLE_FOLDER = "npz_all"
 
 def data_root_at(path: Path) -> DataRoot:
     """The data root at ``path`` (a folder holding ``npz/``, or Kaggle's folder holding ``npz_all/npz/``: then
-    ``path/npz_all``), checked; which path a command means is :func:`tpugraphs_eval.roots.resolve_data_root`'s.
+    ``path/npz_all``), checked.
 
     Raises:
         DataError: the folder does not exist, is not a folder, or holds no ``npz/`` (the message says which,

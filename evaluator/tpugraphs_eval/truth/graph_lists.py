@@ -1,8 +1,6 @@
-"""Graph lists and fold files: which graphs ``--graphs FILE`` (with ``--fold K``) or ``cv --folds`` scores.
-
-A fold file is a CSV ``ID,fold`` (one row per graph of the split, fold 0..k-1), written by ``tpugraphs-data folds``
-(:func:`..prepare.folds.fold_rows`). A graph list is one submission ID (``<collection>:<graph>``) per line (an
-optional first line ``ID``).
+"""Graph lists and fold files: which graphs ``--graphs FILE`` (with ``--fold K``) or ``cv --folds`` scores. A fold
+file is a CSV ``ID,fold`` (one row per graph of the split, fold 0..k-1: :func:`..prepare.folds.fold_rows`); a graph
+list is one submission ID (``<collection>:<graph>``) per line (an optional first line ``ID``).
 """
 
 from __future__ import annotations

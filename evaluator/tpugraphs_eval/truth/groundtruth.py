@@ -1,7 +1,5 @@
-"""The ground truth of a split — its catalog (graphs and config counts) and runtimes.
-
-The data model, and :func:`build_ground_truth`, which makes it from per-graph arrays whatever their
-source: the ``.npz`` files of a data root (:mod:`npzread`), a solution file (:mod:`solution`), or a
+"""The ground truth of a split — its catalog (graphs and config counts) and runtimes — and :func:`build_ground_truth`,
+which makes it from per-graph arrays of any source: a data root (:mod:`npzread`), a solution file (:mod:`solution`), a
 Kaggle-style solution table (:mod:`..hosting.kaggle_metric`). Keys and dtypes: docs/data.md.
 """
 
