@@ -213,7 +213,7 @@ def _leaky_public_test_files(monkeypatch):
     from tpugraphs_eval.prepare import run as prepare_run
 
     monkeypatch.setattr(prepare_run, "write_public_test_file",
-                        lambda source, target, keep, advance: shutil.copyfile(source, target))
+                        lambda source, target, keep: shutil.copyfile(source, target))
 
 
 def _no_memory_left(monkeypatch):

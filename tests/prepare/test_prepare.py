@@ -248,7 +248,7 @@ def test_a_held_out_program_in_another_public_split_is_refused(tmp_path, capsys)
 
 
 def test_a_public_test_file_with_a_runtime_is_refused(tmp_path, capsys, monkeypatch):
-    def leaky(source, target, keep, advance):  # a writer that forgets to zero the runtimes
+    def leaky(source, target, keep):  # a writer that forgets to zero the runtimes
         shutil.copyfile(source, target)
         return 0
 

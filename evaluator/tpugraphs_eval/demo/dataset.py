@@ -1,17 +1,12 @@
-"""The synthetic demo dataset: a small data root in the official TpuGraphs layout, made by code.
-
-The demo lets every command run without the real dataset (several GB). It is SYNTHETIC: graphs,
-configurations and runtimes are random draws (see :mod:`tpugraphs_eval.demo.generate`), not TPU
-measurements. It mirrors the real files' keys, dtypes and quirks: 2-4 config tile graphs, tied runtimes,
-duplicated configurations, a 1001-config layout test graph, test names shared by ``default`` and
-``random``, official-style 1000-index validation lists with duplicates for graphs under 1000 configs.
-Unlike the public test files, the demo's test runtimes are real numbers (the organiser's view).
-
-It is generated deterministically at first use and cached (:func:`demo_data_root`).
+"""The synthetic demo dataset: a small data root in the official TpuGraphs layout, made by code
+(:mod:`tpugraphs_eval.demo.generate`), so that every command runs without the real dataset. It is SYNTHETIC (no TPU
+measurements) but mirrors the real files' keys, dtypes and quirks; unlike the public test files, its test runtimes
+are filled in (the organiser's view). Generated deterministically at first use and cached (:func:`demo_data_root`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -43,9 +38,7 @@ def build_demo(dest: Path) -> None:
     (``{valid graph: [1000 config indices]}``) and ``SYNTHETIC.txt``. Takes 1-2 s; about 3 MB.
     """
     dest = Path(dest)
-    indices: dict[str, dict[str, list[int]]] = {
-        c.eval_indices_name: {} for c in COLLECTIONS if c.eval_indices_name is not None
-    }
+    indices: dict[str, dict[str, list[int]]] = {c.eval_indices_name: {} for c in COLLECTIONS if c.eval_indices_name}
     for collection, split, name, arrays in demo_generate.iter_graphs():
         folder = dest / collection.split_dir(split)
         folder.mkdir(parents=True, exist_ok=True)
@@ -66,14 +59,6 @@ def build_demo(dest: Path) -> None:
     )
 
 
-def _cache_base() -> Path:
-    explicit = os.environ.get("TPUGRAPHS_DEMO_CACHE")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "tpugraphs-eval"
-
-
 def _manifest(root: Path) -> str:
     """One line per file under ``root`` (but the marker): relative path and size, sorted."""
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != _COMPLETE)
@@ -89,19 +74,16 @@ def _intact(target: Path) -> bool:
 
 
 def demo_data_root() -> Path:
-    """Return the cached demo data root, building it at first use (prints nothing).
-
-    The cache is ``$TPUGRAPHS_DEMO_CACHE``, else ``$XDG_CACHE_HOME/tpugraphs-eval``, else
-    ``~/.cache/tpugraphs-eval``; the root is its subfolder ``demo-v{DEMO_VERSION}``. The build goes to a
-    temporary sibling folder that gets a ``.complete`` marker last (listing every file and its size) and
-    is then renamed into place, so concurrent callers never see a half-written root: whoever renames
-    first wins and the others use it. A root whose files differ from its marker (or that has none) is
-    damaged or stale and is rebuilt.
+    """Return the cached demo data root, building it at first use (prints nothing): ``demo-v{DEMO_VERSION}`` under
+    ``$TPUGRAPHS_DEMO_CACHE``, else ``$XDG_CACHE_HOME/tpugraphs-eval``, else ``~/.cache/tpugraphs-eval``. It is built
+    in a temporary sibling, marked ``.complete`` (every file and its size) and renamed into place: concurrent callers
+    never see a half-written root; one whose files differ from its marker is rebuilt.
 
     Raises:
         DataError: the cache folder cannot be created or written (set ``$TPUGRAPHS_DEMO_CACHE``).
     """
-    base = _cache_base()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(os.environ.get("TPUGRAPHS_DEMO_CACHE") or (Path(xdg) if xdg else Path.home() / ".cache") / "tpugraphs-eval")
     target = base / f"demo-v{DEMO_VERSION}"
     if _intact(target):
         return target
@@ -124,10 +106,8 @@ def _build_into(base: Path, target: Path) -> Path:
                 break
             if target.exists():  # damaged or stale: set it aside, then remove it
                 stale = Path(tempfile.mkdtemp(prefix=f".{target.name}-stale-", dir=base))
-                try:
+                with contextlib.suppress(OSError):
                     os.rename(target, stale / "root")
-                except OSError:
-                    pass
                 shutil.rmtree(stale, ignore_errors=True)
             try:
                 os.rename(tmp, target)
@@ -139,5 +119,4 @@ def _build_into(base: Path, target: Path) -> Path:
             raise OSError(f"could not install the demo data root at {target}")
         return target
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # gone already when it was renamed into place

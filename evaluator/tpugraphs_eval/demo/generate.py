@@ -5,7 +5,7 @@ and every step that decides a runtime is integer arithmetic: log-runtimes are in
 2**-20 nats and ``exp`` is a fixed-point product of correctly rounded constants (``decimal``). Floats
 enter only through random draws, elementwise IEEE arithmetic and rounding; no BLAS, no libm ``exp``/``log``.
 So the runtimes (and the fingerprint ``tests/truth/test_demo.py`` pins) do not depend on the CPU or the C
-library (checked: identical output with NumPy 1.26.4 and 2.4.6).
+library.
 
 Runtime model (nanoseconds, all > 0, also in test: the demo is the organiser's view):
 - tile: ``log runtime = graph base + w_g . config_feat + noise``, ``w_g`` a per-graph jitter of one
@@ -22,7 +22,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-from ..dataset import BY_NAME, COLLECTIONS, SPLITS, Collection
+from ..dataset import COLLECTIONS, SPLITS, Collection
 
 UNIT_BITS = 20  # log-runtimes are int64 in units of 2**-20 nats
 FIX_BITS = 24  # exp results are fixed point with 24 fractional bits
@@ -62,9 +62,6 @@ def _units(rng: np.random.Generator, sd_nats: float, size: int) -> np.ndarray:
 def _hex(rng: np.random.Generator, digits: int) -> str:
     words = rng.integers(0, 2**32, size=digits // 8, dtype=np.uint64)
     return "".join(f"{int(w):08x}" for w in words)
-
-
-# ---------------------------------------------------------------------------------------- graphs
 
 _OPCODES = np.array([2, 13, 24, 26, 27, 34, 41, 52, 57, 59, 75, 95, 97, 99, 111], dtype=np.uint8)
 _DIM_SIZES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 320, 512, 1024, 1280])
@@ -107,9 +104,6 @@ def _duplicate_rows(rng: np.random.Generator, arr: np.ndarray, k: int) -> list[t
     for dst, src in pairs:
         arr[dst] = arr[src]
     return pairs
-
-
-# ------------------------------------------------------------------------------------------ tile
 
 TILE_TRAIN_PROGRAMS = (
     "retinanet.2x2.fp32", "resnet50.4x4.fp16", "bert_pretraining.4x4.fp16",
@@ -182,9 +176,6 @@ def tile_graph(split: str, index: int, name: str) -> dict[str, np.ndarray]:
     arrays["config_runtime_normalizers"] = np.full(c, runtime[0], np.int64)  # as in the real files
     return arrays
 
-
-# ---------------------------------------------------------------------------------------- layout
-
 #: per source and split: (name, nodes, configurable nodes, configs in default, configs in random)
 LAYOUT_GRAPHS: dict[str, dict[str, list[tuple[str, int, int, int, int]]]] = {
     "xla": {
@@ -238,13 +229,9 @@ def layout_graphs(collection: Collection, split: str) -> list[tuple[str, int, in
     Test names are 32 hex digits, drawn per source: default and random share them (real data too).
     """
     _, source, search = collection.name.split(":")
-    rows = LAYOUT_GRAPHS[source][split]
     rng = _rng("layout", source, split, "names")
-    out = []
-    for name, n, nc, c_default, c_random in rows:
-        name = name or _hex(rng, 32)
-        out.append((name, n, nc, c_default if search == "default" else c_random))
-    return out
+    return [(name or _hex(rng, 32), n, nc, c_default if search == "default" else c_random)
+            for name, n, nc, c_default, c_random in LAYOUT_GRAPHS[source][split]]
 
 
 def _layout_feat(rng: np.random.Generator, c: int, ranks: np.ndarray, present: np.ndarray) -> np.ndarray:
@@ -257,9 +244,7 @@ def _layout_feat(rng: np.random.Generator, c: int, ranks: np.ndarray, present: n
     return np.where(mask, perm, -1).astype(np.int64)
 
 
-def layout_graph(
-    collection: Collection, split: str, name: str, n: int, nc: int, c: int
-) -> dict[str, np.ndarray]:
+def layout_graph(collection: Collection, split: str, name: str, n: int, nc: int, c: int) -> dict[str, np.ndarray]:
     """One layout graph: node_config_feat (c,nc,18) float32, node_config_ids (nc,), node_splits (1,k),
     config_runtime (c,) int64 ns. Graph structure and base runtime are shared by default and random."""
     _, source, search = collection.name.split(":")
@@ -315,10 +300,9 @@ def eval_indices(collection: Collection, name: str, c: int) -> list[int]:
 
 def iter_graphs() -> Iterator[tuple[Collection, str, str, dict[str, np.ndarray]]]:
     """Yield (collection, split, graph name, arrays) for every demo graph, in a fixed order."""
-    tile = BY_NAME["tile:xla"]
     for collection in COLLECTIONS:
         for split in SPLITS:
-            if collection is tile:
+            if collection.kind == "tile":
                 for i, name in enumerate(tile_names(split)):
                     yield collection, split, name, tile_graph(split, i, name)
             else:

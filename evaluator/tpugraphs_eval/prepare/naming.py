@@ -1,11 +1,6 @@
-"""Secrets derived from the organiser's seed: opaque test names and the seeds of every draw.
-
-An opaque name is the first 32 hex digits of HMAC-SHA256 (RFC 2104) of ``"<stratum>:<graph name>"``, keyed
-by a secret derived from the seed (SHA-256 of a fixed label and the seed). Layout ``default`` and ``random``
-graphs of one program share their file name and stratum, so they get the same opaque name, as in the real
-test split. Without the seed the name cannot be computed from the original name (a short or guessable seed
-can be guessed: :func:`check_seed` refuses one under :data:`MIN_SEED_CHARS` characters; without a seed
-``prepare`` draws one with the ``secrets`` module).
+"""Secrets derived from the organiser's seed: opaque test names and the seeds of every draw. **Decision**
+(docs/prepare.md, "Decision: opaque names"): a name is the first 32 hex digits of HMAC-SHA256 (RFC 2104) of
+``"<stratum>:<graph name>"``, keyed by SHA-256 of a fixed label and the seed.
 """
 
 from __future__ import annotations

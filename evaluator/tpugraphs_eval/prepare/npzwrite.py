@@ -1,70 +1,38 @@
 """Writing one public test file from a labelled graph, member by member, never holding a whole member.
 
-The output is a zip archive as ``np.savez_compressed`` writes one (deflate, one ``<key>.npy`` member per
-array, members in the source's order), with fixed timestamps (1980-01-01) and permissions, so that the same
-input and sample give the same bytes. Per member:
-
-- ``config_runtime``: zeros (int64, or the source dtype), one per kept config;
-- ``config_runtime_normalizers`` (tile): ones;
-- ``node_config_feat`` (layout, shape (c, nc, 18)): the kept configs' rows, in the sample's order, read one
-  row at a time;
-- ``config_feat`` (tile, (c, 24)): the kept configs' rows (tile keeps every config);
-- every other member: its bytes unchanged (``node_feat``, ``node_opcode``, ``edge_index``,
-  ``node_config_ids``, ``node_splits``).
-
-Peak memory is one row of ``node_config_feat`` plus a 1 MiB copy buffer, whatever the member's size.
+The output is a zip archive as ``np.savez_compressed`` writes one (deflate, one ``<key>.npy`` member per array, in
+the source's order), with fixed timestamps (1980-01-01) and permissions: the same input and sample give the same
+bytes. ``config_runtime`` becomes zeros and tile's ``config_runtime_normalizers`` ones (the source dtype), one per
+kept config; layout's ``node_config_feat`` ((c, nc, 18)) keeps the kept configs' rows, read one row at a time; every
+other member (tile's ``config_feat`` too: a tile graph keeps every config) is copied unchanged. Peak memory is one
+row of ``node_config_feat`` plus a 1 MiB copy buffer, whatever the member's size.
 """
 
 from __future__ import annotations
 
 import shutil
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
 from ..atomicfile import ZIP_DATE
 from ..errors import DataError
-from ..truth.npz import READ_ERRORS, Unusable, check_member, coded, opened, read_header
+from ..truth.npz import CHUNK, READ_ERRORS, Unusable, check_member, coded, opened, read_header
 
-CHUNK = 1 << 20
 ZEROED = "config_runtime"
 ONES = "config_runtime_normalizers"
 ROW_SAMPLED = ("node_config_feat", "config_feat")
 """Members with one row per config: sampled like ``config_runtime``."""
 
-Advance = Callable[[int], None]
 
-
-def _rows(src: BinaryIO, out: BinaryIO, count: int, row_bytes: int, keep: np.ndarray, advance: Advance) -> None:
-    """Copy rows ``keep`` (sorted, distinct) of ``count`` rows of ``row_bytes`` each, reading row by row."""
-    wanted = iter(keep.tolist())
-    nxt = next(wanted, None)
-    for i in range(count):
-        if nxt is None:
-            break
-        row = src.read(row_bytes)
-        if len(row) != row_bytes:
-            raise Unusable("NPZ_CORRUPT", "a member ends early")
-        advance(row_bytes)
-        if i == nxt:
-            out.write(row)
-            nxt = next(wanted, None)
-
-
-def write_public_test_file(source: Path, target: Path, keep: np.ndarray | None, advance: Advance) -> int:
+def write_public_test_file(source: Path, target: Path, keep: np.ndarray | None) -> None:
     """Write ``target``: the public test file of the labelled graph ``source`` (see the module docstring).
 
     Args:
         source: a labelled ``.npz`` (``config_runtime`` (c,), ...).
         target: the ``.npz`` to write (a new file).
         keep: sorted distinct config indices to keep, (c',) int; None keeps all c.
-        advance: called with the number of source bytes each step has read (a progress bar).
-
-    Returns:
-        the number of configs written (c' or c).
 
     Raises:
         DataError: ``NPZ_UNREADABLE`` / ``NPZ_CORRUPT`` / ``NPZ_KEY_MISSING`` (the path named): not a zip of
@@ -83,37 +51,32 @@ def write_public_test_file(source: Path, target: Path, keep: np.ndarray | None, 
             if configs < 1:
                 raise Unusable("NPZ_ARRAY_INVALID", f"config_runtime has shape {shape}, not (c,)")
             for key, info in members.items():
-                _write_member(archive, written, info, key, configs, keep, advance)
+                _write_member(archive, written, info, key, configs, keep)
+        return
     except READ_ERRORS as err:
         if isinstance(err, OSError) and err.filename is not None and Path(err.filename) == target:
             raise
         refused = coded(err)
     except Unusable as err:
         refused = err
-    else:
-        return configs if keep is None else int(keep.size)
     raise DataError(f"{source}: {refused.args[1]}", code=refused.args[0])
 
 
 def _write_member(archive: zipfile.ZipFile, written: zipfile.ZipFile, info: zipfile.ZipInfo, key: str,
-                  configs: int, keep: np.ndarray | None, advance: Advance) -> None:
+                  configs: int, keep: np.ndarray | None) -> None:
     out_info = zipfile.ZipInfo(info.filename, date_time=ZIP_DATE)
     out_info.compress_type, out_info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
     sampled = key in ROW_SAMPLED and keep is not None
     with archive.open(info) as member, written.open(out_info, "w", force_zip64=info.file_size >= zipfile.ZIP64_LIMIT) as out:
         if key not in (ZEROED, ONES) and not sampled:  # unchanged: its bytes, header included
             shutil.copyfileobj(member, out, CHUNK)  # zipfile: EOFError or a bad CRC-32 if it ends early
-            advance(info.file_size)
             return
         shape, fortran, dtype = read_header(member, key)
         if dtype.hasobject:
             raise Unusable("NPZ_UNREADABLE", f"{key} holds Python objects (a pickle): not read")
-        header_bytes = member.tell()
-        advance(header_bytes)
         if key in (ZEROED, ONES):
             n = configs if keep is None else keep.size
             np.lib.format.write_array(out, np.full(n, 0 if key == ZEROED else 1, dtype=dtype))
-            advance(info.file_size - header_bytes)
             return
         if fortran or not shape or shape[0] != configs:
             raise Unusable("NPZ_ARRAY_INVALID", f"{key} has shape {shape}{' in Fortran order' if fortran else ''}: "
@@ -121,6 +84,12 @@ def _write_member(archive: zipfile.ZipFile, written: zipfile.ZipFile, info: zipf
         row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * dtype.itemsize
         np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(dtype),
                                                    "fortran_order": False, "shape": (int(keep.size), *shape[1:])})
-        _rows(member, out, configs, row_bytes, keep, advance)
+        kept = set(keep.tolist())
+        for i in range(max(kept) + 1):  # row by row, to the last kept one
+            row = member.read(row_bytes)
+            if len(row) != row_bytes:
+                raise Unusable("NPZ_CORRUPT", "a member ends early")
+            if i in kept:
+                out.write(row)
         while member.read(CHUNK):  # to the end of the member, where its CRC-32 is checked
             pass

@@ -1,11 +1,8 @@
-"""``prepare``: turn the labelled splits of a data root into a competition with a labelled test split.
+"""``prepare``: turn the labelled splits of a data root into a competition with a labelled test split (docs/prepare.md).
 
-Steps (docs/prepare.md): read the source splits' runtimes → hold out whole programs per collection
-(:mod:`.selection`) → write the public data root (the remaining graphs unchanged, the held-out graphs as
-public test files under opaque names, :mod:`.npzwrite`) and the sample submission → write the solution file
-(:func:`..truth.solution.build_solution`) and the two ``prepare.json`` → check the public side → move the
-finished folders into place. Everything is written into temporary siblings first: a failed or killed run
-leaves no output folder that looks complete.
+Read the source splits' runtimes → hold out whole programs (:mod:`.selection`) → write the public data root
+(:mod:`.npzwrite` for the held-out graphs), the sample submission, the solution file and the two ``prepare.json``
+into temporary siblings → check the public side → move the finished folders into place.
 """
 
 from __future__ import annotations
@@ -72,14 +69,14 @@ class PrepareOptions:
             raise UsageError(f"--public-fraction must be between 0 and 1, not {self.public_fraction}")
         if self.max_configs < 2:
             raise UsageError(f"--max-configs must be 2 or more, not {self.max_configs}")
-        unknown = [c for c in self.collections or () if c not in BY_NAME]
-        if unknown:
+        if unknown := [c for c in self.collections or () if c not in BY_NAME]:
             raise UsageError(f"unknown collection(s) {', '.join(unknown)}; the collections are "
                              f"{', '.join(c.name for c in COLLECTIONS)}")
 
     @classmethod
-    def given(cls, from_splits: Sequence[str], test_fraction: float, public_fraction: float, max_configs: int,
-              collections: Sequence[str] | None) -> PrepareOptions:
+    def given(cls, from_splits: Sequence[str] = ("train",), test_fraction: float = DEFAULT_TEST_FRACTION,
+              public_fraction: float = DEFAULT_PUBLIC_FRACTION, max_configs: int = DEFAULT_MAX_CONFIGS,
+              collections: Sequence[str] | None = None) -> PrepareOptions:
         """The options as given, the splits and collections put in the package's order (:func:`_in_order`)."""
         return cls(_in_order(from_splits, ("train", "valid", "test")), test_fraction, public_fraction, max_configs,
                    None if collections is None else _in_order(collections, tuple(c.name for c in COLLECTIONS)))
@@ -105,8 +102,8 @@ class _Plan:
 
 
 def _checked_split(root: DataRoot, split: str, wanted: set[str] | None, progress: bool) -> dict[Collection, list]:
-    """The wanted collections' graphs of a labelled ``split``, each checked as a scored file is (the ``.npz`` reader's
-    checks, then runtimes and normalizers finite and positive), whatever the seed will choose.
+    """The wanted collections' graphs of a labelled ``split``, each checked as a scored file is, whatever the seed
+    will choose.
 
     Raises:
         DataError: ``PREPARE_NO_RUNTIMES`` (every runtime 0: the public test files); a coded fault per bad file
@@ -121,13 +118,6 @@ def _checked_split(root: DataRoot, split: str, wanted: set[str] | None, progress
     if read:
         build_ground_truth(root, split, read, where=lambda c, name: str(root.path / c.split_dir(split) / f"{name}.npz"))
     return read
-
-
-def _left_out(options: PrepareOptions, present: set[Collection]) -> dict[str, str]:
-    """Collection → why it is not in the prepared competition (not asked for, or no graph to hold out)."""
-    return {c.name: "not in --collections" if options.collections is not None and c.name not in options.collections
-            else f"no graph in the source split(s) {', '.join(options.from_splits)}"
-            for c in COLLECTIONS if c not in present}
 
 
 def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed: str, progress: bool) -> _Plan:
@@ -148,7 +138,9 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
                 plan.source.append((c, split, name))
                 plan.runtimes[(c.name, split, name)] = arrays
     plan.collections = [c for c in COLLECTIONS if c in present]
-    plan.left_out = _left_out(options, present)
+    plan.left_out = {c.name: "not in --collections" if wanted is not None and c.name not in wanted  # and why
+                     else f"no graph in the source split(s) {', '.join(options.from_splits)}"
+                     for c in COLLECTIONS if c not in present}
     missing = sorted(wanted - {c.name for c in present}) if wanted is not None else []
     if missing or not plan.collections:
         raise DataError(f"the source split(s) {', '.join(options.from_splits)} of {root.label} hold no "
@@ -195,16 +187,15 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
             bar = stack.enter_context(progress_bar("preparing", transfer=True))
             task = bar.add_task("preparing", total=total)
             advance = lambda n: bar.advance(task, n)  # noqa: E731
-        hashes = {}
+        hashes = {f"{c.split_dir(split)}/{name}.npz": file_hexdigest(sources[(c, split, name)])
+                  for c, split, name in plan.copied + plan.held}
         for g in sorted(plan.copied, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
             _link_or_copy(sources[g], public / c.split_dir(split) / f"{name}.npz")
-            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
             advance(sources[g].stat().st_size)
         names, truth_root = [], private / ".truth"
         for g in sorted(plan.held, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
-            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
             runtimes = plan.runtimes[(c.name, split, name)]
             keep = _keep(plan, c, split, name, runtimes.runtime.size)
             opaque = opaque_name(plan.seed, stratum(c), name)
@@ -214,9 +205,8 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
                                 f"same name in two source splits, or a collision): rename one or choose another seed",
                                 code="PREPARE_NAME_CLASH")
             target.parent.mkdir(parents=True, exist_ok=True)
-            before = sources[g].stat().st_size
-            write_public_test_file(sources[g], target, keep, lambda n: None)
-            advance(before)
+            write_public_test_file(sources[g], target, keep)
+            advance(sources[g].stat().st_size)
             _write_truth(truth_root / c.split_dir("test") / f"{opaque}.npz", runtimes, keep)
             names.append({"collection": c.name, "split": split, "graph": name, "program": program_of(c, name),
                           "test_graph": opaque, "configs": int(runtimes.runtime.size),
@@ -233,17 +223,15 @@ def _write_truth(path: Path, runtimes: Any, keep: np.ndarray | None) -> None:
     np.savez(path, **arrays)
 
 
-def _sample_submission(public: Path, collections: list[Collection]) -> tuple[str, dict[str, int]]:
+def _sample_submission(public: Path, collections: list[Collection]) -> str:
     """``ID,TopConfigs`` of every public test graph (tile 0..min(5,c)-1, layout 0..c-1), sorted by ID."""
     truth = read_split(DataRoot(public), "test", with_runtimes=True, progress=False)
-    rows, counts = ["ID,TopConfigs"], {}
+    rows = ["ID,TopConfigs"]
     for c in collections:
-        graphs = truth.get(c, [])
-        counts[c.name] = len(graphs)
-        for name, arrays in sorted(graphs):
+        for name, arrays in sorted(truth.get(c, [])):
             n = arrays.runtime.size
             rows.append(f"{c.name}:{name}," + ";".join(map(str, range(min(TILE_TOP_K, n) if c.kind == "tile" else n))))
-    return "\n".join(rows) + "\n", counts
+    return "\n".join(rows) + "\n"
 
 
 def check_public(public: Path, held_programs: Sequence[str], source: str = "the source") -> None:
@@ -255,18 +243,14 @@ def check_public(public: Path, held_programs: Sequence[str], source: str = "the 
             public split, graphs named).
     """
     root = DataRoot(public)
-    bad = []
-    for c, graphs in read_split(root, "test", with_runtimes=True, progress=False).items():
-        for name, arrays in graphs:
-            if np.any(arrays.runtime != 0) or (arrays.normalizer is not None and np.any(arrays.normalizer != 1)):
-                bad.append(f"{c.name}:{name}")
-    if bad:
+    if bad := [f"{c.name}:{name}" for c, graphs in read_split(root, "test", with_runtimes=True, progress=False).items()
+               for name, arrays in graphs
+               if np.any(arrays.runtime != 0) or (arrays.normalizer is not None and np.any(arrays.normalizer != 1))]:
         raise DataError(f"prepared from {source}: {len(bad)} public test file(s) hold a runtime other than 0 or a normalizer other than 1: "
                         + ", ".join(bad[:5]), code="PREPARE_PUBLIC_RUNTIME")
     held = set(held_programs)
-    leaks = [f"{split}/{c.name}:{name}" for split in LABELLED_SPLITS for c in COLLECTIONS
-             for name in root.graph_names(c, split) if program_of(c, name) in held]
-    if leaks:
+    if leaks := [f"{split}/{c.name}:{name}" for split in LABELLED_SPLITS for c in COLLECTIONS
+                 for name in root.graph_names(c, split) if program_of(c, name) in held]:
         raise DataError(f"prepared from {source}: {len(leaks)} graph(s) of held-out programs are in a public split (a program must be on "
                         "one side only): " + ", ".join(leaks[:5]), code="PREPARE_PROGRAM_LEAK")
 
@@ -288,21 +272,17 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
     public.mkdir()
     private.mkdir()
     written = _write(plan, public, private, progress)
-    held_programs = plan.programs
-    check_public(public, held_programs, plan.root.label)
-    sample, test_counts = _sample_submission(public, plan.collections)
-    (public / "sample_submission.csv").write_text(sample, encoding="utf-8")
-    opts = plan.options.to_dict()
-    usage_seed = seeded_int(plan.seed, "usage")
+    check_public(public, plan.programs, plan.root.label)
+    (public / "sample_submission.csv").write_text(_sample_submission(public, plan.collections), encoding="utf-8")
     truth_root = private / ".truth"
     manifest = build_solution(DataRoot(truth_root, synthetic=plan.root.synthetic), "test", private / "solution.parquet",
-                              public_fraction=plan.options.public_fraction, seed=usage_seed,
+                              public_fraction=plan.options.public_fraction, seed=seeded_int(plan.seed, "usage"),
                               source=f"tpugraphs-eval prepare of {source_name(plan.root)}")
     shutil.rmtree(truth_root)
     counts = {c.name: {s: len(DataRoot(public).graph_names(c, s)) for s in (*LABELLED_SPLITS, "test")}
               for c in plan.collections}
     public_json = {"format": PREPARE_FORMAT, "evaluator_version": __version__, "synthetic": plan.root.synthetic,
-                   "collections": counts, "left_out": plan.left_out, "options": opts,
+                   "collections": counts, "left_out": plan.left_out, "options": plan.options.to_dict(),
                    "test_public_graphs": {n: v["public_graphs"] for n, v in manifest["counts"].items()},
                    "grouping": "a program is on one side only: layout default and random graphs with the same "
                                "file name; tile graphs with the same name before the trailing _<hex> kernel id "
@@ -312,10 +292,8 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
                     "solution_sha256": file_hexdigest(private / "solution.parquet"),
                     "ground_truth_sha256": manifest["ground_truth_sha256"],
                     "held_out_noise": held_out_noise(plan.root, written["names"], plan.runtimes)}
-    del test_counts
-    (public / "prepare.json").write_text(json.dumps(public_json, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    (private / "prepare.json").write_text(json.dumps(private_json, indent=2, sort_keys=True) + "\n",
-                                          encoding="utf-8")
+    for folder, content in ((public, public_json), (private, private_json)):
+        (folder / "prepare.json").write_text(json.dumps(content, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return private_json
 
 
@@ -324,20 +302,16 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
             test_fraction: float = DEFAULT_TEST_FRACTION, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
             max_configs: int = DEFAULT_MAX_CONFIGS, collections: Sequence[str] | None = None,
             progress: bool = False) -> dict[str, Any]:
-    """Prepare a competition from the labelled splits of ``raw`` (MLE-bench's ``prepare(raw, public, private)``).
-
-    ``public`` becomes a data root in the official layout (``npz/...``: the source splits' remaining graphs and
-    the other labelled splits unchanged, the held-out graphs as split ``test`` in the public test files' form),
-    with ``sample_submission.csv`` and ``prepare.json``; ``private`` gets ``solution.parquet`` (Usage
-    Public/Private) and ``prepare.json`` (source hashes, options, seed, the name map). See docs/prepare.md.
+    """Prepare a competition from the labelled splits of ``raw`` (MLE-bench's ``prepare(raw, public, private)``):
+    ``public`` becomes a data root with the held-out graphs as split ``test``, ``private`` gets ``solution.parquet``
+    and ``prepare.json`` (docs/prepare.md, "What it writes").
 
     Args:
         raw: the source data root (a path, ``"demo"`` or a :class:`DataRoot`).
-        public, private: the folders to write; each must be new or empty, and its parent must exist. Each is
-            filled in a temporary sibling and renamed into place at the end.
-        seed: the organiser's secret (text or int, at least 16 characters): opaque names and every draw derive
-            from it; None draws one (``secrets``), kept in ``private/prepare.json``.
-        insecure_seed: accept a shorter seed (a throwaway run; the CLI prints a warning).
+        public, private: the folders to write, new or empty, whose parents exist (filled in temporary siblings and
+            renamed into place at the end).
+        seed: the organiser's secret (text or int, at least 16 characters); None draws one (``secrets``).
+        insecure_seed: accept a shorter seed (a throwaway run).
         from_splits, test_fraction, public_fraction, max_configs, collections: see :class:`PrepareOptions`.
         progress: draw a progress bar on stderr.
 
@@ -366,24 +340,19 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
 
 
 def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[str], *,
-                seed: str | int | None = None, insecure_seed: bool = False, **kwargs: Any) -> dict[str, Any]:
+                seed: str | int | None = None, insecure_seed: bool = False, progress: bool = False,
+                **options: Any) -> dict[str, Any]:
     """:func:`prepare` into ``out/public`` and ``out/private`` (``tpugraphs-eval prepare -o DIR``): ``out`` must be
-    new or empty; the whole folder is written as a temporary sibling and renamed at the end.
+    new or empty; the whole folder is written as a temporary sibling and renamed at the end. ``options``: those of
+    :class:`PrepareOptions`, as for :func:`prepare`.
 
     Raises:
-        as :func:`prepare`.
+        as :func:`prepare`; TypeError: an unknown option.
     """
     seed = check_seed(seed, insecure_seed)
     out = Path(out)
     _refuse_nonempty(out, "-o")
-    progress = kwargs.pop("progress", False)
-    options = PrepareOptions.given(kwargs.pop("from_splits", ("train",)),
-                                   kwargs.pop("test_fraction", DEFAULT_TEST_FRACTION),
-                                   kwargs.pop("public_fraction", DEFAULT_PUBLIC_FRACTION),
-                                   kwargs.pop("max_configs", DEFAULT_MAX_CONFIGS), kwargs.pop("collections", None))
-    if kwargs:
-        raise TypeError(f"unexpected options {', '.join(kwargs)}")
-    plan = _plan(raw, options, seed, progress)
+    plan = _plan(raw, PrepareOptions.given(**options), seed, progress)
     remove_stale_work(out)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.prepare-", dir=out.parent) as tmp:
         work = Path(tmp) / "out"
@@ -395,8 +364,7 @@ def prepare_dir(raw: str | os.PathLike[str] | DataRoot, out: str | os.PathLike[s
 
 def remove_stale_work(final: Path) -> list[Path]:
     """Delete the work folders a killed run into ``final`` left beside it (``.<name>.prepare-*``: they may hold
-    the held-out runtimes) and return them. Called at the start of every run into ``final``; two runs into one
-    folder at the same time are not supported."""
+    the held-out runtimes) and return them; two runs into one folder at the same time are not supported."""
     final = Path(final)
     stale = sorted(p for p in final.parent.glob(f".{glob.escape(final.name)}.prepare-*")
                    if p.is_dir() and not p.is_symlink())
@@ -418,15 +386,12 @@ def _move_into_place(work: Path, final: Path) -> None:
 
 def _in_order(given: Sequence[str], order: tuple[str, ...]) -> tuple[str, ...]:
     """``given`` in the package's order (splits train, valid, test; collections as :data:`..dataset.COLLECTIONS`),
-    unknown or repeated names kept for the options' own checks: ``--from valid,train`` and ``--collections`` in any
-    order prepare the same bytes (the order fed the held-out draw and ``prepare.json``)."""
+    unknown or repeated names kept for the options' own checks: any order prepares the same bytes."""
     return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
 
 
 def source_name(root: DataRoot) -> str:
-    """How the written files name their source: the demo, or a data root, never by its path (the files
-    themselves are named with their sha256 in the private ``prepare.json``). The same data and seed then give
-    the same bytes wherever the data lie: MLE-bench checks the MD5s of a preparation made from its own download
-    folder against those of the organiser's export (docs/prepare.md, docs/hosting.md)."""
+    """How the written files name their source: the demo, or a data root, never by its path, so that the same data
+    and seed give the same bytes wherever the data lie (docs/prepare.md, "What it writes")."""
     return "the demo data (SYNTHETIC)" if root.synthetic else "a data root (its files: source_sha256)"
 

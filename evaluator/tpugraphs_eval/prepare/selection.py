@@ -1,12 +1,11 @@
-"""Which graphs of the source splits are held out as the prepared test split, and which folds graphs go to.
-
-Both draws work on programs (:mod:`.grouping`), never on single graphs, and are stratified: per stratum
-(``tile:xla``, ``layout:xla``, ``layout:nlp``) the programs are shuffled with a seed that depends only on
-(seed, stratum).
+"""Which graphs of the source splits are held out as the prepared test split, and which folds graphs go to. Both draws
+take whole programs (:mod:`.grouping`), shuffled per stratum with a seed from (seed, stratum) (:func:`_shuffled`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,41 +39,37 @@ class HeldOut:
     targets: dict[str, int]
 
 
-def _by_stratum(graphs: list[Graph]) -> dict[str, dict[str, list[Graph]]]:
-    """Stratum → program → its graphs (both sorted by name; graphs in the order given)."""
-    out: dict[str, dict[str, list[Graph]]] = {}
+def _shuffled(graphs: list[Graph], seed: str, draw: str) -> Iterator[list[tuple[str, list[Graph]]]]:
+    """Per stratum (sorted by name), its programs ``(program, its graphs in the order given)`` sorted by name, then
+    shuffled with the seed of (``seed``, ``draw``, stratum)."""
+    strata: dict[str, dict[str, list[Graph]]] = {}
     for c, split, name in graphs:
-        out.setdefault(stratum(c), {}).setdefault(program_of(c, name), []).append((c, split, name))
-    return {s: dict(sorted(p.items())) for s, p in sorted(out.items())}
+        strata.setdefault(stratum(c), {}).setdefault(program_of(c, name), []).append((c, split, name))
+    for name, by_program in sorted(strata.items()):
+        programs = sorted(by_program.items())
+        order = np.random.default_rng(seeded_int(seed, draw, name)).permutation(len(programs))
+        yield [programs[i] for i in order.tolist()]
 
 
 def select_held_out(graphs: list[Graph], test_fraction: float, seed: str, *, where: str = "the source") -> HeldOut:
-    """Hold out whole programs until every collection holds out ``max(2, round(test_fraction * G))`` graphs.
-
-    Per stratum the programs are shuffled (seed from (seed, stratum)) and taken in that order; a program is
-    taken only while one of its collections is short of its target, so a big program does not push another
-    collection over. Rounding is Python's ``round`` (halves to even). ``where`` names the source in errors.
+    """Hold out whole programs until every collection holds out ``max(2, round(test_fraction * G))`` graphs (halves
+    to even): programs are taken in :func:`_shuffled` order while one of their collections is short of its target.
+    ``where`` names the source in errors.
 
     Raises:
         DataError: ``PREPARE_TOO_FEW_GRAPHS``: a collection cannot hold out :data:`MIN_HELD_OUT` graphs and
             keep :data:`MIN_LEFT` (too few graphs, or too few programs), naming each such collection.
     """
-    counts: dict[Collection, int] = {}
-    for c, _, _ in graphs:
-        counts[c] = counts.get(c, 0) + 1
+    counts = Counter(c for c, _, _ in graphs)
     targets = {c: max(MIN_HELD_OUT, int(round(test_fraction * n))) for c, n in counts.items()}
     taken: dict[Collection, int] = dict.fromkeys(counts, 0)
     chosen: set[str] = set()
-    for name, by_program in _by_stratum(graphs).items():
-        keys = list(by_program)
-        order = np.random.default_rng(seeded_int(seed, "held-out", name)).permutation(len(keys))
-        for i in order.tolist():
-            members = by_program[keys[i]]
-            if not any(taken[c] < targets[c] for c, _, _ in members):
-                continue
-            chosen.add(keys[i])
-            for c, _, _ in members:
-                taken[c] += 1
+    for programs in _shuffled(graphs, seed, "held-out"):
+        for program, members in programs:
+            if any(taken[c] < targets[c] for c, _, _ in members):
+                chosen.add(program)
+                for c, _, _ in members:
+                    taken[c] += 1
     held = [g for g in graphs if program_of(g[0], g[2]) in chosen]
     short = [f"{c.name}: {counts[c]} graph(s), {taken[c]} held out, {counts[c] - taken[c]} left"
              for c in counts if taken[c] < MIN_HELD_OUT or counts[c] - taken[c] < MIN_LEFT]
@@ -91,19 +86,13 @@ def select_held_out(graphs: list[Graph], test_fraction: float, seed: str, *, whe
 def assign_folds(graphs: list[Graph], k: int, seed: str) -> dict[Graph, int]:
     """Graph → fold (0..k-1): whole programs, balanced per collection.
 
-    Per stratum the programs are shuffled (seed from (seed, stratum)), then sorted by size, largest first
-    (a stable sort, so equal sizes keep the shuffled order); each goes to the fold that holds the fewest
-    graphs of its collections so far (ties: the lowest fold number). A collection of G graphs from at least
-    k programs of similar size gets about G / k per fold.
+    Per stratum the programs of :func:`_shuffled` are sorted by size, largest first (a stable sort); each goes to the
+    fold that holds the fewest graphs of its collections so far (ties: the lowest fold number).
     """
     folds: dict[Graph, int] = {}
     load: dict[tuple[Collection, int], int] = {}
-    for name, by_program in _by_stratum(graphs).items():
-        keys = list(by_program)
-        order = np.random.default_rng(seeded_int(seed, "folds", name)).permutation(len(keys)).tolist()
-        order.sort(key=lambda i: -len(by_program[keys[i]]))
-        for i in order:
-            members = by_program[keys[i]]
+    for programs in _shuffled(graphs, seed, "folds"):
+        for _, members in sorted(programs, key=lambda program: -len(program[1])):
             fold = min(range(k), key=lambda f: (sum(load.get((c, f), 0) for c, _, _ in members), f))
             for g in members:
                 folds[g] = fold

@@ -1,12 +1,8 @@
-"""The problems a submission can have: stable codes, their severity in strict and lenient mode, what they mean.
+"""The problems a submission can have: stable codes, their severity in strict and lenient mode (docs/codes.md), what
+they mean. Codes never change meaning once released: tools may match on them.
 
-Standard library only, Python >= 3.9: the validator (``submission/problems.py`` builds its :class:`Code`
-records from :data:`PROBLEM_CODES`), the Codabench scoring program and the exported Kaggle metric (which carries
-this text) judge a problem by this one table. ``strict`` (default) makes every problem an error except what
-changes no value (RFC 4180 quoting, a UTF-8 byte-order mark, CRLF line endings and a zip or gzip wrapper: notes)
-and blank lines (warnings); ``lenient`` (Kaggle-compatible, docs/codes.md) turns the problems Kaggle's scorer
-tolerated into warnings and scores what remains. Codes never change meaning once released: tools may match on
-them.
+Standard library only, Python >= 3.9: the validator (``submission/problems.py``), the Codabench scoring program and
+the exported Kaggle metric judge a problem by this one table.
 """
 
 ERROR, WARNING, INFO = "error", "warning", "info"
@@ -85,10 +81,7 @@ def is_error(code, mode):
 
 
 def preview(values, limit=5):
-    """``"3, 7, 9"`` or ``"3, 7, 9, 11, 12, … (40 in all)"``: a short list for messages.
-
-    Only the first ``limit`` values are shown, so callers may pad a long list with placeholders
-    (``[3, 7, 9, 11, 12] + [None] * 35``) instead of building every item's text.
-    """
+    """``"3, 7, 9"`` or ``"3, 7, 9, 11, 12, … (40 in all)"``: a short list for messages. Only the first ``limit``
+    values are shown: callers may pad a long list with placeholders (``[3, 7, 9, 11, 12] + [None] * 35``)."""
     shown = ", ".join(str(v) for v in values[:limit])
     return shown if len(values) <= limit else f"{shown}, … ({len(values)} in all)"

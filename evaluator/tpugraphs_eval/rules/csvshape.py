@@ -1,17 +1,10 @@
 """The shape of a submission CSV: its bytes → lines → data rows ``(line, ID, TopConfigs)``, with every structural
-problem and hint (docs/codes.md).
+problem and hint (docs/codes.md): byte-order marks, line ends, blank lines, encoding, the header, the delimiter, the
+number of fields and RFC 4180 quoting. One mistake (Excel's ``sep=`` line, a pandas index column, a tab or ``;``
+delimiter, a TopConfigs list split at its commas) gets one hint, not a problem per line.
 
-Standard library only, Python >= 3.9. The validator (``submission/csvfile.py``) reads every line that is not simply
-``ID,TopConfigs`` through :meth:`ShapeReader.line`; the Codabench scoring program reads every line through it
-(the bundle carries this file). Checked here: byte-order marks, line ends (LF, CRLF, CR CR LF, lone CR), blank
-lines, encoding, the header, the delimiter, the number of fields and RFC 4180 quoting. What changes no value
-(quoting, a BOM, CRLF) is read as every CSV reader reads it, with one note per file.
-
-One mistake gets one hint, not a problem per line: Excel's ``sep=`` line, a pandas index column, a tab or ``;``
-delimiter (quoted fields and an index column included: ``df.to_csv(f, sep=";", quoting=csv.QUOTE_ALL)``), a
-TopConfigs list split at its commas, indices joined by unquoted commas (``id,19,20,34``).
-
-Problems go to ``add(code, message, line=None, id=None)``, the caller's log.
+Standard library only, Python >= 3.9: the validator (``submission/csvfile.py``) and the Codabench scoring program
+(the bundle carries this file) read lines through :class:`ShapeReader`.
 """
 
 from __future__ import annotations
@@ -24,7 +17,8 @@ HEADER = (b"ID", b"TopConfigs")
 UTF8_BOM = b"\xef\xbb\xbf"
 STOP = object()
 """What :meth:`ShapeReader.line` returns for binary data: nothing after this line is read."""
-_SEP_LINE = re.compile(rb"\s*sep=(.?)\s*")
+_SEP_LINE = re.compile(rb"\s*sep=.?\s*")
+"""Excel's ``sep=X`` first line."""
 _INDEX_NAMES = {b"", b"unnamed: 0", b"index"}
 """Header names of a pandas index column: ``to_csv()`` without ``index=False`` (``""``), a file read and
 written again (``Unnamed: 0``), ``reset_index()`` (``index``)."""
@@ -32,25 +26,10 @@ _OTHER_DELIMITERS = ((b"\t", "a tab"), (b";", "`;`"))
 _HEADER_LOWER = [h.lower() for h in HEADER]
 
 
-def sep_line(line):
-    """The delimiter an Excel ``sep=X`` first line names (``b","`` when it names none), or None for another line."""
-    match = _SEP_LINE.fullmatch(line)
-    if match is None:
-        return None
-    return match.group(1) or b","
-
-
 def index_column(fields):
     """True for a header ``[<index name>, ID, TopConfigs]``: a pandas index column before the two columns."""
     return (len(fields) == 3 and fields[0].strip().lower() in _INDEX_NAMES
             and [f.strip() for f in fields[1:]] == list(HEADER))
-
-
-def looks_like_list(fields):
-    """True when the fields after the ID are an unquoted list split at its commas (``id,[0, 1, 2]``), or indices
-    joined by unquoted commas (``id,19,20,34``: every field after the ID an integer)."""
-    return len(fields) > 2 and ((fields[1].lstrip().startswith((b"[", b"(")) and fields[-1].rstrip().endswith((b"]", b")")))
-                                or all(f.strip().isdigit() for f in fields[1:]))
 
 
 def split_quoted(body, delimiter):
@@ -71,12 +50,8 @@ def split_quoted(body, delimiter):
 
 def split_lines(data, add):
     """(line number, content without terminator) of every line of ``data`` (bytes, or a binary file read a line at a
-    time); LF, CRLF, CR CR LF and lone CR all end a line.
-
-    CR CR LF is what a CSV writer's CRLF becomes in a file opened in text mode on Windows; pandas reads it as one
-    line end, Python's csv module as a line end and an empty row. One CRLF note for the file when any line ends
-    otherwise than in LF.
-    """
+    time); LF, CRLF, CR CR LF (a CSV writer's CRLF in a file opened in text mode on Windows, one line end for pandas)
+    and lone CR all end a line, with one CRLF note for the file when any line ends otherwise than in LF."""
     number = 0
     cr_lines = 0
     for raw in io.BytesIO(data) if isinstance(data, bytes) else data:
@@ -107,16 +82,6 @@ def other_delimiter(header):
         if [f.strip().lower() for f in fields[:2]] == _HEADER_LOWER:
             return delimiter, name, False
     return None
-
-
-def _comma_first(body, delimiter):
-    """Whether a data line has a comma before its first ``delimiter`` (or a comma and no ``delimiter``): it was
-    written with commas, whatever delimiter the header used (an ID holds no comma)."""
-    comma = body.find(b",")
-    if comma < 0:
-        return False
-    other = body.find(delimiter)
-    return other < 0 or comma < other
 
 
 def wrong_delimiter(name):
@@ -165,8 +130,7 @@ class ShapeReader:
 
     def finish(self):
         """The file's one QUOTED_FIELD note, when lines had quoted fields (call once, after the last line)."""
-        n = self._n_quoted
-        if n:
+        if n := self._n_quoted:
             shown = ", ".join(str(line) for line in self._quoted_lines) + (f", … ({n} in all)" if n > 3 else "")
             self.add("QUOTED_FIELD", f"{n} line(s) (line {shown}) enclose fields in double quotes (RFC 4180); their "
                      "unquoted values are read, as every CSV reader does.", line=self._quoted_lines[0])
@@ -221,7 +185,7 @@ class ShapeReader:
     def _header(self, number, body):
         """Check the first non-blank line; True if it is really a data row to be read as such."""
         add = self.add
-        if sep_line(body) is not None:
+        if _SEP_LINE.fullmatch(body):
             add("SEP_LINE", f"the first line `{body.decode('utf-8', errors='replace').strip()}` is "
                 "Excel's separator hint, not the header: delete it (Kaggle's reader takes it for the "
                 "header). The next line is read as the header.", line=number)
@@ -266,26 +230,20 @@ class ShapeReader:
         """The row ``(line, ID, TopConfigs)`` of a data line, or None when it has none (its problem is added)."""
         add = self.add
         delimiter = self.delimiter
-        if delimiter != b"," and _comma_first(body, delimiter):
-            delimiter = b","  # a row written with commas under a header written with `;` or a tab: read as written
-        if delimiter != b",":
-            wanted = 3 if self.index_column else 2  # `id;"0;1";2`: split at the first delimiter(s) only
-            if b'"' not in body:
-                fields = body.split(delimiter, wanted - 1)
-            else:
-                fields = self._fields(number, body)
-                if fields is None:
-                    return None
-                if len(fields) > wanted:
-                    fields = fields[:wanted - 1] + [delimiter.join(fields[wanted - 1:])]
-        else:
-            fields = self._fields(number, body, delimiter)
-            if fields is None:
-                return None
+        if delimiter != b"," and b"," in body and not -1 < body.find(delimiter) < body.find(b","):
+            delimiter = b","  # a comma before any `;` or tab: a row written with commas (an ID holds none), read so
+        wanted = 3 if self.index_column else 2  # `id;"0;1";2`: split at the first `;` or tab(s) only
+        if delimiter != b"," and b'"' not in body:
+            fields = body.split(delimiter, wanted - 1)
+        elif (fields := self._fields(number, body, delimiter)) is None:
+            return None
+        elif delimiter != b"," and len(fields) > wanted:
+            fields = fields[:wanted - 1] + [delimiter.join(fields[wanted - 1:])]
         if self.index_column and len(fields) > 2:
             fields = fields[1:]
-        if looks_like_list(fields):  # `id,[0, 1, 2]`, `id,0,1,2`: the TopConfigs rules report it once for the file
-            fields = [fields[0], b",".join(fields[1:])]
+        if len(fields) > 2 and ((fields[1].lstrip().startswith((b"[", b"(")) and fields[-1].rstrip().endswith((b"]", b")")))
+                                or all(f.strip().isdigit() for f in fields[1:])):
+            fields = [fields[0], b",".join(fields[1:])]  # `id,[0, 1, 2]`, `id,0,1,2`: reported once for the file
         if fields[0].strip() == HEADER[0] and len(fields) > 1 and fields[1].strip() == HEADER[1]:
             add("HEADER_REPEATED", "the header `ID,TopConfigs` appears again (concatenated files?).", line=number)
             return None

@@ -1,18 +1,11 @@
 """The ID rules of a submission: one row per graph, each known ID once, every graph present, and the 1-based file.
 
 Standard library only, Python >= 3.9: the validator (``submission/validation.py``) and the standalone metric
-(``hosting/standalone_metric.py``, carried by the exported Kaggle metric file and the Codabench bundle) keep one
-:class:`IdLedger` each, so both report these problems with the same codes, messages and order:
-
-- a row whose ID is not a graph of the split: UNKNOWN_COLLECTION or UNKNOWN_ID (the caller's message: the validator
-  adds a hint); its field is still checked;
-- a second row for a known ID: DUPLICATE_ID naming the first row's line; its field is not checked;
-- rows of known graphs that list c (one past the last index) while no row lists 0: one INDICES_ONE_BASED problem
-  for the file (:func:`.topconfigs.one_based`) in place of their problems of :data:`.topconfigs.ONE_BASED_FOLLOWS`;
-- then one MISSING_IDS per collection with graphs without a row, in collection order.
-
-Order: the rows' problems in file order (a row's ID problem before its field's), then the problems of the whole file
-(INDICES_ONE_BASED, the field mistakes of :func:`.topconfigs.mistake_problems`), then MISSING_IDS.
+(``hosting/standalone_metric.py``) keep one :class:`IdLedger` each, so both report these problems with the same codes,
+messages and order: the rows' problems in file order (an unknown ID's before its field's; a DUPLICATE_ID row's field
+is not checked), then the problems of the whole file (INDICES_ONE_BASED in place of the rows' problems of
+:data:`.topconfigs.ONE_BASED_FOLLOWS`, the field mistakes of :func:`.topconfigs.mistake_problems`), then one
+MISSING_IDS per collection, in collection order.
 """
 
 from .codes import preview
@@ -59,8 +52,7 @@ def missing_ids(lines, graphs, where):
     in the message (``test``: "1 of the 2 tile:xla test graphs have no row: …")."""
     found = []
     for name, ids in graphs.items():
-        absent = [graph_id for graph_id in ids if graph_id not in lines]
-        if absent:
+        if absent := [graph_id for graph_id in ids if graph_id not in lines]:
             found.append((name, absent, f"{len(absent)} of the {len(ids)} {name} {where} graphs have no row: "
                                         f"{preview(absent, MISSING_NAMED)}."))
     return found

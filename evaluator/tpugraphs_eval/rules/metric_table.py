@@ -1,16 +1,11 @@
 """Every metric once: its name, collection kind, K, direction, whether it is a collection's value, label,
-definition and the source of that definition (standard library only, Python >= 3.9).
-
-Scoring (:mod:`..scoring.score`, :mod:`..scoring.layout`: which per-graph columns are computed, in this order),
-``compare`` (the direction), the terminal and HTML renderers (the labels), the JSON report's ``options`` (the
-Ks), the docs table in docs/metrics.md (:func:`metrics_markdown`, compared by tests/project/test_docs.py) and
-the shared invariance tests (tests/scoring/test_metric_common.py: every metric of :data:`METRICS` gets the
-row-order, config-relabelling, tie and bounds tests) all read :data:`METRICS`.
+definition and the source of that definition (standard library only, Python >= 3.9). Scoring, ``compare``, the
+renderers, the JSON report, the table in docs/metrics.md and tests/scoring/test_metric_common.py all read
+:data:`METRICS`.
 
 To add a metric: add a :class:`Metric` row to :data:`METRICS` (its place among its kind's rows is its column
-order in the reports), compute its per-graph column under ``name`` where its kind is scored (tile:
-``scoring/score.py``; layout: ``scoring/layout.py``), and regenerate the table in docs/metrics.md
-(``python -c "from tpugraphs_eval.rules.metric_table import metrics_markdown; print(metrics_markdown())"``).
+order), compute its per-graph column under ``name`` in ``scoring/score.py`` (tile) or ``scoring/layout.py``
+(layout), and regenerate the table in docs/metrics.md (:func:`metrics_markdown`).
 """
 
 from __future__ import annotations
@@ -92,9 +87,8 @@ METRICS: Tuple[Metric, ...] = (
 """Every metric, tile ones first; within a kind, the order of the report's columns (primary first)."""
 
 BESIDE_PRIMARY = "opa"
-"""The secondary metric the score tables (terminal, HTML) show in a column of its own beside the collection's value
-(layout OPA; the organiser leaderboard too, :func:`beside_primary`); the other secondary metrics (top-K errors,
-slowdowns) share one column."""
+"""The secondary metric the score tables and the organiser leaderboard show in a column of its own beside the
+collection's value (:func:`beside_primary`); the other secondary metrics share one column."""
 
 BY_NAME = {m.name: m for m in METRICS}
 """Metric name → :class:`Metric`."""

@@ -1,25 +1,12 @@
-"""What a participant-facing view may show of scores over the public graphs: the one rule of every public view.
+"""What a participant-facing view may show of scores over the public graphs: the one rule of every public view (the
+public leaderboard, ``compare --public-only``, the scorer's public view and the Codabench Public phase, which carries
+this file). Why each part is needed, the worked case and what is counted: docs/public-view.md.
 
-Used by the public leaderboard (:func:`..leaderboard.assemble.public_document`), ``compare --public-only``
-(:func:`..report.public_comparison.public_rows`), the scorer's public view (:func:`..report.public.public_report`) and the
-Codabench Public phase (``hosting/codabench_program.py``, which carries this file). Why each part of the rule is
-needed is docs/public-view.md. A value over one public graph is that graph's metric, a per-graph number (a tile
-top-1 error is a runtime ratio: one submission per config recovers the labels), so:
-
-- a collection value is shown only when it is a mean over at least :data:`MIN_PUBLIC_GRAPHS` public graphs;
-- when the collections left out hold exactly one public graph between them (0 < hidden total <
-  :data:`MIN_PUBLIC_GRAPHS`), no collection value is shown at all: the overall (the unweighted mean of the
-  collection values, docs/metrics.md) less the shown collections would give that graph's value;
+- a collection value is shown only when it is a mean over at least :data:`MIN_PUBLIC_GRAPHS` public graphs (with
+  one, it is that graph's metric);
+- when the collections left out hold exactly one public graph between them, no collection value is shown at all:
+  the overall less the shown collections would give that graph's value;
 - the overall is shown only when it is over at least :data:`MIN_PUBLIC_GRAPHS` public graphs.
-
-Counts are of public graphs whose metric is defined (a layout graph with equal runtimes has no tau-b): the
-scorer counts per submission; the public leaderboard and the Codabench program count from the solution
-(every tile graph, each layout graph with at least 2 distinct runtimes).
-
-Worked case: public graphs {tile: 10, xla:default: 2, xla:random: 1}: the left-out xla:random holds one
-graph, and ``3 * overall - tile - xla:default`` is its value, so nothing is shown but the overall. With
-{tile: 10, xla:default: 2, xla:random: 1, nlp:default: 1} the left-out pair gives only the sum of two
-graphs' values: tile and xla:default are shown.
 """
 
 from __future__ import annotations
@@ -44,8 +31,7 @@ def shown_collections(n_graphs: Mapping[str, int]) -> list[str]:
             board lacks or whose value is undefined), in display order.
 
     Returns:
-        The names shown, in ``n_graphs`` order: those with at least :data:`MIN_PUBLIC_GRAPHS`, or none when
-        the others hold exactly one public graph between them.
+        The names shown, in ``n_graphs`` order.
     """
     shown = [name for name, n in n_graphs.items() if n >= MIN_PUBLIC_GRAPHS]
     if 0 < sum(n for name, n in n_graphs.items() if name not in shown) < MIN_PUBLIC_GRAPHS:
@@ -60,13 +46,11 @@ def overall_shown(n_graphs: Mapping[str, int]) -> bool:
 
 
 def public_values(values: Mapping[str, Optional[float]], n_graphs: Mapping[str, int]) -> Dict[str, float]:
-    """The values a participant-facing view may show, by the module docstring's rule: the one function that
-    applies it to numbers (the scorer's public view, the Codabench Public phase).
+    """The values a participant-facing view may show, by the module docstring's rule.
 
     Args:
         values: ``overall`` and collection → value (None or NaN: undefined).
-        n_graphs: collection → the number of public graphs its value is a mean over, as for
-            :func:`shown_collections`.
+        n_graphs: as for :func:`shown_collections`.
 
     Returns:
         ``overall`` (when :func:`overall_shown`) and each shown collection → its value, in ``n_graphs`` order

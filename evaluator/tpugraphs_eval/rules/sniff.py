@@ -1,9 +1,7 @@
 """Is a submission CSV text at all? Its first bytes tell (NUL bytes, UTF-16, UTF-32, mostly not UTF-8).
 
-Standard library only, and Python 3.9 syntax: the Codabench scoring program, which cannot import this
-package, carries this very file beside its ``score.py`` (``hosting/codabench.py`` copies it as
-``sniff.py``), so the validator (:mod:`.csvfile`) and the scoring program refuse the same files with the
-same words.
+Standard library only, and Python 3.9 syntax: the Codabench scoring program carries this very file beside its
+``score.py``, so it and the validator (:mod:`..submission.csvfile`) refuse the same files with the same words.
 """
 
 from __future__ import annotations
@@ -44,27 +42,19 @@ def looks_binary(head: bytes) -> str | None:
     return None
 
 
-def not_text(data: bytes) -> tuple[str, int | None] | None:
-    """``(why, line)`` when ``data`` (a whole file) is not CSV text by :func:`looks_binary` on its first
-    :data:`SNIFF_BYTES`, ``line`` being the 1-based line of the first NUL byte (None when the reason is not
-    NUL bytes); None for text."""
-    why = looks_binary(data[:SNIFF_BYTES])
-    if why is None:
-        return None
-    nul = data.find(b"\x00", 0, SNIFF_BYTES)
-    return why, (data.count(b"\n", 0, nul) + 1 if nul >= 0 and "NUL" in why else None)
-
-
 def refusal(data):
     """``(code, message, line)`` when a whole file (``data``, its bytes) holds nothing to read line by line: empty
-    or only blank, a byte-order mark aside (EMPTY_FILE), or not CSV text by :func:`not_text` (NOT_TEXT); None
-    for a file to read."""
+    or only blank, a byte-order mark aside (EMPTY_FILE), or not CSV text by :func:`looks_binary` on its first
+    :data:`SNIFF_BYTES` (NOT_TEXT; ``line``: the 1-based line of the first NUL byte, None when the reason is not
+    NUL bytes); None for a file to read."""
     body = data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data
     if not body or body.isspace():
         what = ("is empty" if not data else "holds only a UTF-8 byte-order mark" if data == _UTF8_BOM
                 else "holds only blank lines and spaces")
         return "EMPTY_FILE", f"the file {what}; it must start with the header `ID,TopConfigs`.", 1 if data else None
-    binary = not_text(data)
-    if binary:
-        return "NOT_TEXT", f"this is not a CSV text file: {binary[0]}.", binary[1]
-    return None
+    why = looks_binary(data[:SNIFF_BYTES])
+    if why is None:
+        return None
+    nul = data.find(b"\x00", 0, SNIFF_BYTES)
+    line = data.count(b"\n", 0, nul) + 1 if nul >= 0 and "NUL" in why else None
+    return "NOT_TEXT", f"this is not a CSV text file: {why}.", line

@@ -1,12 +1,9 @@
 """The rules of one TopConfigs field: every problem of its indices, what lenient mode may score, and the mistakes that
-get one hint for the whole file (docs/codes.md).
+get one hint for the whole file (docs/codes.md). A field is configuration indices (0..c-1) joined by ``;``, fastest
+first; a tile row lists the top min(5, c) to 10, a layout row all c.
 
-Standard library and numpy, Python >= 3.9. The validator (``submission/topconfigs.py``, after its fast row scan
-``scan_indices`` of ``kernels``) and the exported Kaggle metric (which carries this text) judge a field by
-:func:`check_field`; tests/submission/test_fuzz.py holds the fast scan equal to it.
-
-A field is configuration indices joined by ``;``, predicted fastest first; indices are 0-based (0..c-1 for a graph
-of c configurations); a tile row lists the top min(5, c) to 10 (the score uses the first 5), a layout row all c.
+Standard library and numpy, Python >= 3.9: the validator (``submission/topconfigs.py``, after its fast row scan, which
+tests/submission/test_fuzz.py holds equal to it) and the exported Kaggle metric judge a field by :func:`check_field`.
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ _FIELD_ADVICE = {
                                "also starts a new CSV column); join them with `;` (`0;1;2`), e.g. "
                                "`';'.join(map(str, ranking))`.",
 }
-_DIGITS = re.compile(r"[0-9]+")
 
 
 def _text(field):
@@ -60,20 +56,6 @@ def _shown(token):
     return token if len(token) <= 24 else f"{token[:12]}…({len(token)} characters)"
 
 
-def _non_integer_message(bad):
-    shown = preview([repr(t) for t in bad])
-    hints = []
-    if any(_INTEGER.fullmatch(t.strip()) for t in bad):
-        hints.append("no spaces around entries")
-    if any(_FLOAT_LIKE.fullmatch(t.strip()) for t in bad):
-        hints.append("write integers: 3, not 3.0 or 3e0")
-    if any(t.strip().startswith(("+", "-")) for t in bad):
-        hints.append("no sign")
-    hint = f" ({'; '.join(hints)})" if hints else ""
-    what = "entry is not a non-negative integer" if len(bad) == 1 else "entries are not non-negative integers"
-    return f"{len(bad)} {what}: {shown}{hint}."
-
-
 def too_long(n_chars):
     """The FIELD_TOO_LONG problem ``(code, message)`` of a field of ``n_chars`` characters (> :data:`MAX_FIELD_BYTES`)."""
     return "FIELD_TOO_LONG", f"TopConfigs has {n_chars:,} characters; the limit is {MAX_FIELD_BYTES:,}."
@@ -86,7 +68,7 @@ def field_mistake(field):
     text = _text(field)
     for code, pattern in FIELD_MISTAKES.items():
         if pattern.fullmatch(text):
-            return ";".join(_DIGITS.findall(text)).encode("ascii"), code
+            return ";".join(_INTEGER.findall(text)).encode("ascii"), code
     return None
 
 
@@ -117,7 +99,13 @@ def syntax(field):
         problems.append(("EMPTY_TOKEN", f"empty {_plural(len(empty_at), 'entry', 'entries')} at position "
                          f"{preview(empty_at)} of {len(tokens)} (`1;;2`, or a leading or trailing `;`)."))
     if bad:
-        problems.append(("NON_INTEGER", _non_integer_message(bad)))
+        hints = [hint for hint, test in (("no spaces around entries", _INTEGER.fullmatch),
+                                         ("write integers: 3, not 3.0 or 3e0", _FLOAT_LIKE.fullmatch),
+                                         ("no sign", lambda t: t.startswith(("+", "-"))))
+                 if any(test(t.strip()) for t in bad)]
+        hint = f" ({'; '.join(hints)})" if hints else ""
+        what = "entry is not a non-negative integer" if len(bad) == 1 else "entries are not non-negative integers"
+        problems.append(("NON_INTEGER", f"{len(bad)} {what}: {preview([repr(t) for t in bad])}{hint}."))
     if negative:
         problems.append(("NEGATIVE_INDEX", f"negative {_plural(len(negative), 'index', 'indices')}: "
                          f"{preview(negative)}; configuration indices start at 0."))
@@ -213,17 +201,14 @@ when the file has fewer rows)."""
 
 
 def one_based(one_past_end_lines, n_rows, zero_listed):
-    """The INDICES_ONE_BASED problem ``(code, message, first line)`` when a file's indices count from 1, else None.
+    """The INDICES_ONE_BASED problem ``(code, message, first line)`` when a file's indices count from 1, else None:
+    an error in lenient mode too, since dropping index c and scoring the rest would score every index shifted by one.
 
     Args:
         one_past_end_lines: the lines of the rows of known graphs whose only out-of-range index is c
             (:attr:`Checked.one_past_end`).
         n_rows: rows of known graphs read.
         zero_listed: whether any row of a known graph lists configuration 0.
-
-    A 1-based file has this one problem, an error in lenient mode too (its rows' problems of
-    :data:`ONE_BASED_FOLLOWS` are withdrawn): dropping index c and scoring the rest would score every index
-    shifted by one.
     """
     lines = one_past_end_lines
     if zero_listed or not lines or len(lines) < min(ONE_BASED_ROWS, n_rows):

@@ -1,15 +1,8 @@
-"""Where the ground truth lives: a data root in the official layout, or the bundled synthetic demo.
+"""Where the ground truth lives: a data root in the official layout (docs/data.md), or the bundled synthetic demo.
+Which one a command means is chosen by :func:`tpugraphs_eval.roots.resolve_data_root`, outside this package.
 
-A data root is the folder holding ``npz/`` (the official download untars to
-``~/data/tpugraphs/npz/...``; google-research-datasets/tpu_graphs README), or Kaggle's competition folder, which
-holds it as ``npz_all/npz/`` (``/kaggle/input/predict-ai-model-runtime/npz_all/npz/...`` in a Kaggle notebook). Which one a command means (an
-explicit path, the word ``demo``, ``$TPUGRAPHS_DATA``, ``~/data/tpugraphs``) is chosen by
-:func:`tpugraphs_eval.roots.resolve_data_root`, outside this package: the ground truth does not depend on
-the demo that is built from it.
-
-Entries whose name starts with a dot are never graphs: macOS writes ``._<name>.npz`` metadata files
-beside every file copied to a non-Apple disk (and ``.DS_Store``). They are ignored, and reports name
-them in a note (:meth:`DataRoot.ignored_files`).
+Entries whose name starts with a dot are never graphs (macOS writes ``._<name>.npz`` beside every file copied to
+a non-Apple disk, and ``.DS_Store``): they are ignored, and reports name them (:meth:`DataRoot.ignored_files`).
 """
 
 from __future__ import annotations
@@ -63,11 +56,9 @@ class DataRoot:
                 ``*.npz`` that is not a readable file (a folder, a dangling link).
         """
         folder = self.path / collection.split_dir(split)
-        entries = _npz_entries(folder)
-        if entries is None:
+        if (entries := _npz_entries(folder)) is None:
             return None
-        broken = [p for p in entries if not p.is_file()]
-        if broken:
+        if broken := [p for p in entries if not p.is_file()]:
             raise DataError(f"{folder} holds entries named *.npz that are not files (a folder or a dangling "
                             f"link?): {', '.join(p.name for p in broken[:5])}")
         if not entries:
@@ -77,8 +68,7 @@ class DataRoot:
 
     def ignored_files(self, split: str) -> list[str]:
         """Dot files (``._*.npz``, ``.DS_Store``, …) in the split's collection folders, ignored when reading:
-        their paths relative to the data root, sorted; [] where a folder is absent or cannot be listed.
-        Listed once per data root and split (every report of a run names the same files)."""
+        their paths relative to the data root, sorted; [] where a folder is absent or cannot be listed."""
         return list(_dot_files(self.path, split))
 
     def graph_names(self, collection: Collection, split: str) -> list[str]:
@@ -112,7 +102,7 @@ KAGGLE_FOLDER = "npz_all"
 
 def data_root_at(path: Path) -> DataRoot:
     """The data root at ``path`` (a folder holding ``npz/``, or Kaggle's folder holding ``npz_all/npz/``: then
-    ``path/npz_all``), checked; which path a command means is :func:`tpugraphs_eval.roots.resolve_data_root`'s.
+    ``path/npz_all``), checked.
 
     Raises:
         DataError: the folder does not exist, is not a folder, or holds no ``npz/`` (the message says which,
@@ -124,14 +114,14 @@ def data_root_at(path: Path) -> DataRoot:
                         f"set ${ENV_VAR}, or use --data-root demo for the bundled synthetic demo data.")
     if not path.is_dir():
         raise DataError(f"data root {path} is not a folder")
-    if not (path / "npz").is_dir() and (path / KAGGLE_FOLDER / "npz").is_dir():
+    if (path / "npz").is_dir():
+        return DataRoot(path)
+    if (path / KAGGLE_FOLDER / "npz").is_dir():
         return DataRoot(path / KAGGLE_FOLDER)
-    if not (path / "npz").is_dir():
-        if path.name == "npz" or (path / "tile").is_dir() or (path / "layout").is_dir():
-            raise DataError(f"data root {path} looks like the npz/ folder itself; pass its parent {path.parent}")
-        raise DataError(f"data root {path} holds no npz/ folder (expected npz/tile/xla/{{split}}/*.npz and "
-                        "npz/layout/{xla,nlp}/{default,random}/{split}/*.npz, or Kaggle's npz_all/npz/)")
-    return DataRoot(path)
+    if path.name == "npz" or (path / "tile").is_dir() or (path / "layout").is_dir():
+        raise DataError(f"data root {path} looks like the npz/ folder itself; pass its parent {path.parent}")
+    raise DataError(f"data root {path} holds no npz/ folder (expected npz/tile/xla/{{split}}/*.npz and "
+                    "npz/layout/{xla,nlp}/{default,random}/{split}/*.npz, or Kaggle's npz_all/npz/)")
 
 
 def check_split(split: str) -> str:
@@ -147,11 +137,7 @@ def present_collections(root: DataRoot, split: str) -> dict[Collection, list[Pat
     Raises:
         DataError: no collection of the split is present, or a present folder is empty.
     """
-    found = {}
-    for collection in COLLECTIONS:
-        files = root.graph_files(collection, split)
-        if files is not None:
-            found[collection] = files
+    found = {c: files for c in COLLECTIONS if (files := root.graph_files(c, split)) is not None}
     if not found:
         raise DataError(f"{root.label} has no {split} graphs: none of npz/tile/xla/{split}/, "
                         f"npz/layout/{{xla,nlp}}/{{default,random}}/{split}/ exists")
@@ -160,7 +146,7 @@ def present_collections(root: DataRoot, split: str) -> dict[Collection, list[Pat
 
 @functools.lru_cache(maxsize=64)
 def _dot_files(root: Path, split: str) -> tuple[str, ...]:
-    """:meth:`DataRoot.ignored_files`, listed once (a report per submission would list the folders again)."""
+    """:meth:`DataRoot.ignored_files`, listed once per data root and split."""
     found = []
     for collection in COLLECTIONS:
         folder = root / collection.split_dir(split)

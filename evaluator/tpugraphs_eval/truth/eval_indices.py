@@ -1,10 +1,7 @@
-"""The paper's layout validation protocol: a fixed list of 1000 config indices per valid graph.
-
-Source: ``tpu_graphs/evals/README.md`` and ``tpu_graphs/baselines/layout/eval_indices/*.json`` of
-google-research-datasets/tpu_graphs: one JSON file per layout collection (``xla_default.json``, …),
-``{graph name: [1000 indices]}``. When a graph has fewer than 1000 configs its list repeats indices;
-duplicates are kept (docs/metrics.md, layout). The package ships those four files (:data:`OFFICIAL`, Apache-2.0,
-their notice beside them), so ``--configs official`` needs no folder; an explicit one is read instead.
+"""The paper's layout validation protocol: a fixed list of 1000 config indices per valid graph, duplicates kept
+(docs/metrics.md, layout). Source: ``tpu_graphs/evals/README.md`` and
+``tpu_graphs/baselines/layout/eval_indices/*.json`` of google-research-datasets/tpu_graphs: one JSON file per layout
+collection (``xla_default.json``, …), ``{graph name: [1000 indices]}``, shipped with the package (:data:`OFFICIAL`).
 """
 
 from __future__ import annotations
@@ -54,11 +51,8 @@ class LoadedEvalIndices(NamedTuple):
 
 
 def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndices:
-    """Read the official index lists for every present layout collection of ``catalog`` from ``directory``
-    (:data:`OFFICIAL` for the lists the package ships).
-
-    Returns:
-        The lists and a sha256 over the JSON files read (a :class:`LoadedEvalIndices`).
+    """The official index lists of every present layout collection of ``catalog``, read from ``directory``, and a
+    sha256 over the JSON files read.
 
     Raises:
         DataError: missing folder or file, a file that is not a regular file (``INPUT_NOT_A_FILE``: a FIFO or
@@ -76,8 +70,7 @@ def load_eval_indices(directory: Path, catalog: SplitCatalog) -> LoadedEvalIndic
     codes: set[str] = set()
     digest = hashlib.sha256()
     for name, graphs in catalog.collections.items():
-        stem = graphs.collection.eval_indices_name
-        if stem is None:
+        if (stem := graphs.collection.eval_indices_name) is None:
             continue
         path = directory / f"{stem}.json"
         try:

@@ -1,9 +1,6 @@
-"""Graph lists and fold files: which graphs ``--graphs FILE`` (with ``--fold K``) or ``cv --folds`` scores.
-
-A fold file is a CSV ``ID,fold`` (one row per graph of the split, fold 0..k-1), written by ``tpugraphs-data folds``
-(:func:`..prepare.folds.fold_rows`). A graph list is one submission ID per line (an optional first line ``ID``). Both
-name graphs by submission ID (``<collection>:<graph>``). A participant's file, read here beside the other inputs
-that select what is scored (:mod:`.eval_indices`).
+"""Graph lists and fold files: which graphs ``--graphs FILE`` (with ``--fold K``) or ``cv --folds`` scores. A fold
+file is a CSV ``ID,fold`` (one row per graph of the split, fold 0..k-1: :func:`..prepare.folds.fold_rows`); a graph
+list is one submission ID (``<collection>:<graph>``) per line (an optional first line ``ID``).
 """
 
 from __future__ import annotations
@@ -24,22 +21,12 @@ MAX_FOLD_DIGITS = 9
 """A fold number is 1 to 9 ASCII digits (``²`` or a 5,000-digit number is refused with the line, not read)."""
 
 
-def fold_number(text: str) -> int | None:
-    """The fold written ``text`` (surrounding spaces ignored): 1 to :data:`MAX_FOLD_DIGITS` ASCII digits, else None."""
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_FOLD_DIGITS else None
-
-
 class GraphSelection(dict):
     """ID → line of the file that lists it (:func:`read_graphs`); :attr:`source` names the file in errors."""
 
-    source: str = "--graphs"
-
-
-def _selection(ids: dict[str, int], path: Path) -> GraphSelection:
-    selection = GraphSelection(ids)
-    selection.source = str(path)
-    return selection
+    def __init__(self, ids: dict[str, int], source: str = "--graphs") -> None:
+        super().__init__(ids)
+        self.source = source
 
 
 def _first_time(seen: dict[str, int], graph_id: str, line: int, faults: list[str]) -> bool:
@@ -69,16 +56,16 @@ def _folds(rows: list[list[str]], path: Path) -> dict[int, GraphSelection]:
     seen: dict[str, int] = {}
     faults = []
     for line, row in enumerate(rows[1:], start=2):
-        fold = fold_number(row[1]) if len(row) == 2 else None
-        if fold is None:
+        fold = row[1].strip() if len(row) == 2 else ""  # surrounding spaces ignored
+        if not (fold.isascii() and fold.isdigit() and len(fold) <= MAX_FOLD_DIGITS):
             faults.append(f"line {line}: expected `ID,fold` with a fold of 0 or more (at most {MAX_FOLD_DIGITS} digits), "
                           f"found {','.join(row)[:80]!r}")
             continue
         graph_id = row[0].strip()
         if _first_time(seen, graph_id, line, faults):
-            folds.setdefault(fold, {})[graph_id] = line
+            folds.setdefault(int(fold), {})[graph_id] = line
     _raise(path, faults)
-    return {fold: _selection(ids, path) for fold, ids in sorted(folds.items())}
+    return {fold: GraphSelection(ids, str(path)) for fold, ids in sorted(folds.items())}
 
 
 def read_graphs(path: Path, fold: int | None) -> GraphSelection:
@@ -114,7 +101,7 @@ def read_graphs(path: Path, fold: int | None) -> GraphSelection:
     if not ids and not faults:
         faults.append("no graph ID in the file")
     _raise(path, faults)
-    return _selection(ids, path)
+    return GraphSelection(ids, str(path))
 
 
 def check_graph_ids(ids: Mapping[str, int | None], catalog: SplitCatalog) -> None:
@@ -125,8 +112,7 @@ def check_graph_ids(ids: Mapping[str, int | None], catalog: SplitCatalog) -> Non
         UsageError: ``GRAPHS_FILE_UNKNOWN_ID``, every unknown ID named with its line.
     """
     where = getattr(ids, "source", "--graphs")
-    unknown = [(line, graph_id) for graph_id, line in ids.items() if graph_id not in catalog.index]
-    if unknown:
+    if unknown := [(line, graph_id) for graph_id, line in ids.items() if graph_id not in catalog.index]:
         listed = "; ".join(f"{'line ' + str(line) + ': ' if line else ''}{graph_id}" for line, graph_id in unknown[:10])
         more = f" … and {len(unknown) - 10} more" if len(unknown) > 10 else ""
         raise UsageError(f"{where}: {len(unknown)} ID(s) are not graphs of the {catalog.split} split of "

@@ -1,7 +1,5 @@
-"""The ground truth of a split — its catalog (graphs and config counts) and runtimes.
-
-The data model, and :func:`build_ground_truth`, which makes it from per-graph arrays whatever their
-source: the ``.npz`` files of a data root (:mod:`npzread`), a solution file (:mod:`solution`), or a
+"""The ground truth of a split — its catalog (graphs and config counts) and runtimes — and :func:`build_ground_truth`,
+which makes it from per-graph arrays of any source: a data root (:mod:`npzread`), a solution file (:mod:`solution`), a
 Kaggle-style solution table (:mod:`..hosting.kaggle_metric`). Keys and dtypes: docs/data.md.
 """
 
@@ -21,11 +19,6 @@ from ..errors import NoGroundTruthError, UsageError
 from .dataroot import DataRoot
 from .faults import raise_faults
 from .ranks import dense_ranks_into
-
-
-def expected_length(kind: Kind, n_configs: int) -> int:
-    """How many indices a strict row lists: min(5, c) for tile (docs/codes.md), c for layout."""
-    return min(TILE_TOP_K, n_configs) if kind == "tile" else n_configs
 
 
 @dataclass(frozen=True)
@@ -69,7 +62,7 @@ class RowSpec(NamedTuple):
         collection: the collection's name.
         position: the graph's index in its collection.
         n_configs: the graph's number of configurations c.
-        length: the number of indices a strict row lists (:func:`expected_length`).
+        length: the number of indices a strict row lists: min(5, c) for tile (docs/codes.md), c for layout.
         kind: ``tile`` or ``layout``.
     """
 
@@ -103,16 +96,14 @@ class SplitCatalog:
     index: dict[str, GraphRef] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.index = {}
-        for graphs in self.collections.values():
-            for pos, (name, c) in enumerate(zip(graphs.names, graphs.n_configs.tolist(), strict=True)):
-                self.index[submission_id(graphs.collection, name)] = GraphRef(graphs.collection, pos, c)
+        self.index = {submission_id(g.collection, name): GraphRef(g.collection, pos, c) for g in self.collections.values()
+                      for pos, (name, c) in enumerate(zip(g.names, g.n_configs.tolist(), strict=True))}
 
     @cached_property
     def row_specs(self) -> dict[str, RowSpec]:
         """Submission ID → :class:`RowSpec` (collection name, graph position, c, strict row length, kind)."""
-        return {graph_id: RowSpec(collection.name, position, c, expected_length(collection.kind, c), collection.kind)
-                for graph_id, (collection, position, c) in self.index.items()}
+        return {graph_id: RowSpec(collection.name, position, c, min(TILE_TOP_K, c) if collection.kind == "tile" else c,
+                                  collection.kind) for graph_id, (collection, position, c) in self.index.items()}
 
     def restrict(self, names: list[str]) -> SplitCatalog:
         """The same split limited to the collections ``names`` (e.g. to validate a per-collection file);
@@ -132,13 +123,11 @@ class SplitCatalog:
         Raises:
             KeyError: an ID is not a graph of the split.
         """
-        unknown = ids - self.index.keys()
-        if unknown:
+        if unknown := ids - self.index.keys():
             raise KeyError(sorted(unknown)[0])
         kept = {}
         for name, graphs in self.collections.items():
-            keep = [i for i, graph_id in enumerate(graphs.ids) if graph_id in ids]
-            if keep:
+            if keep := [i for i, graph_id in enumerate(graphs.ids) if graph_id in ids]:
                 kept[name] = CollectionGraphs(graphs.collection, tuple(graphs.names[i] for i in keep),
                                               graphs.n_configs[keep])
         return SplitCatalog(self.root, self.split, kept,
@@ -181,11 +170,11 @@ class CollectionTruth:
     public: np.ndarray | None = None
 
     @classmethod
-    def from_values(cls, graphs: CollectionGraphs, values: np.ndarray) -> CollectionTruth:
-        """Pack the runtimes of every graph, stored back to back in ``graphs`` order ((sum c,) ns); layout
-        collections also get their dense ranks and tie counts."""
+    def from_values(cls, graphs: CollectionGraphs, values: np.ndarray, public: np.ndarray | None = None) -> CollectionTruth:
+        """Pack the runtimes of every graph, stored back to back in ``graphs`` order ((sum c,) ns), with the (G,)
+        Public mask ``public``; layout collections also get their dense ranks and tie counts."""
         offsets = np.concatenate(([0], np.cumsum(graphs.n_configs)))
-        truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]))
+        truth = cls(graphs, values, offsets, np.minimum.reduceat(values, offsets[:-1]), public=public)
         if graphs.collection.kind == "layout":
             truth.ranks = np.empty(values.size, dtype=np.int32)  # filled graph by graph: no per-graph arrays kept
             truth.n_distinct = np.empty(offsets.size - 1, dtype=np.int64)
@@ -240,9 +229,8 @@ class GroundTruth:
             where = {n: i for i, n in enumerate(old.graphs.names)}
             positions = [where[n] for n in graphs.names]
             runtimes = old.runtimes
-            truth = CollectionTruth.from_values(graphs, np.concatenate([runtimes[i] for i in positions]))
-            truth.public = None if old.public is None else old.public[positions]
-            collections[name] = truth
+            collections[name] = CollectionTruth.from_values(graphs, np.concatenate([runtimes[i] for i in positions]),
+                                                            None if old.public is None else old.public[positions])
         return GroundTruth(catalog, self.tile_runtime, collections, self.sha256, self.noise)
 
     @property
@@ -266,12 +254,9 @@ GraphsRead = dict[Collection, list[tuple[str, GraphRuntimes]]]
 
 def catalog_of(root: DataRoot, split: str, read: GraphsRead) -> SplitCatalog:
     """The catalog of the graphs read (config counts from the runtime arrays' lengths)."""
-    collections = {}
-    for collection, graphs in read.items():
-        names = tuple(name for name, _ in graphs)
-        counts = np.array([a.runtime.size for _, a in graphs], dtype=np.int64)
-        collections[collection.name] = CollectionGraphs(collection, names, counts)
-    return SplitCatalog(root, split, collections)
+    return SplitCatalog(root, split, {c.name: CollectionGraphs(c, tuple(name for name, _ in graphs),
+                                                               np.array([a.runtime.size for _, a in graphs], np.int64))
+                                      for c, graphs in read.items()})
 
 
 def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -279,7 +264,7 @@ def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     bad = ~(values > 0)
     if values.dtype.kind == "f":
         bad |= ~np.isfinite(values)
-    return np.add.reduceat(bad.astype(np.int64), offsets[:-1]) if bad.any() else np.zeros(offsets.size - 1, np.int64)
+    return np.add.reduceat(bad.astype(np.int64), offsets[:-1])
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
@@ -341,74 +326,50 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
     """
     if tile_runtime not in TILE_RUNTIMES:
         raise UsageError(f"tile runtime must be one of {', '.join(TILE_RUNTIMES)}, not {tile_runtime!r}")
-    where = where or (lambda collection, name: submission_id(collection, name))
+    where = where or submission_id
     catalog = catalog_of(root, split, read)
-    stored = {}  # collection → (runtimes, normalizers or None), every graph's back to back
-    for collection, graphs in read.items():
-        runtime = np.concatenate([a.runtime for _, a in graphs])
-        normalizer = np.concatenate([a.normalizer for _, a in graphs]) if collection.kind == "tile" else None
-        stored[collection] = (runtime, normalizer)
+    stored = {c: (np.concatenate([a.runtime for _, a in graphs]),  # every graph's runtimes and normalizers, back to back
+                  np.concatenate([a.normalizer for _, a in graphs]) if c.kind == "tile" else None)
+              for c, graphs in read.items()}
     if not any(runtime.any() for runtime, _ in stored.values()):
         raise NoGroundTruthError(
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files).")  # each command adds what it can do instead (commands/no_truth_hint.py)
-    raise_faults(f"the {split} split of {root.label} cannot be scored", _not_positive(stored, catalog, where))
-    values, faults = _scored_values(stored, catalog, tile_runtime, where)
-    raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
-    truths = {}
-    for collection, runtime in values.items():
-        truth = CollectionTruth.from_values(catalog.collections[collection.name], runtime)
-        truth.public = None if public is None else np.asarray(public[collection.name], dtype=bool)
-        truths[collection.name] = truth
+    values, not_positive, overflow = _scored_values(stored, catalog, tile_runtime, where)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", not_positive)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", overflow)
+    truths = {c.name: CollectionTruth.from_values(catalog.collections[c.name], runtime,
+                                                  None if public is None else np.asarray(public[c.name], dtype=bool))
+              for c, runtime in values.items()}
     return GroundTruth(catalog, tile_runtime, truths, runtimes_sha256(read))
 
 
-def _not_positive(stored, catalog: SplitCatalog, where) -> list[tuple[str, str]]:
-    """RUNTIME_NOT_POSITIVE faults: a graph with a runtime or normalizer that is not finite and positive
-    (``stored``: collection → every graph's runtimes and normalizers, back to back)."""
-    faults = []
+def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, where):
+    """``(values, not_positive, overflow)`` of ``stored`` (collection → every graph's runtimes and normalizers, back
+    to back): collection → the runtimes scored (tile: float64, divided by the normalizer when ``normalized``); the
+    RUNTIME_NOT_POSITIVE faults of graphs with a runtime or normalizer that is not finite and positive; the
+    RUNTIME_OVERFLOW faults of graphs whose float values are not finite and positive after the division or whose
+    slowest / fastest ratio overflows (the metrics' ratios would be inf or NaN; int64 values cannot overflow)."""
+    values, not_positive, overflow = {}, [], []
     for collection, (runtime, normalizer) in stored.items():
         graphs = catalog.collections[collection.name]
         offsets = np.concatenate(([0], np.cumsum(graphs.n_configs)))
         for key, array in (("config_runtime", runtime), ("config_runtime_normalizers", normalizer)):
-            if array is None:
-                continue
-            for g in np.flatnonzero(bad := _bad_graphs(array, offsets)):
-                faults.append(("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
-                               f"{graphs.n_configs[g]} {key} values are not finite and positive"))
-    return faults
-
-
-def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, where):
-    """``(values, faults)``: collection → the runtimes scored (tile: float64, divided by the normalizer when
-    ``normalized``), and the RUNTIME_OVERFLOW faults of graphs whose values or ratios are not finite."""
-    values, faults = {}, []
-    for collection, (runtime, normalizer) in stored.items():
+            bad = _bad_graphs(array, offsets) if array is not None else np.zeros(0, np.int64)
+            not_positive += [("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
+                              f"{graphs.n_configs[g]} {key} values are not finite and positive") for g in np.flatnonzero(bad)]
         if collection.kind == "tile":
             runtime = runtime.astype(np.float64)
             if tile_runtime == "normalized":
-                with np.errstate(over="ignore", under="ignore"):
+                with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
                     runtime = runtime / normalizer
-        graphs = catalog.collections[collection.name]
-        for g in _overflowing_graphs(runtime, np.concatenate(([0], np.cumsum(graphs.n_configs)))):
-            faults.append(("RUNTIME_OVERFLOW", f"{where(collection, graphs.names[g])}: the {tile_runtime} "
-                           f"{'runtime / normalizer quotient' if collection.kind == 'tile' else 'runtime'} or the "
-                           "slowest / fastest ratio is not a finite positive float64"))
+        if runtime.dtype.kind == "f":
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                ratio = np.maximum.reduceat(runtime, offsets[:-1]) / np.minimum.reduceat(runtime, offsets[:-1])
+            overflow += [("RUNTIME_OVERFLOW", f"{where(collection, graphs.names[g])}: the {tile_runtime} "
+                          f"{'runtime / normalizer quotient' if collection.kind == 'tile' else 'runtime'} or the "
+                          "slowest / fastest ratio is not a finite positive float64")
+                         for g in np.flatnonzero((_bad_graphs(runtime, offsets) > 0) | ~np.isfinite(ratio))]
         values[collection] = runtime
-    return values, faults
-
-
-def _overflowing_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Positions of the graphs (of a back-to-back array of positive runtimes) whose values are not finite and
-    positive after a division, or whose slowest / fastest ratio overflows: the metrics' ratios would be inf or
-    NaN there. Integer values (int64 ns) cannot overflow a float64 ratio; only float values are checked."""
-    if values.dtype.kind != "f":
-        return np.zeros(0, dtype=np.int64)
-    starts = offsets[:-1]
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        bad = ~(np.isfinite(values) & (values > 0))
-        ratio = np.maximum.reduceat(values, starts) / np.minimum.reduceat(values, starts)
-    return np.flatnonzero((np.add.reduceat(bad.astype(np.int64), starts) > 0) | ~np.isfinite(ratio))
-
-
+    return values, not_positive, overflow

@@ -1,22 +1,11 @@
 """The one reader of ``.npz`` files, on the standard library: :mod:`zipfile` for the archive and
-:mod:`numpy.lib.format` for each member's ``.npy`` header; nothing is unpickled. The ground truth (:mod:`.npzread`),
-``prepare`` (:mod:`..prepare.npzwrite`), ``--predictions`` and the kit read through it: :func:`opened` (the
-archive), :func:`read_array` (one member whole), :func:`iter_member_chunks` (one member in row chunks, memory for
-one chunk: for a layout graph's ``node_config_feat`` of up to GBs).
+:mod:`numpy.lib.format` for each member's ``.npy`` header; nothing is unpickled. :func:`opened` (the archive),
+:func:`read_array` (one member whole), :func:`iter_member_chunks` (one member in row chunks).
 
-Checked from the central directory, before a byte is inflated (:func:`open_npz`, :func:`check_member`): a member
-stored twice (``x`` and ``x.npy`` count as one name: ``NPZ_DUPLICATE_MEMBER``), the encryption flag
-(``NPZ_ENCRYPTED``), flag bits 5 and 6 (patched data, strong encryption: ``NPZ_UNREADABLE``), a method other
-than stored or deflate (``NPZ_COMPRESSION_UNSUPPORTED``) and a declared uncompressed size over the caller's cap
-(``NPZ_MEMBER_TOO_LARGE``). Then numpy reads the ``.npy`` header: format 1.0 or 2.0, at most
-:data:`MAX_NPY_HEADER_BYTES`, a dict of exactly ``descr``, ``fortran_order``, ``shape`` read by
-``ast.literal_eval``; a structured dtype or a negative dimension is refused too (``NPZ_UNREADABLE``). The bytes
-the shape declares must fit in the member (``NPZ_MEMBER_TOO_LARGE``); they are read into one buffer of that
-size, 1 MiB at a time, and zipfile checks the CRC-32 at the member's end (``NPZ_CORRUPT``, as for a corrupt
-deflate stream or a member cut short).
-
-Every refusal is :class:`Unusable` (a code of :data:`tpugraphs_eval.errors.ERROR_CODES`, the reason without the
-path: the caller names the file).
+A member is checked from the central directory before a byte is inflated (:func:`open_npz`, :func:`check_member`),
+then by its ``.npy`` header (:func:`read_header`); the bytes the shape declares must fit in the member, and zipfile
+checks the CRC-32 at its end. Every refusal is :class:`Unusable` (a code of :data:`tpugraphs_eval.errors.ERROR_CODES`,
+docs/codes.md; the reason without the path: the caller names the file).
 """
 
 from __future__ import annotations
@@ -86,11 +75,11 @@ def open_npz(handle: BinaryIO) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipIn
 
 
 def check_member(info: zipfile.ZipInfo, key: str, max_bytes: int | None = None) -> None:
-    """Refuse ``key``'s member from its directory entry alone (module docstring).
+    """Refuse ``key``'s member from its directory entry alone.
 
     Raises:
-        Unusable: ``NPZ_ENCRYPTED``, ``NPZ_UNREADABLE`` (flag bit 5 or 6), ``NPZ_COMPRESSION_UNSUPPORTED``,
-            ``NPZ_MEMBER_TOO_LARGE`` (a declared size over ``max_bytes``).
+        Unusable: ``NPZ_ENCRYPTED``, ``NPZ_UNREADABLE`` (flag bit 5 or 6: patched data, strong encryption),
+            ``NPZ_COMPRESSION_UNSUPPORTED`` (not stored or deflate), ``NPZ_MEMBER_TOO_LARGE`` (over ``max_bytes``).
     """
     if info.flag_bits & 0x1:
         raise Unusable("NPZ_ENCRYPTED", f"{key} is encrypted (zip flag bit 0)")
@@ -116,10 +105,12 @@ def _parse_header(header: bytes) -> tuple[tuple[int, ...], bool, np.dtype]:
 
 
 def read_header(member: BinaryIO, key: str) -> tuple[tuple[int, ...], bool, np.dtype]:
-    """``(shape, fortran_order, dtype)`` of the ``.npy`` stream ``member``, left at its first data byte.
+    """``(shape, fortran_order, dtype)`` of the ``.npy`` stream ``member``, left at its first data byte: format 1.0
+    or 2.0, a header of at most :data:`MAX_NPY_HEADER_BYTES` read by numpy (``ast.literal_eval``).
 
     Raises:
-        Unusable: ``NPZ_UNREADABLE`` (module docstring). What the stream itself raises (zipfile's CRC) passes.
+        Unusable: ``NPZ_UNREADABLE`` (also a structured dtype or a negative dimension). What the stream itself
+            raises (zipfile's CRC) passes.
     """
     try:
         head = member.read(12)  # magic (6), version (2), header length (2 bytes in 1.0, 4 in 2.0)
@@ -149,8 +140,7 @@ def read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str, *, vec
     """
     try:
         with archive.open(info) as member:
-            # a small member in one read of its declared size (CRC-32 checked); read() alone would ask the file for
-            # the member's declared compressed size at once, which a hostile directory sets to gigabytes
+            # a small member in one read of its declared size (read() would ask for its declared compressed size)
             data = member.read(info.file_size) if info.file_size <= CHUNK else None
             stream = member if data is None else io.BytesIO(data)
             shape, fortran, dtype = read_header(stream, key)
@@ -188,8 +178,7 @@ def _fill(member: BinaryIO, target: memoryview, key: str) -> None:
 
 def open_source(path: str | os.PathLike[str]) -> BinaryIO:
     """The file at ``path``, opened by :func:`~tpugraphs_eval.safeopen.open_regular_file` (a FIFO or device is
-    refused unread); a file of at most :data:`CHUNK` bytes is read at once and returned in memory (closed on disk):
-    zipfile's seeks and small reads then cost no system call, and an archive on it holds no file descriptor.
+    refused unread); a file of at most :data:`CHUNK` bytes is read at once and returned in memory (closed on disk).
 
     Raises:
         Unusable: ``INPUT_NOT_A_FILE`` (not a regular file), ``NPZ_UNREADABLE`` (missing, unreadable, over
@@ -225,9 +214,8 @@ def opened(path: str | os.PathLike[str]) -> Iterator[tuple[zipfile.ZipFile, dict
 
 def iter_member_chunks(path: str | os.PathLike[str], key: str, rows_per_chunk: int) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(start, rows)``: rows ``start`` to ``start + k`` (``k <= rows_per_chunk``) of member ``key`` of
-    the ``.npz`` at ``path``, shape ``(k, *shape[1:])``, read piece by piece: memory for one chunk, whatever
-    the member's size (a layout graph's ``node_config_feat``, (c, nc, 18) float32, can be GBs). A 0-d array or
-    one stored in Fortran order is read whole, then sliced. The last chunk's end checks the CRC-32.
+    the ``.npz`` at ``path``, shape ``(k, *shape[1:])``: memory for one chunk, whatever the member's size. A 0-d
+    array or one stored in Fortran order is read whole, then sliced.
 
     Raises:
         Unusable: ``NPZ_KEY_MISSING`` (no member ``key``), as :func:`opened`, :func:`check_member` and
@@ -242,25 +230,20 @@ def iter_member_chunks(path: str | os.PathLike[str], key: str, rows_per_chunk: i
             with archive.open(info) as member:
                 shape, fortran, dtype = read_header(member, key)
                 if shape and not fortran and not dtype.hasobject:
-                    yield from _row_chunks(member, info, key, shape, dtype, rows)
+                    row_bytes = math.prod(shape[1:]) * dtype.itemsize
+                    if member.tell() + shape[0] * row_bytes > info.file_size:
+                        raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape}, more "
+                                       f"than the {info.file_size:,} bytes the member holds")
+                    for start in range(0, shape[0], rows):
+                        count = min(rows, shape[0] - start)
+                        buffer = bytearray(count * row_bytes)
+                        _fill(member, memoryview(buffer), key)
+                        yield start, np.frombuffer(buffer, dtype=dtype).reshape((count, *shape[1:]))
+                    while member.read(CHUNK):  # to the member's end, where zipfile checks its CRC-32
+                        pass
                     return
         except READ_ERRORS as err:
             raise coded(err) from None
         whole = read_array(archive, info, key)
         for start in range(0, max(len(whole), 1) if whole.ndim else 1, rows):
             yield start, whole[start:start + rows] if whole.ndim else whole
-
-
-def _row_chunks(member: BinaryIO, info: zipfile.ZipInfo, key: str, shape: tuple[int, ...], dtype: np.dtype,
-                rows: int) -> Iterator[tuple[int, np.ndarray]]:
-    row_bytes = math.prod(shape[1:]) * dtype.itemsize
-    if member.tell() + shape[0] * row_bytes > info.file_size:
-        raise Unusable("NPZ_MEMBER_TOO_LARGE", f"{key}'s .npy header declares shape {shape}, more than the "
-                       f"{info.file_size:,} bytes the member holds")
-    for start in range(0, shape[0], rows):
-        count = min(rows, shape[0] - start)
-        buffer = bytearray(count * row_bytes)
-        _fill(member, memoryview(buffer), key)
-        yield start, np.frombuffer(buffer, dtype=dtype).reshape((count, *shape[1:]))
-    while member.read(CHUNK):  # to the member's end, where zipfile checks its CRC-32
-        pass

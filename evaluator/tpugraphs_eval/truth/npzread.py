@@ -1,12 +1,8 @@
-"""Reading ground truth from a data root's ``.npz`` files (the official layout, docs/data.md).
+"""Reading ground truth from a data root's ``.npz`` files (the official layout, docs/data.md) through :mod:`.npz`.
 
-Only ``config_runtime`` (and, for tile, ``config_runtime_normalizers``) is read from each ``.npz``: one
-zip member per key, so a layout file's multi-GB ``node_config_feat`` is never touched. The reader is
-:mod:`.npz` (zipfile and numpy.lib.format, with its checks); here each member's declared uncompressed size is
-capped at :data:`MAX_MEMBER_BYTES`, and the whole split's at :data:`MAX_SPLIT_BYTES`: every file's
-central directory is read and the declared sizes summed before any member is inflated, so that a hostile
-split is refused before it costs memory. Peak memory is then about 3 times what the split's ground-truth
-members declare (docs/options.md, "Limits").
+Only ``config_runtime`` (and, for tile, ``config_runtime_normalizers``) is read from each ``.npz``, never a layout
+file's multi-GB ``node_config_feat``. Every file's declared sizes are checked and summed before any member is
+inflated (:data:`MAX_MEMBER_BYTES`, :data:`MAX_SPLIT_BYTES`; docs/options.md, "Size limits of the inputs").
 """
 
 from __future__ import annotations
@@ -35,28 +31,18 @@ __all__ = ["MAX_NPZ_BYTES", "load_ground_truth", "read_split", "scan_catalog"]
 
 MAX_MEMBER_BYTES = 8 * MAX_CONFIGS_PER_GRAPH + 4096
 """Largest declared uncompressed size of a ground-truth member: the int64 runtimes of
-:data:`~tpugraphs_eval.dataset.MAX_CONFIGS_PER_GRAPH` configurations (8 MiB) and a ``.npy`` header. A larger
-member is refused unread (``NPZ_MEMBER_TOO_LARGE``: a zip bomb), and so is one declaring more configurations
-(narrower dtypes), so that every graph read can be ranked in full within the TopConfigs field limit."""
+:data:`~tpugraphs_eval.dataset.MAX_CONFIGS_PER_GRAPH` configurations (8 MiB) and a ``.npy`` header; a larger member,
+or one declaring more configurations (narrower dtypes), is refused unread (``NPZ_MEMBER_TOO_LARGE``)."""
 MAX_SPLIT_BYTES = 1 << 30
-"""Largest total of the declared uncompressed sizes of the ground-truth members one read of a split
-decompresses (every graph's ``config_runtime``, and for tile its ``config_runtime_normalizers`` when
-runtimes are read): 1 GiB. The largest real split, train (5709 tile and 535 layout graphs), holds at most
-535 x 800 KB = 428 MB of layout runtimes even if every layout graph were as large as the largest real one
-(about 100k configs), which leaves 645 MB for tile, 7,000 configs per tile graph on average. Beyond it
-nothing is read (``NPZ_SPLIT_TOO_LARGE``): 30 files of 2.8 MB on disk could otherwise unpack to 2 GB."""
+"""Largest total of the declared uncompressed sizes of the ground-truth members one read of a split decompresses:
+1 GiB, beyond which nothing is read (``NPZ_SPLIT_TOO_LARGE``; **Decision** in docs/options.md, "Size limits")."""
 MAX_HELD_BYTES = 64 << 20
-"""Largest total size of the small ``.npz`` files whose archives (in memory) pass 1 keeps for pass 2, which then
-neither opens nor parses them again: 64 MiB (the files of the Kaggle-shaped test split are a few MB in all)."""
+"""Largest total size of the small ``.npz`` files whose archives (in memory) pass 1 keeps for pass 2: 64 MiB."""
 
 
 def _checked(path: Path, keys: list[str]) -> tuple[BinaryIO, zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
-    """``path``'s source (:func:`.npz.open_source`: in memory when small), archive and members by key, its
-    ground-truth members ``keys`` checked from the central directory (:func:`.npz.check_member`): nothing inflated.
-
-    Raises:
-        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
-    """
+    """``path``'s source (:func:`.npz.open_source`), archive and members by key, its members ``keys`` checked
+    from the central directory (:func:`.npz.check_member`): nothing inflated. Raises :class:`.npz.Unusable`."""
     source = open_source(path)  # a FIFO or device swapped in after listing: refused
     try:
         archive, members = open_npz(source)
@@ -71,11 +57,8 @@ def _checked(path: Path, keys: list[str]) -> tuple[BinaryIO, zipfile.ZipFile, di
 
 
 def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], keys: list[str]) -> GraphRuntimes:
-    """The arrays of the checked members ``keys`` (:func:`.npz.read_array`), checked together.
-
-    Raises:
-        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
-    """
+    """The arrays of the checked members ``keys`` (:func:`.npz.read_array`), checked together. Raises
+    :class:`.npz.Unusable`."""
     runtime, *normalizer = (read_array(archive, members[key], key, vector=True) for key in keys)
     if runtime.shape[0] > MAX_CONFIGS_PER_GRAPH:
         raise Unusable("NPZ_MEMBER_TOO_LARGE", f"config_runtime holds {runtime.shape[0]:,} configurations, more than "
@@ -87,21 +70,16 @@ def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], key
 
 
 def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
-    """The arrays of ``path``'s ground-truth members ``keys``, opened and checked again (:func:`_checked`,
-    :func:`_runtimes`): a file whose archive pass 1 did not keep.
-
-    Raises:
-        Unusable: with a code of :data:`errors.ERROR_CODES` and the reason (without the path).
-    """
+    """The arrays of ``path``'s members ``keys`` (:func:`_checked`, :func:`_runtimes`): a file pass 1 did not keep.
+    Raises :class:`.npz.Unusable`."""
     source, archive, members = _checked(path, keys)
     with source, archive:
         return _runtimes(archive, members, keys)
 
 
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
-    """Read every graph of ``split`` (with a progress bar when asked); one DataError lists every bad file. Pass 1
-    checks every file's directory and sums the declared sizes; the archives of small files (read into memory,
-    :func:`.npz.open_source`) are kept for pass 2, up to :data:`MAX_HELD_BYTES`; the others are opened again."""
+    """Read every graph of ``split``; one DataError lists every bad file. Pass 1 checks every file's directory and
+    sums the declared sizes, keeping small files' archives for pass 2 (:data:`MAX_HELD_BYTES`), which reads."""
     present = present_collections(root, split)
     jobs = [(c, f, ["config_runtime"] + (["config_runtime_normalizers"] if with_runtimes and c.kind == "tile" else []))
             for c, files in present.items() for f in files]

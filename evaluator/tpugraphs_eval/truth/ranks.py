@@ -1,10 +1,5 @@
-"""Dense ranks of a graph's runtimes: the ground truth's side of Kendall's tau-b.
-
-Computed once per layout graph when the ground truth is built (:meth:`groundtruth.CollectionTruth.from_values`)
-and used by scoring (:mod:`tpugraphs_eval.scoring.metrics`, :mod:`tpugraphs_eval.scoring.layout`): the
-discordant pairs of a ranking are counted over these ranks, and the tied pairs of the true runtimes enter
-tau-b's denominator (docs/metrics.md; ``scipy.stats.kendalltau``).
-"""
+"""Dense ranks of a graph's runtimes: the ground truth's side of Kendall's tau-b (docs/metrics.md), computed once
+per layout graph (:meth:`groundtruth.CollectionTruth.from_values`) and used by :mod:`tpugraphs_eval.scoring`."""
 
 from __future__ import annotations
 
@@ -34,7 +29,7 @@ class DenseRanks(NamedTuple):
 
 
 def dense_ranks(values: np.ndarray) -> DenseRanks:
-    """Dense ranks of ``values`` (any shape, flattened; no NaN): see :class:`DenseRanks` (by :func:`dense_ranks_into`)."""
+    """Dense ranks of ``values`` (any shape, flattened; no NaN): see :class:`DenseRanks`."""
     flat = np.asarray(values).reshape(-1)
     ranks = np.empty(flat.size, dtype=np.int32)
     if flat.size == 0:
@@ -47,21 +42,13 @@ _RANK_CHUNK = 1 << 16
 
 
 def dense_ranks_into(y: np.ndarray, out: np.ndarray) -> tuple[int, int]:
-    """Write the dense ranks of ``y`` into ``out`` and return (distinct values, tied pairs): the ranks, m and tie
-    count ``numpy.unique`` gives (its inverse and counts), with fewer temporaries.
+    """Write the dense ranks of ``y`` into ``out`` and return (distinct values, tied pairs): what ``numpy.unique``
+    gives with its inverse and counts, holding 9 bytes per value (the sorting permutation and a mask of the sorted
+    order's run starts) instead of about 45 (bench/README.md, measurement 8).
 
     Args:
         y: (c,) one graph's runtimes (finite), c >= 1.
         out: (c,) int32, written in place: 0 for the fastest runtime, equal runtimes share a rank.
-
-    ``numpy.unique`` with its inverse and counts holds about 45 bytes per value at once (a sorted copy, the
-    sorting permutation, an int64 inverse, ...). Here the sorting permutation (8 bytes per value) and a mask
-    of the sorted order's run starts (1 byte) are all that is held per value: the mask is found, the ranks
-    (its running count) are scattered into ``out``, in chunks of :data:`_RANK_CHUNK` values, and the
-    permutation is dropped before the runs' lengths (8 bytes per distinct value) give the tied pairs. A graph of
-    1M configs does not peak far above ten of 100k (bench/README.md, measurement 8), and it costs one
-    ``argsort``: a binary search of every value among the distinct ones, as an earlier version did, took 2.7
-    times as long.
     """
     c = y.size
     order = np.argsort(y)  # any order of equal runtimes: they get one rank

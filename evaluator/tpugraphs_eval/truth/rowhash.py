@@ -1,10 +1,6 @@
-"""Hashes of a graph's feature rows, read streaming through the one ``.npz`` reader (:func:`.npz.iter_member_chunks`).
-
-The features (``node_config_feat``, layout: (c, nc, 18) float32, several GB for a large graph; ``config_feat``,
-tile: (c, 24)) are read :data:`ROWS_PER_CHUNK` configurations at a time: each configuration's slice is contiguous
-in a C-order array, so its row is a run of bytes, hashed (BLAKE2b, 16 bytes) and dropped. Memory stays bounded by
-one chunk whatever the member's size.
-"""
+"""Hashes of a graph's feature rows (``node_config_feat``, layout: (c, nc, 18) float32, several GB for a large graph;
+``config_feat``, tile: (c, 24)), read :data:`ROWS_PER_CHUNK` configurations at a time (:func:`.npz.iter_member_chunks`):
+memory for one chunk whatever the member's size."""
 
 from __future__ import annotations
 

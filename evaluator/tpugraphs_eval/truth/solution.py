@@ -1,27 +1,10 @@
-"""Solution files: the organiser's ground truth of one split in a single Parquet file, with Usage.
+"""Solution files: the organiser's ground truth of one split in a single Parquet file, with Usage. The manifest, the
+integrity checks (:mod:`.solution_checks`) and the **Decision**s on Usage and on int64 runtimes (``RUNTIME_NOT_INT64``):
+docs/leaderboard.md, "Solution files".
 
 One row per (collection, graph, config): ``collection`` (str), ``graph`` (str), ``config`` (int32),
 ``runtime`` (int64 ns), ``normalizer`` (int64 ns for tile, null for layout) and ``usage`` (``Public``
-or ``Private``, the same for every row of a graph). The file's key-value metadata holds a JSON
-manifest under ``tpugraphs_eval_solution``: format, evaluator version, split, source, whether the
-data is synthetic, the sha256 over the runtimes (the same as a report's ``ground_truth_sha256``), the
-counts per collection, and how Usage was assigned (seeded fraction or a usage file and its sha256).
-
-Integrity: reading a solution file checks the manifest's fields and types, then the sha256 of the column data
-(the file's bytes before the Parquet footer, ``data_sha256``) before Parquet decodes any of it (a flipped
-byte in a page header can make the decoder ask for exabytes and abort the process), the columns' types (a
-boolean or float runtime column is refused), and then the rows against the manifest: the sha256 over names and runtimes
-and the graph, config and public-graph counts per collection. A flipped byte, a hand-edited row or a manifest
-copied onto other rows is a coded :class:`DataError` (``SOLUTION_*`` of :data:`errors.ERROR_CODES`).
-**Decision**: runtimes are stored as int64 ns exactly; ``solution build`` refuses a float runtime or
-normalizer that is not a whole number, or an integer of 2^63 or more (``RUNTIME_NOT_INT64``), instead of
-rounding or wrapping it.
-
-Usage, like Kaggle's public/private leaderboard split: per collection, a seeded random
-``public_fraction`` of its graphs (rounded to the nearest integer, halves to even as Python's ``round``;
-then at least one graph on each side when it has two or more, so 0 and 1 still leave one graph on the
-other side) is Public, the rest Private; or taken from a CSV file ``ID,Usage``. A collection left with no
-Public or no Private graph (a single graph; a usage file) gets a warning (:data:`USAGE_WARNINGS`).
+or ``Private``, the same for every row of a graph).
 """
 
 from __future__ import annotations
@@ -45,14 +28,7 @@ from ..errors import DataError, UsageError
 from ..safeopen import open_input, read_input
 from .dataroot import DataRoot
 from .faults import Fault, raise_faults
-from .groundtruth import (
-    GraphRuntimes,
-    GraphsRead,
-    GroundTruth,
-    TileRuntime,
-    as_int64_exact,
-    build_ground_truth,
-)
+from .groundtruth import GraphRuntimes, GraphsRead, GroundTruth, TileRuntime, as_int64_exact, build_ground_truth
 from .npzread import read_split
 from .solution_checks import (
     MANIFEST_KEY,
@@ -63,6 +39,7 @@ from .solution_checks import (
     manifest_faults,
     parquet_manifest,
     rows_split,
+    usage_counts,
     verify_rows,
 )
 
@@ -121,15 +98,13 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
     seen: dict[str, int] = {}
     faults = []
     for line, row in enumerate(rows[1:], start=2):
-        fault = _usage_row_fault(row, ids, seen)
-        if fault:
+        if fault := _usage_row_fault(row, ids, seen):
             faults.append(f"line {line}: {fault}")
             continue
         seen[row[0]] = line
         collection, position = ids[row[0]]
         masks[collection][position] = row[1] == "Public"
-    missing = [i for i in ids if i not in seen]
-    if missing:
+    if missing := [i for i in ids if i not in seen]:
         faults.append(f"{len(missing)} graph(s) have no Usage row, e.g. {', '.join(missing[:3])}")
     if faults:
         more = f"\n  … and {len(faults) - 10} more" if len(faults) > 10 else ""
@@ -181,15 +156,12 @@ def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
 def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: float = DEFAULT_PUBLIC_FRACTION,
                    seed: int = 0, usage_file: Path | None = None, progress: bool = False,
                    source: str | None = None) -> dict[str, Any]:
-    """Write the solution file of ``split`` from a data root's ``.npz`` files; returns its manifest.
+    """Write the solution file of ``split`` from a data root's ``.npz`` files, atomically; returns its manifest.
 
-    The ground truth is checked as for scoring (positive runtimes; not the public test files) and must be
-    whole numbers of ns that int64 holds exactly. The manifest says ``synthetic: true`` for the demo data root
-    and for any data root holding exactly the demo's graphs of a split (a copy of its files:
-    :func:`solution_checks.rows_split`). A collection with no Public or no Private graph is
-    written as it is, with a warning in the manifest's ``warnings`` (:func:`usage_warnings`). The file is written to a temporary name and moved into
-    place: a failed write (a full disk) leaves no partial file. ``source``: what the manifest names as the
-    source (default: the data root's label; ``prepare`` names its source data root, not its working folder).
+    The ground truth is checked as for scoring and must be whole numbers of ns that int64 holds exactly. The
+    manifest says ``synthetic: true`` for the demo and for a copy of its graphs (:func:`solution_checks.rows_split`),
+    and holds :func:`usage_warnings`. ``source``: what the manifest names as the source (default: the data root's
+    label).
 
     Raises:
         DataError: unusable data root or usage file; a runtime or normalizer that int64 cannot hold exactly
@@ -206,7 +178,7 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     else:
         masks = assign_usage(read, public_fraction, seed)
         usage = {"source": "seeded", "public_fraction": public_fraction, "seed": seed}
-    frame, counts = _solution_rows(read, masks)
+    frame, counts = _solution_rows(read, masks), usage_counts(read, masks)
     shown = rows_split(read)  # a copy of the demo's files (another folder) is synthetic all the same
     synthetic = root.synthetic or (shown is not None and shown[1])
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
@@ -230,14 +202,13 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
     return manifest
 
 
-def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> tuple[Any, dict[str, dict[str, int]]]:
-    """The solution's rows (a polars frame: one row per configuration, graphs in ``read``'s order, ``usage`` from
-    ``masks``: collection → (G,) bool, True for Public) and the manifest's ``counts`` per collection."""
+def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> Any:
+    """The solution's rows: a polars frame, one row per configuration, graphs in ``read``'s order, ``usage`` from
+    ``masks`` (collection → (G,) bool, True for Public)."""
     import polars as pl
 
     columns: dict[str, list[np.ndarray]] = {k: [] for k in ("collection", "graph", "config", "runtime",
                                                              "normalizer", "usage")}
-    counts = {}
     for collection, graphs in read.items():
         for (name, arrays), public in zip(graphs, masks[collection.name].tolist(), strict=True):
             c = arrays.runtime.size
@@ -248,11 +219,8 @@ def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> tuple[Any,
             columns["normalizer"].append(arrays.normalizer if arrays.normalizer is not None
                                          else np.zeros(c, dtype=np.int64))  # 0 (never a normalizer): null
             columns["usage"].append(np.full(c, "Public" if public else "Private", dtype=object))
-        counts[collection.name] = {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
-                                   "public_graphs": int(masks[collection.name].sum())}
-    frame = pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
+    return pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
         pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
-    return frame, counts
 
 
 def _exact_int64(root: DataRoot, split: str, read: GraphsRead) -> GraphsRead:
@@ -304,8 +272,7 @@ def read_manifest(path: Path, data: bytes | None = None) -> dict[str, Any]:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise DataError(f"{path}: solution format {found!r}, this evaluator reads {SOLUTION_FORMAT}",
                         code="SOLUTION_MANIFEST_INVALID")
-    faults = manifest_faults(manifest)
-    if faults:
+    if faults := manifest_faults(manifest):
         raise DataError(f"{path}: the solution manifest {'; '.join(faults)}", code="SOLUTION_MANIFEST_INVALID")
     return manifest
 
@@ -358,12 +325,10 @@ def read_solution(path: Path, *,
         raise DataError(f"{path}: no rows" if frame.height == 0 else f"{path}: a column other than normalizer "
                         "holds nulls", code="SOLUTION_ROWS_INVALID")
     frame = frame.with_columns(pl.col("collection", "graph", "usage").cast(pl.String))
-    usages = set(frame["usage"].unique().to_list()) - set(USAGES)
-    if usages:
+    if usages := set(frame["usage"].unique().to_list()) - set(USAGES):
         raise DataError(f"{path}: usage must be Public or Private, found {sorted(map(str, usages))[:3]}",
                         code="SOLUTION_ROWS_INVALID")
-    unknown = set(frame["collection"].unique().to_list()) - set(BY_NAME)
-    if unknown:
+    if unknown := set(frame["collection"].unique().to_list()) - set(BY_NAME):
         raise DataError(f"{path}: unknown collections {sorted(unknown)[:5]}", code="SOLUTION_ROWS_INVALID")
     blocks = _graph_blocks(frame)
     if blocks is None:  # not in the order build_solution writes: sort (slower), then it must be

@@ -1,8 +1,5 @@
-"""The integrity checks of a solution file (:mod:`solution`): its manifest's fields, the sha256 of its column
-data (checked before Parquet decodes anything), its columns' types, and its rows against the manifest.
-
-Each failed check is a :class:`DataError` with a ``SOLUTION_*`` code of :data:`errors.ERROR_CODES`.
-"""
+"""The integrity checks of a solution file (:mod:`solution`; docs/leaderboard.md, "Solution files"), each failed check
+a :class:`DataError` with a ``SOLUTION_*`` code of :data:`errors.ERROR_CODES`."""
 
 from __future__ import annotations
 
@@ -72,10 +69,9 @@ def parquet_manifest(path: Path, handle: BinaryIO) -> Any:
 
 
 def column_data_sha256(data: bytes) -> str | None:
-    """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks), or None if ``data``
-    does not end like a Parquet file (footer length, ``PAR1``). Parquet layout: the file ends with the footer,
-    its 4-byte little-endian length, and ``PAR1``."""
-    if len(data) < 12 or data[-4:] != b"PAR1":
+    """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks; the layout:
+    :func:`parquet_manifest`), or None if ``data`` does not end like a Parquet file (footer length, ``PAR1``)."""
+    if len(data) < 12 or data[-4:] != PARQUET_MAGIC:
         return None
     footer = int.from_bytes(data[-8:-4], "little")
     if footer > len(data) - 12:
@@ -121,8 +117,7 @@ def check_schema(path: Path, schema) -> None:
             return dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum))
         return dtype.is_integer() or (kind == "integer or null" and dtype == pl.Null)
 
-    missing = sorted(set(_COLUMN_KINDS) - set(schema))
-    if missing:
+    if missing := sorted(set(_COLUMN_KINDS) - set(schema)):
         raise DataError(f"{path}: the solution file lacks the columns {', '.join(missing)}",
                         code="SOLUTION_SCHEMA_INVALID")
     wrong = [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
@@ -131,22 +126,32 @@ def check_schema(path: Path, schema) -> None:
         raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}", code="SOLUTION_SCHEMA_INVALID")
 
 
+def usage_counts(read: GraphsRead, masks: dict[str, np.ndarray]) -> dict[str, dict[str, int]]:
+    """The manifest's ``counts``: collection → ``graphs``, ``configs``, ``public_graphs`` (``masks``: collection →
+    (G,) bool, True for Public)."""
+    return {c.name: {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
+                     "public_graphs": int(masks[c.name].sum())} for c, graphs in read.items()}
+
+
 RUNTIMES_DIFFER = ("{path}: the rows' runtimes do not match the manifest's sha256 (a corrupted or edited "
                     "solution file)")
 
 
 def verify_rows(path: Path, manifest: dict[str, Any], read: GraphsRead, masks: dict[str, np.ndarray],
             check_runtimes: bool) -> None:
-    """Raise ``SOLUTION_CHECKSUM_MISMATCH`` unless the rows give the manifest's counts (and runtimes sha256)."""
-    counts = {c.name: {"graphs": len(graphs), "configs": int(sum(a.runtime.size for _, a in graphs)),
-                       "public_graphs": int(masks[c.name].sum())} for c, graphs in read.items()}
-    if counts != manifest["counts"]:
+    """Raise ``SOLUTION_CHECKSUM_MISMATCH`` unless the rows give the manifest's counts (and runtimes sha256), and
+    ``SOLUTION_MANIFEST_MISMATCH`` where its ``split`` and ``synthetic`` contradict the rows (:func:`rows_split`)."""
+    if (counts := usage_counts(read, masks)) != manifest["counts"]:
         differ = sorted(n for n in set(counts) | set(manifest["counts"]) if counts.get(n) != manifest["counts"].get(n))
         raise DataError(f"{path}: the rows' graph, config or public-graph counts differ from the manifest's for "
                         f"{', '.join(differ)} (a corrupted or edited solution file)", code="SOLUTION_CHECKSUM_MISMATCH")
     if check_runtimes and runtimes_sha256(read) != manifest["ground_truth_sha256"]:
         raise DataError(RUNTIMES_DIFFER.format(path=path), code="SOLUTION_CHECKSUM_MISMATCH")
-    if faults := split_faults(manifest, read):
+    split, demo, what = rows_split(read) or (manifest["split"], False, "")  # where the rows show no split: no fault
+    faults = [f"names the {manifest['split']} split, but its rows are {what}"] if manifest["split"] != split else []
+    if demo and manifest["synthetic"] is not True:
+        faults.append(f"says synthetic: false, but its rows are {what}")
+    if faults:
         raise DataError(f"{path}: the solution manifest {'; '.join(faults)} (an edited manifest: demo data must "
                         "not be reported as real, nor one split as another)", code="SOLUTION_MANIFEST_MISMATCH")
 
@@ -173,18 +178,3 @@ def rows_split(read: GraphsRead) -> tuple[str, bool, str] | None:
     if counts and all(_TEST_NAME.fullmatch(name) for graphs in names.values() for name in graphs):
         return "test", False, "test graphs (every name is 32 hex digits)"
     return None
-
-
-def split_faults(manifest: dict[str, Any], read: GraphsRead) -> list[str]:
-    """Where the manifest's ``split`` and ``synthetic`` contradict the rows (:func:`rows_split`): empty when they
-    agree or the rows show no split."""
-    shown = rows_split(read)
-    if shown is None:
-        return []
-    split, demo, what = shown
-    faults = []
-    if manifest["split"] != split:
-        faults.append(f"names the {manifest['split']} split, but its rows are {what}")
-    if demo and manifest["synthetic"] is not True:
-        faults.append(f"says synthetic: false, but its rows are {what}")
-    return faults
