@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -102,9 +102,12 @@ def quiet_console(*, stderr: bool = False) -> Console | PlainConsole:
     :class:`PlainConsole`."""
     import sys
 
-    stream = sys.stderr if stderr else sys.stdout
+    return console(stderr=stderr) if is_terminal(sys.stderr if stderr else sys.stdout) else PlainConsole(stderr=stderr)
+
+
+def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (False for one without a working ``isatty``: closed, replaced)."""
     try:
-        terminal = stream.isatty()
+        return stream.isatty()
     except (AttributeError, ValueError):
-        terminal = False
-    return console(stderr=stderr) if terminal else PlainConsole(stderr=stderr)
+        return False

@@ -7,11 +7,8 @@ The hot loops are ``scan_indices`` (the fast check of every TopConfigs field, :m
 bench/README.md). Environment variable ``TPUGRAPHS_KERNEL``: ``c`` (the C extension, an error if it was
 not built), ``numpy`` (the fallback; ``python`` is the same), or unset/``auto`` (C when built).
 
-**Decision: a stale build is never used.** The built module carries ``SOURCE_ID``, the :func:`source_id` of the
-``_native.c`` it was compiled from; when ``_native.c`` is beside it (an editable install, a source tree) and
-its id differs (the module was built from another version, e.g. an editable install without a C compiler
-left an old build in place), the module is not used: the numpy fallback runs, and ``--version`` names the
-module file and says it does not match (:func:`native_mismatch`).
+**Decision: a stale build is never used** (docs/metrics.md, just before "Measurement noise"): a built module
+whose ``SOURCE_ID`` is not the :func:`source_id` of the ``_native.c`` beside it is not used (:func:`native_mismatch`).
 """
 
 from __future__ import annotations
@@ -88,9 +85,8 @@ class Kernel:
     Attributes:
         name: ``c`` or ``numpy``.
         description: one line for people, e.g. ``numpy fallback — the C extension was not built``.
-        scan_indices: ``(field, n_configs) -> (int32 values as bytes, token count, flags)``, a plain tuple in
-            :class:`Scanned` order (the per-row hot loop unpacks it; no object per row).
-        inversions: ``(int32 ranks, int64 lengths, int64 n_values) -> int64 discordant pairs as bytes``.
+        scan_indices, inversions: the two functions (:mod:`.kernels_numpy` documents them); ``scan_indices``
+            gives a plain tuple in :class:`Scanned` order (the per-row hot loop unpacks it; no object per row).
     """
 
     name: str

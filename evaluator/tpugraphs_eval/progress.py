@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
+from .display import is_terminal
+
 if TYPE_CHECKING:
     from rich.progress import Progress
 
@@ -21,12 +23,7 @@ MIN_ITEMS = 200
 
 def wanted(progress: bool | None) -> bool:
     """``progress`` itself, or (None: automatic) whether stderr is a terminal."""
-    if progress is None:
-        try:
-            return sys.stderr.isatty()
-        except (AttributeError, ValueError):
-            return False
-    return progress
+    return is_terminal(sys.stderr) if progress is None else progress
 
 
 def progress_bar(label: str, *, transfer: bool = False) -> Progress:
