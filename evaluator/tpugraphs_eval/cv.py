@@ -1,8 +1,6 @@
-"""Cross-validated scores: one submission scored on each fold of a fold file, then mean and sd per collection.
-
-Each fold is scored exactly as ``--graphs FILE --fold K`` scores it (:meth:`api.Evaluator.over` with the fold's
-graphs): the same report, restricted to the fold's graphs. Mean and sd are over the folds where a value is
-defined; sd is the sample standard deviation (``ddof=1``, ``statistics.stdev``), None over fewer than 2 folds.
+"""Cross-validated scores: one submission scored on each fold of a fold file exactly as ``--graphs FILE --fold K``
+scores it (:meth:`api.Evaluator.over` with the fold's graphs), then mean and sample sd (``statistics.stdev``) per
+collection over the folds where a value is defined (docs/options.md, ``cv``).
 """
 
 from __future__ import annotations

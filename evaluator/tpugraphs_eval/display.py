@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import unicodedata
 from typing import TYPE_CHECKING, TextIO
 
@@ -90,8 +91,6 @@ class PlainConsole:
 
     def print(self, text: str = "") -> None:
         """Write ``text`` and a newline; a closed pipe raises :class:`BrokenPipeError` as rich's console does."""
-        import sys
-
         for tag in self._TAGS:
             text = text.replace(tag, "")
         (sys.stderr if self._stderr else sys.stdout).write(f"{text}\n")
@@ -100,8 +99,6 @@ class PlainConsole:
 def quiet_console(*, stderr: bool = False) -> Console | PlainConsole:
     """The console of a ``-q`` run: rich's (:func:`console`, for its colours) in a terminal, else a
     :class:`PlainConsole`."""
-    import sys
-
     return console(stderr=stderr) if is_terminal(sys.stderr if stderr else sys.stdout) else PlainConsole(stderr=stderr)
 
 

@@ -17,7 +17,6 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -64,22 +63,16 @@ FLAG_BAD_TOKEN = kernels_numpy.FLAG_BAD_TOKEN
 
 
 class Scanned(NamedTuple):
-    """What ``scan_indices`` returns for one TopConfigs field (both kernels give a plain tuple in this order).
-
-    Attributes:
-        values: the tokens as native int32 bytes, (n_tokens,) int32 (-1 for a bad token).
-        n_tokens: the number of ``;``-separated tokens.
-        flags: 0 for a clean field (plain integers, all in range, none repeated); else bits for a bad token
-            (1), an index out of range, a repeat (see :mod:`.kernels_numpy`).
-    """
+    """What ``scan_indices`` returns for one TopConfigs field, in this order: the tokens as packed native int32,
+    (n_tokens,) (-1 for a bad token), the token count and the flags, 0 for a clean field
+    (:func:`.kernels_numpy.scan_indices` says more)."""
 
     values: bytes
     n_tokens: int
     flags: int
 
 
-@dataclass(frozen=True)
-class Kernel:
+class Kernel(NamedTuple):
     """One implementation of the hot loops.
 
     Attributes:

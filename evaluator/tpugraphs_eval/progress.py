@@ -29,20 +29,12 @@ def wanted(progress: bool | None) -> bool:
 def progress_bar(label: str, *, transfer: bool = False) -> Progress:
     """A transient rich bar on stderr, not yet started: ``label``, the bar, done/total (with ``transfer``:
     bytes and speed instead), time left. Use it as a context manager, or ``start()`` / ``stop()`` it."""
+    from rich import progress as bars
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
 
-    counts = (DownloadColumn(), TransferSpeedColumn()) if transfer else (MofNCompleteColumn(),)
-    return Progress(TextColumn(label), BarColumn(), *counts, TimeRemainingColumn(),
-                    console=Console(stderr=True, force_jupyter=False), transient=True)
+    counts = (bars.DownloadColumn(), bars.TransferSpeedColumn()) if transfer else (bars.MofNCompleteColumn(),)
+    return bars.Progress(bars.TextColumn(label), bars.BarColumn(), *counts, bars.TimeRemainingColumn(),
+                         console=Console(stderr=True, force_jupyter=False), transient=True)
 
 
 def track(items: Iterable[T], total: int, description: str, progress: bool | None, *,
