@@ -39,8 +39,7 @@ def _report(source: SubmissionSource | PredictionsSource, validation: Validation
     return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
                   options=options, validation=validation, missing_collections=catalog.missing_collections,
                   selected_collections=list(catalog.collections) if catalog.left_out else None,
-                  provenance=provenance_block,
-                  ignored_files=catalog.root.ignored_files(catalog.split),
+                  provenance=provenance_block, ignored_files=catalog.root.ignored_files(catalog.split),
                   submission=str(source) if isinstance(source, (str, os.PathLike)) else None)
 
 

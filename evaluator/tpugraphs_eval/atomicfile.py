@@ -62,7 +62,6 @@ def write_atomically(path: Path, write: Callable[[str], None], *, mode: int | No
     """
     import tempfile
 
-    path = Path(path)
     refuse_special(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -85,7 +84,6 @@ def symlink_atomically(target: str, at: Path) -> None:
     Raises:
         OSError: from the file system (``at`` unchanged).
     """
-    at = Path(at)
     if at.is_symlink() and os.readlink(at) == target:
         return
     temporary = at.with_name(f".{at.name}.{os.getpid()}.new")

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from .display import safe
 from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, missing_extra
@@ -68,10 +68,8 @@ def os_error_message(err: OSError) -> str:
     /dev/null so that the interpreter's exit does not fail on it again; with one, ``[DATA_ERROR]`` naming it."""
     reason = err.strerror or err
     if err.filename is None:
-        try:
+        with suppress(OSError, ValueError):  # no stdout file descriptor (an embedded interpreter, a test capture)
             _stdout_to_devnull()
-        except (OSError, ValueError):  # no stdout file descriptor (an embedded interpreter, a test capture)
-            pass
         return f"[OUTPUT_WRITE_FAILED] cannot write to standard output: {reason}"
     return f"[DATA_ERROR] cannot read or write {safe(str(err.filename))}: {reason}"
 
