@@ -274,9 +274,8 @@ class Evaluator:
         (with :attr:`public_only`, the participant's :class:`.report.public.PublicReport` of it).
 
         Args:
-            source: the submission: a path, bytes or a binary file object, at most 256 MiB
-                (``MAX_SUBMISSION_BYTES``, bytes) whatever the source; a file object is read in 1 MiB chunks
-                and never past the cap + 1 byte.
+            source: the submission: a path, bytes or a binary file object, at most 256 MiB whatever the source
+                (:func:`.submission.csvfile.read_submission_bytes`).
 
         Raises:
             UsageError: ``source`` cannot be read (``SUBMISSION_NOT_FOUND``, ``SUBMISSION_NOT_A_FILE``,

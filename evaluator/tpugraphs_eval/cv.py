@@ -35,12 +35,11 @@ def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | 
     """
     rows, reports = [], []
     for fold, ids in folds.items():
-        scoped = Evaluator.over(evaluator.catalog, evaluator.truth, evaluator.options, graphs=ids)
-        report = scoped.evaluate(source)
+        report = Evaluator.over(evaluator.catalog, evaluator.truth, evaluator.options, graphs=ids).evaluate(source)
         reports.append(report)
-        rows.append({"fold": fold, "graphs": len(ids), "valid": report.valid,
-                     "overall": finite(report.overall), "collections": {k: finite(v) for k, v in
-                                                                           report.collection_values().items()}})
+        values = {k: finite(v) for k, v in report.collection_values().items()}
+        rows.append({"fold": fold, "graphs": len(ids), "valid": report.valid, "overall": finite(report.overall),
+                     "collections": values})
     names = [c.name for c in COLLECTIONS if any(c.name in r["collections"] for r in rows)]
     mean = {"overall": _mean([r["overall"] for r in rows]),
             "collections": {n: _mean([r["collections"].get(n) for r in rows]) for n in names}}
