@@ -18,12 +18,13 @@ from .dataset import BY_NAME, COLLECTIONS
 from .errors import UsageError
 from .options import Options
 from .report.report import LEADERBOARDS, Report, Scores, provenance
-from .roots import load_ground_truth, scan_catalog
+from .roots import resolve_data_root
 from .submission.csvfile import SubmissionSource
 from .submission.validation import Validation, validate_submission
 from .truth.dataroot import DataRoot
 from .truth.eval_indices import EvalIndices, LoadedEvalIndices, indices_folder, load_eval_indices
 from .truth.groundtruth import GroundTruth, SplitCatalog
+from .truth.npzread import load_ground_truth, scan_catalog
 
 # The scoring modules are imported where a submission is scored, so that `validate` does not load them
 # (docs/performance.md, "Imports").
@@ -190,8 +191,7 @@ class Evaluator:
 
         Args:
             split: ``train``, ``valid`` or ``test``; may be None with ``solution`` (its split is used).
-            data_root: a path, ``"demo"``, a :class:`DataRoot` or None (:func:`resolve_data_root`); not with
-                ``solution``.
+            data_root: a path, ``"demo"``, a :class:`DataRoot` or None (:func:`resolve_data_root`); not with solution.
             solution: a solution file (:mod:`.truth.solution`) instead of a data root; both leaderboards are scored.
             options: see :func:`score_submission`.
             eval_indices_dir: see :func:`score_submission`.
@@ -221,10 +221,11 @@ class Evaluator:
         if split is not None:
             check_protocol(options.configs, split)
         if solution is None and validate_only:
-            return cls.over(scan_catalog(data_root, split, progress=progress), None, options,
+            return cls.over(scan_catalog(resolve_data_root(data_root), split, progress=progress), None, options,
                             collections=collections, graphs=graphs)
         if solution is None:
-            truth = load_ground_truth(data_root, split, tile_runtime=options.tile_runtime, progress=progress)
+            truth = load_ground_truth(resolve_data_root(data_root), split, tile_runtime=options.tile_runtime,
+                                      progress=progress)
         else:
             from .truth.solution import load_solution  # polars: only for runs that read a solution file
 
