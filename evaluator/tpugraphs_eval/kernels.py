@@ -115,8 +115,7 @@ def active() -> Kernel:
     """The kernel in use: the one :func:`use` set, else the one :data:`ENV_VAR` asks for (read once).
 
     Raises:
-        UsageError: :data:`ENV_VAR` names no kernel, or ``c`` where the C extension was not built (the
-            consoles print it as ``[USAGE_ERROR]`` and exit with 2).
+        UsageError: :data:`ENV_VAR` names no kernel, or ``c`` where the C extension was not built or is stale.
     """
     global _active
     if _active is None:
