@@ -37,24 +37,18 @@ if TYPE_CHECKING:  # what a type checker sees; at run time each name is imported
     from .truth.groundtruth import GroundTruth, SplitCatalog
     from .truth.solution import load_solution
 
-_EXPORTS = {
-    "Evaluator": ".api", "evaluate": ".api", "score_predictions": ".api", "score_submission": ".api",
-    "validation_report": ".api",
-    "BY_NAME": ".dataset", "COLLECTIONS": ".dataset", "SPLITS": ".dataset", "TILE_TOP_K": ".dataset",
-    "Collection": ".dataset",
-    "DataError": ".errors", "NoGroundTruthError": ".errors", "TpuGraphsEvalError": ".errors", "UsageError": ".errors",
-    "Options": ".options", "PublicReport": ".report.public", "Report": ".report.report",
-    "References": ".scoring.references", "collection_references": ".scoring.references",
-    "CODES": ".submission.problems", "Problem": ".submission.problems", "Severity": ".submission.problems",
-    "Validation": ".submission.validation", "validate_submission": ".submission.validation",
-    "DataRoot": ".truth.dataroot", "resolve_data_root": ".roots",
-    "load_eval_indices": ".truth.eval_indices", "GroundTruth": ".truth.groundtruth",
-    "SplitCatalog": ".truth.groundtruth", "load_ground_truth": ".roots", "scan_catalog": ".roots",
-    "load_solution": ".truth.solution",
-    "UndefinedMetricError": ".scoring.metrics", "kendall_tau_b": ".scoring.metrics",
-    "ordered_pair_accuracy": ".scoring.metrics", "slowdown": ".scoring.metrics", "tile_score": ".scoring.metrics",
-    "top_k_error": ".scoring.metrics",
-}
+_EXPORTS = {name: module for module, names in (
+    (".api", "Evaluator evaluate score_predictions score_submission validation_report"),
+    (".dataset", "BY_NAME COLLECTIONS SPLITS TILE_TOP_K Collection"),
+    (".errors", "DataError NoGroundTruthError TpuGraphsEvalError UsageError"),
+    (".options", "Options"), (".report.public", "PublicReport"), (".report.report", "Report"),
+    (".roots", "load_ground_truth resolve_data_root scan_catalog"),
+    (".scoring.metrics", "UndefinedMetricError kendall_tau_b ordered_pair_accuracy slowdown tile_score top_k_error"),
+    (".scoring.references", "References collection_references"), (".submission.problems", "CODES Problem Severity"),
+    (".submission.validation", "Validation validate_submission"), (".truth.dataroot", "DataRoot"),
+    (".truth.eval_indices", "load_eval_indices"), (".truth.groundtruth", "GroundTruth SplitCatalog"),
+    (".truth.solution", "load_solution"),
+) for name in names.split()}
 """Public name → the module defining it, imported at first use (PEP 562), so that ``import tpugraphs_eval``
 and the CLI's ``--help`` / ``--version`` load only what they use (docs/performance.md, "Imports")."""
 

@@ -1,26 +1,13 @@
 /*
- * The two hot loops of tpugraphs_eval, in C because numpy cannot vectorise them:
- *
- *   scan_indices(field: bytes-like, n_configs: int) -> (bytes, int, int)
- *       Parses a TopConfigs field "3;0;17" into packed native int32 values and reports, as a bit
- *       mask, whether the field is clean: every token one or more ASCII digits (at most 9),
- *       every value < n_configs, no value twice. A field with any flag set is re-read by the
- *       Python diagnostics in tpugraphs_eval.indices, which say exactly what is wrong; the values
- *       returned for such a field are not to be used.
- *
- *   inversions(ranks: int32 buffer, lengths: int64 buffer, n_values: int64 buffer) -> bytes
- *       For each segment s of ``ranks`` (segments stored back to back, lengths[s] long, values in
- *       [0, n_values[s])): the number of pairs i < j with ranks[i] > ranks[j], i.e. the discordant
- *       pairs of a strict ranking whose predicted order is the array order: O(n log n) with a bitset
- *       and a Fenwick tree over its words (permutation_inversions). Returns packed native int64.
- *
- * Both release the GIL while they work. Neither defines a metric: tpugraphs_eval.scoring.metrics does.
+ * The two hot loops of tpugraphs_eval, scan_indices and inversions: their contract (arguments, results,
+ * errors) is that of their numpy twins in kernels_numpy.py, which give the same bytes. Both release the
+ * GIL while they work. Neither defines a metric: tpugraphs_eval.scoring.metrics does.
  *
  * SOURCE_ID (the module's attribute of that name) is the sha256 of this file with the digits of its own
- * definition line zeroed (tpugraphs_eval.kernels.source_id); tests/scoring/test_kernels.py checks it is
- * current, so that a module built from another version of this file can be told apart and is not used.
+ * definition line zeroed (tpugraphs_eval.kernels.source_id); tests/scoring/test_kernel_source_id.py checks
+ * it is current, so that a module built from another version of this file can be told apart and is not used.
  */
-#define SOURCE_ID "98d47f5be56f13bbfa0ee74c78c19d1db4fb11dcd81e4c79641c88ea69baadd6"
+#define SOURCE_ID "8c5576608c093edd814e21b43d5f327783d8eeaf9ec0c17b5834dfd57261362b"
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -163,10 +150,11 @@ static PyObject *inversions(PyObject *self, PyObject *args) {
     const int32_t *r = (const int32_t *)ranks.buf;
     const int64_t *len = (const int64_t *)lengths.buf;
     const int64_t *m = (const int64_t *)n_values.buf;
-    Py_ssize_t total = 0, biggest = 0;
+    Py_ssize_t total = 0, biggest = 0, longest = 0;
     for (Py_ssize_t s = 0; s < n_segments; s++) {
         total += (Py_ssize_t)len[s];
         if (m[s] > biggest) biggest = (Py_ssize_t)m[s];
+        if (len[s] > longest) longest = (Py_ssize_t)len[s];
     }
     if (n_values.len != lengths.len || total * (Py_ssize_t)sizeof(int32_t) != ranks.len) {
         PyErr_SetString(PyExc_ValueError, "inversions: lengths, n_values and ranks do not match");
@@ -177,10 +165,6 @@ static PyObject *inversions(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "inversions: negative rank");
             goto done;
         }
-    }
-    Py_ssize_t longest = 0;
-    for (Py_ssize_t s = 0; s < n_segments; s++) {
-        if (len[s] > longest) longest = (Py_ssize_t)len[s];
     }
     out = PyBytes_FromStringAndSize(NULL, n_segments * (Py_ssize_t)sizeof(int64_t));
     counts = (int32_t *)malloc((size_t)(biggest + 1) * sizeof(int32_t));

@@ -34,22 +34,13 @@ if TYPE_CHECKING:
     from .submission.predictions import PredictionsSource
 
 
-def load_solution(path: Path, *, tile_runtime: str = "normalized") -> GroundTruth:
-    """:func:`.truth.solution.load_solution`, imported at the first call: the solution-file reader (and polars)
-    is loaded only by runs that read a solution file."""
-    from .truth.solution import load_solution as load
-
-    return load(path, tile_runtime=tile_runtime)
-
-
 def _report(source: SubmissionSource | PredictionsSource, validation: Validation, catalog: SplitCatalog, options: Options,
             provenance_block: dict[str, Any]) -> Report:
     """The one place a :class:`Report` is made (scores are added to it when the submission is scored)."""
     return Report(split=catalog.split, data_root=catalog.root.label, synthetic=catalog.root.synthetic,
                   options=options, validation=validation, missing_collections=catalog.missing_collections,
                   selected_collections=list(catalog.collections) if catalog.left_out else None,
-                  provenance=provenance_block,
-                  ignored_files=catalog.root.ignored_files(catalog.split),
+                  provenance=provenance_block, ignored_files=catalog.root.ignored_files(catalog.split),
                   submission=str(source) if isinstance(source, (str, os.PathLike)) else None)
 
 
@@ -65,8 +56,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
     """Validate, then score when valid.
 
     Args:
-        source: path, bytes or binary file object of the CSV, at most 256 MiB (``MAX_SUBMISSION_BYTES``, bytes)
-            whatever the source (a file object is read in 1 MiB chunks, never past the cap + 1 byte).
+        source: the CSV: a path, bytes or a binary file object, at most 256 MiB (see :meth:`Evaluator.evaluate`).
         truth: the split's ground truth (:func:`npzread.load_ground_truth`); its ``tile_runtime``
             must match ``options.tile_runtime``.
         options: mode, tile runtime, config protocol.
@@ -132,20 +122,20 @@ def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalo
     return load_eval_indices(indices_folder(given, catalog.root), catalog)
 
 
-def _refuse_public_selection(public_only: bool, collections: Sequence[str] | None) -> None:
-    """Refuse a ``--collections`` selection in the public view (code ``USAGE_ERROR``).
-
-    The public overall is the mean over the selected collections, so selecting one collection shows its value
-    and selecting it with a one-public-graph collection gives that graph's value (2 * overall - collection):
-    the rule of :mod:`.rules.public_rule` could be undone by choosing the selection.
+def _refuse_public_selection(public_only: bool, collections: Sequence[str] | None, graphs: object = None) -> None:
+    """Refuse a ``--collections`` or ``--graphs`` selection in the public view (code ``USAGE_ERROR``): the public
+    values of a chosen selection could show what :mod:`.rules.public_rule` hides (docs/options.md, ``--collections``).
 
     Raises:
-        UsageError: ``public_only`` with ``collections`` not None.
+        UsageError: ``public_only`` with ``collections`` or ``graphs`` not None.
     """
     if public_only and collections is not None:
         raise UsageError("--collections cannot be combined with --public-only: the public overall over a chosen "
                          "set of collections would show a collection's value, or one public graph's value, that "
                          "the public view hides (score the whole split, or drop --public-only)")
+    if public_only and graphs is not None:
+        raise UsageError("--graphs cannot be combined with --public-only: the public view of a chosen set "
+                         "of graphs could show single graphs' values (drop --public-only)")
 
 
 def select_collections(names: Sequence[str], catalog: SplitCatalog) -> list[str]:
@@ -201,10 +191,8 @@ class Evaluator:
 
         Args:
             split: ``train``, ``valid`` or ``test``; may be None with ``solution`` (its split is used).
-            data_root: a path, ``"demo"``, a :class:`DataRoot`, or None for ``$TPUGRAPHS_DATA`` /
-                ``~/data/tpugraphs``; not with ``solution``.
-            solution: a solution file (:mod:`.truth.solution`) instead of a data root: the public and
-                private leaderboards are scored too.
+            data_root: a path, ``"demo"``, a :class:`DataRoot` or None (:func:`resolve_data_root`); not with solution.
+            solution: a solution file (:mod:`.truth.solution`) instead of a data root; both leaderboards are scored.
             options: see :func:`score_submission`.
             eval_indices_dir: see :func:`score_submission`.
             validate_only: check files against the config counts only; runtimes are not read.
@@ -214,8 +202,7 @@ class Evaluator:
             progress: draw a progress bar on stderr while reading many graph files.
             graphs: score only these graphs (submission IDs, or ID → line of the file that lists them,
                 ``--graphs``): rows of the others are counted, not scored, and not missing. None: all.
-            noise: the split's noise file (``--noise``); None: ``<data root>/noise/<split>.json`` when present
-                (:func:`.scoring.noisefile.attach_noise`).
+            noise: the noise file (``--noise``); None: the data root's if any (:func:`.scoring.noisefile.attach_noise`).
 
         Raises:
             UsageError: inconsistent options (no split, ``public_only`` without ``solution``,
@@ -233,17 +220,19 @@ class Evaluator:
             raise UsageError("--eval-indices is only used with --configs official")
         if split is not None:
             check_protocol(options.configs, split)
-        if solution is not None:
+        if solution is None and validate_only:
+            return cls.over(scan_catalog(resolve_data_root(data_root), split, progress=progress), None, options,
+                            collections=collections, graphs=graphs)
+        if solution is None:
+            truth = load_ground_truth(resolve_data_root(data_root), split, tile_runtime=options.tile_runtime,
+                                      progress=progress)
+        else:
+            from .truth.solution import load_solution  # polars: only for runs that read a solution file
+
             truth = load_solution(Path(solution), tile_runtime=options.tile_runtime)
             if split not in (None, truth.catalog.split):
                 raise UsageError(f"{solution} is a solution of the {truth.catalog.split} split, not {split}")
             check_protocol(options.configs, truth.catalog.split)
-        else:
-            root = resolve_data_root(data_root)
-            if validate_only:
-                return cls.over(scan_catalog(root, split, progress=progress), None, options,
-                                collections=collections, graphs=graphs)
-            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
         if validate_only:
             return cls.over(truth.catalog, None, options, collections=collections, graphs=graphs)
         from .scoring.noisefile import attach_noise
@@ -265,13 +254,9 @@ class Evaluator:
                 ``graphs`` not in the split); as :func:`score_submission` for the official configs.
             DataError: unusable eval-indices files.
         """
-        _refuse_public_selection(public_only, collections)
+        _refuse_public_selection(public_only, collections, graphs)
         if graphs is not None:
             from .truth.graph_lists import check_graph_ids
-
-            if public_only:  # as --collections: a chosen selection's public values could be one graph's
-                raise UsageError("--graphs cannot be combined with --public-only: the public view of a chosen set "
-                                 "of graphs could show single graphs' values (drop --public-only)")
 
             ids = graphs if isinstance(graphs, Mapping) else dict.fromkeys(graphs)
             check_graph_ids(ids, catalog)
@@ -290,21 +275,15 @@ class Evaluator:
         (with :attr:`public_only`, the participant's :class:`.report.public.PublicReport` of it).
 
         Args:
-            source: the submission: a path, bytes or a binary file object, at most 256 MiB
-                (``MAX_SUBMISSION_BYTES``, bytes) whatever the source; a file object is read in 1 MiB chunks
-                and never past the cap + 1 byte.
+            source: the submission: a path, bytes or a binary file object, at most 256 MiB whatever the source
+                (:func:`.submission.csvfile.read_submission_bytes`).
 
         Raises:
             UsageError: ``source`` cannot be read (``SUBMISSION_NOT_FOUND``, ``SUBMISSION_NOT_A_FILE``,
                 ``SUBMISSION_UNREADABLE``, a text-mode file object) or holds more than 256 MiB
                 (``SUBMISSION_TOO_LARGE``, for a path, bytes and a file object alike).
         """
-        report = self.score(source)
-        if not self.public_only:
-            return report
-        from .report.public import public_report
-
-        return public_report(report)
+        return self._shown(self.score(source))
 
     def score(self, source: SubmissionSource) -> Report:
         """The organiser's report of ``source`` (every graph, both leaderboards), whatever :attr:`public_only`
@@ -330,7 +309,10 @@ class Evaluator:
             UsageError: the path does not exist, is not a file or cannot be read (``SUBMISSION_NOT_FOUND``,
                 ``SUBMISSION_NOT_A_FILE``, ``SUBMISSION_UNREADABLE``), or ``predictions`` is of another type.
         """
-        report = self.score_predictions(predictions)
+        return self._shown(self.score_predictions(predictions))
+
+    def _shown(self, report: Report) -> Report | PublicReport:
+        """``report``, or with :attr:`public_only` the participant's :class:`PublicReport` of it."""
         if not self.public_only:
             return report
         from .report.public import public_report
@@ -361,16 +343,9 @@ def evaluate(source: SubmissionSource, *, split: str, data_root: str | os.PathLi
     :class:`Report` (for a participant's view, ``Evaluator.load(..., public_only=True).evaluate(source)``).
 
     Args:
-        source: the submission (path, bytes or binary file object; at most 256 MiB whatever the source, see
+        source: the submission: a path, bytes or a binary file object, at most 256 MiB (see
             :meth:`Evaluator.evaluate`).
-        split: ``train``, ``valid`` or ``test``.
-        data_root: a path, ``"demo"``, a :class:`DataRoot`, or None for ``$TPUGRAPHS_DATA`` /
-            ``~/data/tpugraphs``.
-        options: see :class:`Options`.
-        eval_indices_dir: see :func:`score_submission`.
-        validate_only: check the file against the split's config counts; runtimes are not read.
-        collections: score only these collections (see :meth:`Evaluator.load`).
-        progress: draw a progress bar on stderr while reading many graph files.
+        split: ``train``, ``valid`` or ``test``; the other arguments are :meth:`Evaluator.load`'s.
 
     Raises:
         DataError: data root or ground truth unusable (including public test files when scoring).
@@ -388,11 +363,8 @@ def score_predictions(predictions: PredictionsSource,
                       collections: Sequence[str] | None = None) -> Report:
     """Score a model's predicted runtimes of every configuration (lower = faster) instead of a ranking.
 
-    Validation is coded like a submission's (``PREDICTION_*`` codes, ``UNKNOWN_ID``, ``MISSING_IDS``; every problem
-    in one pass); scoring is the official code's on model outputs (docs/metrics.md, "Predictions"): layout tau-b
-    of the predictions against the runtimes (tied predictions are ties, as ``scipy.stats.kendalltau``), OPA (a
-    tied pair is not correctly ordered), slowdown@k and the tile top-K over a stable argsort of the predictions.
-    Without tied predictions the report equals the CSV route's for the ranking ``argsort(predictions)``.
+    Validated like a submission (``PREDICTION_*`` codes), scored as the official code scores model outputs (tied
+    predictions are ties): docs/metrics.md, "Predictions instead of a ranking".
 
     Args:
         predictions: ``{ID: array}`` with one prediction per configuration ((c,), ``array[i]`` for config i;

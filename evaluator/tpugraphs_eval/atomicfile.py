@@ -1,6 +1,6 @@
 """Writing a file (or replacing a symbolic link) so that readers see the old one or the new one, never half of
 one: the one helper every output of the package uses (reports, solution files, bundles, the leaderboard's
-generations, links and score cache)."""
+generations and links)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,6 @@ from .safeopen import file_type_in_words
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """The timestamp of every zip member the package writes (the earliest a zip can hold): the bytes of a written
 ``.npz``, bundle or wheel depend on their content only, not on the clock."""
-TEMPORARY_SUFFIX = ".tmp"
-"""The suffix of :func:`write_atomically`'s temporary files (``.<name>.<random>.tmp``), for a folder's
-clean-up of ones a killed process left."""
 
 
 def umask() -> int:
@@ -48,25 +45,16 @@ def refuse_special(path: str | os.PathLike[str]) -> None:
     """
     kind = special_kind(path)
     if kind is not None:
-        raise OSError(errno.EEXIST, f"it exists and is {kind}, not a regular file",
-                      os.fspath(path))
+        raise OSError(errno.EEXIST, f"it exists and is {kind}, not a regular file", os.fspath(path))
 
 
-def write_atomically(path: Path, write: Callable[[str], None], *, durable: bool = True,
-                     mode: int | None = None, replace_special: bool = False) -> None:
-    """Call ``write(tmp)`` to fill a temporary file next to ``path``, then move it over ``path``.
+def write_atomically(path: Path, write: Callable[[str], None], *, mode: int | None = None) -> None:
+    """Call ``write(tmp)`` to fill a temporary file next to ``path``, flush it to disk, then move it over ``path``.
 
     The new file gets the usual permissions (0o666 less the umask, not the temporary file's 0o600; or
-    ``mode``) and, when ``durable``, is flushed to disk before the move (``durable=False`` for what may be
-    lost in a crash, such as a cache entry: the move alone still shows readers the old file or the whole
-    new one); on any error the temporary file (named ``.<name>.*.tmp``) is removed and ``path`` is left as
-    it was.
-
-    An existing ``path`` that is not a regular file (a device such as /dev/full, a FIFO, a socket, a
-    folder; links followed) is refused before anything is written: it is never replaced (see
-    :func:`refuse_special`); unless ``replace_special`` (for a path only this package writes, such as a
-    cache entry), where the new file is renamed over it (a link is replaced, not followed; a folder still
-    cannot be replaced: ``OSError``).
+    ``mode``); on any error the temporary file (named ``.<name>.*.tmp``) is removed and ``path`` is left as
+    it was. An existing ``path`` that is not a regular file is refused before anything is written
+    (:func:`refuse_special`).
 
     Raises:
         OSError: from the file system, or from :func:`refuse_special` (callers turn it into their own usage
@@ -74,16 +62,13 @@ def write_atomically(path: Path, write: Callable[[str], None], *, durable: bool 
     """
     import tempfile
 
-    path = Path(path)
-    if not replace_special:
-        refuse_special(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX, dir=path.parent)
+    refuse_special(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         write(tmp)
-        if durable:
-            with open(tmp, "rb") as written:
-                os.fsync(written.fileno())
+        with open(tmp, "rb") as written:
+            os.fsync(written.fileno())
         os.chmod(tmp, 0o666 & ~umask() if mode is None else mode)
         os.replace(tmp, path)
     finally:
@@ -99,7 +84,6 @@ def symlink_atomically(target: str, at: Path) -> None:
     Raises:
         OSError: from the file system (``at`` unchanged).
     """
-    at = Path(at)
     if at.is_symlink() and os.readlink(at) == target:
         return
     temporary = at.with_name(f".{at.name}.{os.getpid()}.new")

@@ -1,8 +1,6 @@
-"""Cross-validated scores: one submission scored on each fold of a fold file, then mean and sd per collection.
-
-Each fold is scored exactly as ``--graphs FILE --fold K`` scores it (:meth:`api.Evaluator.over` with the fold's
-graphs): the same report, restricted to the fold's graphs. Mean and sd are over the folds where a value is
-defined; sd is the sample standard deviation (``ddof=1``, ``statistics.stdev``), None over fewer than 2 folds.
+"""Cross-validated scores: one submission scored on each fold of a fold file exactly as ``--graphs FILE --fold K``
+scores it (:meth:`api.Evaluator.over` with the fold's graphs), then mean and sample sd (``statistics.stdev``) per
+collection over the folds where a value is defined (docs/options.md, ``cv``).
 """
 
 from __future__ import annotations
@@ -37,12 +35,11 @@ def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | 
     """
     rows, reports = [], []
     for fold, ids in folds.items():
-        scoped = Evaluator.over(evaluator.catalog, evaluator.truth, evaluator.options, graphs=ids)
-        report = scoped.evaluate(source)
+        report = Evaluator.over(evaluator.catalog, evaluator.truth, evaluator.options, graphs=ids).evaluate(source)
         reports.append(report)
-        rows.append({"fold": fold, "graphs": len(ids), "valid": report.valid,
-                     "overall": finite(report.overall), "collections": {k: finite(v) for k, v in
-                                                                           report.collection_values().items()}})
+        values = {k: finite(v) for k, v in report.collection_values().items()}
+        rows.append({"fold": fold, "graphs": len(ids), "valid": report.valid, "overall": finite(report.overall),
+                     "collections": values})
     names = [c.name for c in COLLECTIONS if any(c.name in r["collections"] for r in rows)]
     mean = {"overall": _mean([r["overall"] for r in rows]),
             "collections": {n: _mean([r["collections"].get(n) for r in rows]) for n in names}}

@@ -23,11 +23,8 @@ SPLITS: tuple[str, ...] = ("train", "valid", "test")
 TILE_TOP_K: int = _METRICS["score"].k
 
 MAX_CONFIGS_PER_GRAPH = 1 << 20
-"""The scorable maximum: 1,048,576 configurations per graph, 10 times the largest real graph (about 100k).
-A graph with more is refused when its runtimes are read (``NPZ_MEMBER_TOO_LARGE``), so that the two limits
-agree (docs/metrics.md, limits): a full ranking of this many configurations (``0;1;…;1048575``) is 7,277,497
-characters, within the 8 MiB TopConfigs field limit (``FIELD_TOO_LONG``), and its int64 runtimes are 8 MiB,
-the ground-truth member limit."""
+"""The scorable maximum: 1,048,576 configurations per graph; a graph with more is refused when its runtimes are
+read (``NPZ_MEMBER_TOO_LARGE``). **Decision** and its reasons: docs/metrics.md, "Limits: the scorable maximum"."""
 
 
 @dataclass(frozen=True)
@@ -51,10 +48,7 @@ class Collection:
     @property
     def eval_indices_name(self) -> str | None:
         """File stem of the official 1000-config validation indices (``xla_default``), or None for tile."""
-        if self.kind != "layout":
-            return None
-        _, source, search = self.name.split(":")
-        return f"{source}_{search}"
+        return self.name.partition(":")[2].replace(":", "_") if self.kind == "layout" else None
 
 
 COLLECTIONS: tuple[Collection, ...] = (
@@ -82,9 +76,7 @@ def split_submission_id(submission_id: str) -> tuple[Collection, str] | None:
 
     Graph IDs never contain ``:``, so the collection is everything before the last colon.
     """
-    prefix, sep, graph = submission_id.rpartition(":")
-    if not sep:
-        return None
+    prefix, _, graph = submission_id.rpartition(":")
     collection = BY_NAME.get(prefix)
     return None if collection is None else (collection, graph)
 

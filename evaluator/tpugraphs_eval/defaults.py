@@ -32,4 +32,4 @@ COMPARE_SEED = 0
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples ``compare`` and the leaderboard take: the draws are (resamples x graphs) int64, 0.8 GB at
 100,000 resamples of the Kaggle test split's 960 graphs, and each compared submission's drawn values as much
-again (a larger count ran out of memory with an internal error)."""
+again."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -90,8 +91,6 @@ class PlainConsole:
 
     def print(self, text: str = "") -> None:
         """Write ``text`` and a newline; a closed pipe raises :class:`BrokenPipeError` as rich's console does."""
-        import sys
-
         for tag in self._TAGS:
             text = text.replace(tag, "")
         (sys.stderr if self._stderr else sys.stdout).write(f"{text}\n")
@@ -100,11 +99,12 @@ class PlainConsole:
 def quiet_console(*, stderr: bool = False) -> Console | PlainConsole:
     """The console of a ``-q`` run: rich's (:func:`console`, for its colours) in a terminal, else a
     :class:`PlainConsole`."""
-    import sys
+    return console(stderr=stderr) if is_terminal(sys.stderr if stderr else sys.stdout) else PlainConsole(stderr=stderr)
 
-    stream = sys.stderr if stderr else sys.stdout
+
+def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (False for one without a working ``isatty``: closed, replaced)."""
     try:
-        terminal = stream.isatty()
+        return stream.isatty()
     except (AttributeError, ValueError):
-        terminal = False
-    return console(stderr=stderr) if terminal else PlainConsole(stderr=stderr)
+        return False

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from .display import safe
 from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalError, missing_extra
@@ -16,10 +16,8 @@ from .errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE_OR_DATA, TpuGraphsEvalErr
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse's parser whose usage errors (an unknown option, an invalid choice, a missing argument) start
-    with a code, as every other error does: ``PROG: error: [USAGE_ERROR] message`` (the generic code of a
-    :class:`.errors.UsageError`) after the usage line,
-    exit code 2 (:data:`.errors.EXIT_USAGE_OR_DATA`). Sub-command parsers made with ``add_subparsers`` are of
-    the same class (argparse's default ``parser_class``)."""
+    with a code, as every other error does: ``PROG: error: [USAGE_ERROR] message`` after the usage line, exit
+    code 2. Sub-command parsers made with ``add_subparsers`` are of the same class (argparse's ``parser_class``)."""
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
@@ -65,16 +63,13 @@ def stop_at_closed_pipe() -> Iterator[None]:
 
 
 def os_error_message(err: OSError) -> str:
-    """The coded message of an ``OSError`` no command turned into its own error: one without a file name
-    comes from writing the output (stdout: a full device, a closed terminal): ``[OUTPUT_WRITE_FAILED]``;
-    one with a file name is ``[DATA_ERROR]`` (the generic code) naming the file. If stdout failed, it is pointed at /dev/null so
-    that the interpreter's exit does not fail on it again."""
+    """The coded message of an ``OSError`` no command turned into its own error: without a file name it comes
+    from writing stdout (a full device, a closed terminal), ``[OUTPUT_WRITE_FAILED]``, and stdout is pointed at
+    /dev/null so that the interpreter's exit does not fail on it again; with one, ``[DATA_ERROR]`` naming it."""
     reason = err.strerror or err
     if err.filename is None:
-        try:
+        with suppress(OSError, ValueError):  # no stdout file descriptor (an embedded interpreter, a test capture)
             _stdout_to_devnull()
-        except (OSError, ValueError):  # no stdout file descriptor (an embedded interpreter, a test capture)
-            pass
         return f"[OUTPUT_WRITE_FAILED] cannot write to standard output: {reason}"
     return f"[DATA_ERROR] cannot read or write {safe(str(err.filename))}: {reason}"
 
@@ -95,13 +90,10 @@ def _usable_streams() -> None:
 
 def guarded_main(program: str, run: Callable[[list[str]], int], argv: list[str] | None, *,
                  interrupted: str = "interrupted", bugs: tuple[type[BaseException], ...] = ()) -> int:
-    """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code.
-
-    ``TpuGraphsEvalError`` → ``program: error: [CODE] message`` and its ``exit_code`` (2); an optional dependency that
-    is not installed → ``[MISSING_EXTRA]`` naming the extra to install (2); argparse's exits → their code; Ctrl-C → 130; a
-    broken pipe not caught by the command's :func:`stop_at_closed_pipe` → 0 (the reader went away); other
-    ``OSError`` (the terminal or disk refused the output) → 2 with a code (:func:`os_error_message`); ``MemoryError``
-    → 2 (``OUT_OF_MEMORY``); ``bugs`` and any other exception → 3 with a one-line message (``TPUGRAPHS_EVAL_DEBUG=1``
+    """Run ``run(argv)`` and turn whatever it raises into a message on stderr and an exit code: a coded
+    ``program: error: [CODE] message`` and 2 for a :class:`TpuGraphsEvalError` (its ``exit_code``), a missing
+    extra, an ``OSError`` or a ``MemoryError``; argparse's own code; 130 for Ctrl-C; 0 for a broken pipe (the
+    reader went away); 3 with a one-line message for ``bugs`` and any other exception (``TPUGRAPHS_EVAL_DEBUG=1``
     re-raises it). With ``argv`` None (the console script) the standard streams are made safe to write first
     (:func:`_usable_streams`) and the process exits with the code.
     """

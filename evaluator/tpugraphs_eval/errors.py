@@ -224,7 +224,5 @@ class InvalidSubmissionError(TpuGraphsEvalError):
 def error_codes_markdown() -> str:
     """:data:`ERROR_CODES` as a Markdown table (``| code | meaning |``) in registry order; ``docs/codes.md``
     holds exactly this text (``tpugraphs-eval codes --errors --markdown``)."""
-    rows = ["| code | meaning |", "|---|---|"]
-    cells = {code: meaning.replace("|", "\\|") for code, meaning in ERROR_CODES.items()}  # a Markdown cell
-    rows += [f"| `{code}` | {cell} |" for code, cell in cells.items()]
-    return "\n".join(rows) + "\n"
+    rows = [f"| `{code}` | " + meaning.replace("|", "\\|") + " |" for code, meaning in ERROR_CODES.items()]
+    return "\n".join(["| code | meaning |", "|---|---|", *rows]) + "\n"

@@ -7,11 +7,8 @@ The hot loops are ``scan_indices`` (the fast check of every TopConfigs field, :m
 bench/README.md). Environment variable ``TPUGRAPHS_KERNEL``: ``c`` (the C extension, an error if it was
 not built), ``numpy`` (the fallback; ``python`` is the same), or unset/``auto`` (C when built).
 
-**Decision: a stale build is never used.** The built module carries ``SOURCE_ID``, the :func:`source_id` of the
-``_native.c`` it was compiled from; when ``_native.c`` is beside it (an editable install, a source tree) and
-its id differs (the module was built from another version, e.g. an editable install without a C compiler
-left an old build in place), the module is not used: the numpy fallback runs, and ``--version`` names the
-module file and says it does not match (:func:`native_mismatch`).
+**Decision: a stale build is never used** (docs/metrics.md, just before "Measurement noise"): a built module
+whose ``SOURCE_ID`` is not the :func:`source_id` of the ``_native.c`` beside it is not used (:func:`native_mismatch`).
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,13 +43,11 @@ def native_mismatch() -> str | None:
     """Why the built C extension must not be used: it was compiled from another ``_native.c`` than the one
     beside it (its ``SOURCE_ID`` differs or is absent). None when it matches, was not built, or no source is
     there to compare with."""
-    if _native is None:
-        return None
     try:
         source = NATIVE_SOURCE.read_bytes()
     except OSError:
         return None
-    if getattr(_native, "SOURCE_ID", None) == source_id(source):
+    if _native is None or getattr(_native, "SOURCE_ID", None) == source_id(source):
         return None
     return (f"the built C extension {Path(getattr(_native, '__file__', '_native')).name} does not match "
             f"{NATIVE_SOURCE.name} (a stale build): rebuild it (`pip install -e .` with a C compiler) or delete it")
@@ -67,30 +61,23 @@ FLAG_BAD_TOKEN = kernels_numpy.FLAG_BAD_TOKEN
 
 
 class Scanned(NamedTuple):
-    """What ``scan_indices`` returns for one TopConfigs field (both kernels give a plain tuple in this order).
-
-    Attributes:
-        values: the tokens as native int32 bytes, (n_tokens,) int32 (-1 for a bad token).
-        n_tokens: the number of ``;``-separated tokens.
-        flags: 0 for a clean field (plain integers, all in range, none repeated); else bits for a bad token
-            (1), an index out of range, a repeat (see :mod:`.kernels_numpy`).
-    """
+    """What ``scan_indices`` returns for one TopConfigs field, in this order: the tokens as packed native int32,
+    (n_tokens,) (-1 for a bad token), the token count and the flags, 0 for a clean field
+    (:func:`.kernels_numpy.scan_indices` says more)."""
 
     values: bytes
     n_tokens: int
     flags: int
 
 
-@dataclass(frozen=True)
-class Kernel:
+class Kernel(NamedTuple):
     """One implementation of the hot loops.
 
     Attributes:
         name: ``c`` or ``numpy``.
         description: one line for people, e.g. ``numpy fallback — the C extension was not built``.
-        scan_indices: ``(field, n_configs) -> (int32 values as bytes, token count, flags)``, a plain tuple in
-            :class:`Scanned` order (the per-row hot loop unpacks it; no object per row).
-        inversions: ``(int32 ranks, int64 lengths, int64 n_values) -> int64 discordant pairs as bytes``.
+        scan_indices, inversions: the two functions (:mod:`.kernels_numpy` documents them); ``scan_indices``
+            gives a plain tuple in :class:`Scanned` order (the per-row hot loop unpacks it; no object per row).
     """
 
     name: str
@@ -128,8 +115,7 @@ def active() -> Kernel:
     """The kernel in use: the one :func:`use` set, else the one :data:`ENV_VAR` asks for (read once).
 
     Raises:
-        UsageError: :data:`ENV_VAR` names no kernel, or ``c`` where the C extension was not built (the
-            consoles print it as ``[USAGE_ERROR]`` and exit with 2).
+        UsageError: :data:`ENV_VAR` names no kernel, or ``c`` where the C extension was not built or is stale.
     """
     global _active
     if _active is None:

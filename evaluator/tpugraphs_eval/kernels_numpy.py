@@ -1,10 +1,6 @@
-"""The numpy fallback of the C extension (``_native.c``): the same two functions, the same results.
-
-Used when the C extension was not built (no C compiler at install) or when ``TPUGRAPHS_KERNEL=numpy``
-asks for it (:mod:`kernels`). Both functions take and return exactly what their C twins do, bytes for
-bytes (tests/scoring/test_kernels.py compares them on random, adversarial and real inputs), and are
-vectorised: a fixed number of numpy passes per TopConfigs field, and O(log n) passes per set of
-rankings, never a Python loop over entries.
+"""The numpy fallback of the C extension (``_native.c``, chosen by :mod:`kernels`): the same two functions,
+taking and returning exactly what their C twins do, bytes for bytes (tests/scoring/test_kernels.py). Both are
+vectorised: a fixed number of numpy passes per TopConfigs field, O(log n) passes per set of rankings.
 """
 
 from __future__ import annotations

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .dataset import TILE_TOP_K
-from .defaults import CONFIG_PROTOCOLS, ConfigProtocol  # noqa: F401 (re-exported)
+from .defaults import CONFIG_PROTOCOLS, TILE_RUNTIMES, ConfigProtocol, TileRuntime
 from .errors import UsageError
 from .rules.metric_table import ks
 from .submission.problems import MODES, Mode
-from .truth.groundtruth import TILE_RUNTIMES, TileRuntime
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,13 @@
 """The CLI's output targets: where a report may be written, and never over one of the command's inputs.
 
-**Decision** (docs/options.md, "Output files"): a file that must be a complete artefact (a solution file, an
-HTML page, an exported file, a bundle) is written atomically and refuses an existing target that is not a
-regular file (:func:`.atomicfile.refuse_special`). A stream (``--json``) may also go to a FIFO or a
-character device (``/dev/stdout``, a pipe), written in place; a full device then fails with
-``OUTPUT_WRITE_FAILED`` like a full disk. No output may be the same file as an input, nor lie inside the data
-root's ``npz/`` folder of graphs (``OUTPUT_IS_INPUT``).
+**Decision** (stated in docs/options.md, "Output files"): complete artefacts are written atomically
+(:func:`.atomicfile.write_atomically`), a stream (``--json``) may also go to a FIFO or a character device, and
+no output may be an input or lie inside the data root's ``npz/`` folder (:func:`refuse_output_is_input`).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import sys
@@ -41,13 +39,11 @@ def write_stream(target: str, text: str, what: str) -> None:
     path = Path(target)
     try:
         if special_kind(path) in STREAM_KINDS or (path.is_symlink() and path.is_file()):
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return
-        write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+            path.write_text(text, encoding="utf-8")
+        else:
+            write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     except OSError as err:
-        raise UsageError(f"cannot write {what} to {path}: {err.strerror or err}",
-                         code="OUTPUT_WRITE_FAILED") from None
+        raise UsageError(f"cannot write {what} to {path}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -105,11 +101,8 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
     """
     inputs = [Path(p) for p in inputs if p is not None]
     outputs = [(option, Path(out)) for option, out in outputs if out is not None and str(out) != "-"]
-    folders, seen = set(folders), set()
-    is_folder = []  # per output: only the first path of a folder option is the folder
-    for option, _ in outputs:
-        is_folder.append(option in folders and option not in seen)
-        seen.add(option)
+    folders, options = set(folders), [option for option, _ in outputs]
+    is_folder = [o in folders and o not in options[:i] for i, o in enumerate(options)]  # a folder option's first path
     for option, out in outputs:
         for source in inputs:
             if _same(out, source):
@@ -118,19 +111,17 @@ def refuse_output_is_input(outputs: Iterable[tuple[str, str | os.PathLike[str] |
         if _inside_graphs(out, data_root):
             raise UsageError(f"{option} {out} is inside the data root's npz/ folder {Path(data_root) / 'npz'}: it "
                              "could overwrite a graph file; give an output path outside it", code="OUTPUT_IS_INPUT")
-    for i, (option, out) in enumerate(outputs):
-        for j in range(i + 1, len(outputs)):
-            other_option, other = outputs[j]
-            if option == other_option:  # one option's paths (--html's pages) are told apart where they are made
-                continue
-            if _spelled_alike(out, other):
-                raise UsageError(f"{option} {out} and {other_option} {other} are the same path: one would "
-                                 "overwrite the other; give two different paths", code="SAME_OUTPUT_TWICE")
-            for (o1, p1), (o2, p2, folder2) in (((option, out), (other_option, other, is_folder[j])),
-                                                ((other_option, other), (option, out, is_folder[i]))):
-                if folder2 and _inside(p1, p2):
-                    raise UsageError(f"{o1} {p1} is inside the folder {o2} {p2}: give a path outside it",
-                                     code="SAME_OUTPUT_TWICE")
+    for (i, (option, out)), (j, (other_option, other)) in itertools.combinations(enumerate(outputs), 2):
+        if option == other_option:  # one option's paths (--html's pages) are told apart where they are made
+            continue
+        if _spelled_alike(out, other):
+            raise UsageError(f"{option} {out} and {other_option} {other} are the same path: one would "
+                             "overwrite the other; give two different paths", code="SAME_OUTPUT_TWICE")
+        for (o1, p1), (o2, p2, folder2) in (((option, out), (other_option, other, is_folder[j])),
+                                            ((other_option, other), (option, out, is_folder[i]))):
+            if folder2 and _inside(p1, p2):
+                raise UsageError(f"{o1} {p1} is inside the folder {o2} {p2}: give a path outside it",
+                                 code="SAME_OUTPUT_TWICE")
     for (option, out), folder in zip(outputs, is_folder, strict=True):
         blocker = _file_in_the_way(out, folder)
         if blocker is not None:

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
+from .display import is_terminal
+
 if TYPE_CHECKING:
     from rich.progress import Progress
 
@@ -21,31 +23,18 @@ MIN_ITEMS = 200
 
 def wanted(progress: bool | None) -> bool:
     """``progress`` itself, or (None: automatic) whether stderr is a terminal."""
-    if progress is None:
-        try:
-            return sys.stderr.isatty()
-        except (AttributeError, ValueError):
-            return False
-    return progress
+    return is_terminal(sys.stderr) if progress is None else progress
 
 
 def progress_bar(label: str, *, transfer: bool = False) -> Progress:
     """A transient rich bar on stderr, not yet started: ``label``, the bar, done/total (with ``transfer``:
     bytes and speed instead), time left. Use it as a context manager, or ``start()`` / ``stop()`` it."""
+    from rich import progress as bars
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
 
-    counts = (DownloadColumn(), TransferSpeedColumn()) if transfer else (MofNCompleteColumn(),)
-    return Progress(TextColumn(label), BarColumn(), *counts, TimeRemainingColumn(),
-                    console=Console(stderr=True, force_jupyter=False), transient=True)
+    counts = (bars.DownloadColumn(), bars.TransferSpeedColumn()) if transfer else (bars.MofNCompleteColumn(),)
+    return bars.Progress(bars.TextColumn(label), bars.BarColumn(), *counts, bars.TimeRemainingColumn(),
+                         console=Console(stderr=True, force_jupyter=False), transient=True)
 
 
 def track(items: Iterable[T], total: int, description: str, progress: bool | None, *,

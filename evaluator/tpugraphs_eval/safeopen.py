@@ -1,18 +1,13 @@
-"""Opening an input file so that a hostile path neither hangs nor fills memory.
-
-Every file the evaluator reads from a path (a submission, a usage file, an eval-indices JSON file, a
-solution file, a ``.npz`` file) is opened here: without blocking (``O_NONBLOCK``, so opening a FIFO does
-not wait for a writer), then checked with ``fstat`` on the open descriptor before one byte is read. The
-final target must be a regular file (links are followed: these are paths the user names) no larger than
-the caller's cap, so a folder, a FIFO, a device such as ``/dev/zero`` or an oversized file is refused at
-once. Callers turn :class:`InputRefused` into their own coded error.
+"""Opening an input file so that a hostile path neither hangs nor fills memory (docs/codes.md, the guarantees
+after the table): every file the evaluator reads from a path is opened here without blocking (``O_NONBLOCK``: a
+FIFO does not wait for a writer), and its final target (links followed) checked with ``fstat`` before one byte
+is read. Callers turn :class:`InputRefused` into their own coded error.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 from typing import BinaryIO, Literal
 
 from .errors import DataError
@@ -42,15 +37,9 @@ _FILE_TYPES = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
 
 
 def file_type_in_words(mode: int) -> str | None:
-    """The file type of an ``st_mode`` (from ``os.stat``, ``os.fstat`` or ``os.lstat``) in words, for messages.
-
-    Returns:
-        None for a regular file; else ``"a folder"``, ``"a character device"`` (``/dev/zero``, ``/dev/null``),
-        ``"a block device"``, ``"a FIFO (named pipe)"``, ``"a socket"``, ``"a symbolic link"`` (only from
-        ``lstat``), or ``"a special file"`` for any other type (a Solaris door, ...). The one wording of file
-        types in input refusals (:func:`open_regular_file`) and output refusals
-        (:func:`tpugraphs_eval.atomicfile.special_kind`).
-    """
+    """The file type of an ``st_mode`` (``os.stat``, ``fstat`` or ``lstat``) in words, the one wording of input and
+    output refusals: None for a regular file, else one of :data:`_FILE_TYPES` (``"a folder"``, ...) or ``"a special
+    file"`` for any other type (a Solaris door, ...)."""
     if stat.S_ISREG(mode):
         return None
     return next((words for test, words in _FILE_TYPES if test(mode)), "a special file")
@@ -136,7 +125,7 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         InputRefused: as :func:`open_regular_file`; ``too_large`` also when the file grows past
             ``max_bytes`` while it is read; ``unreadable`` on an I/O error or when it grows while read.
     """
-    with open_regular_file(Path(path), max_bytes) as handle:
+    with open_regular_file(path, max_bytes) as handle:
         size = os.fstat(handle.fileno()).st_size  # read what fstat saw, plus one byte to see growth
         try:
             data = handle.read(min(size, max_bytes) + 1)

@@ -1,9 +1,6 @@
-"""A digest of the package's own source code, for keys that must change whenever the code does.
-
-The version string changes at a release; during development (an editable install, a checkout between
-releases) the code can change under the same version. The leaderboard's store
-(:func:`tpugraphs_eval.leaderboard.store.record_keyer`) keys on this digest as well as on the version, so a
-record scored by other code (another message, another metric detail) is never reused.
+"""A digest of the package's own source code, for keys that must change whenever the code does, also between
+releases (an editable install): the leaderboard's store (:func:`tpugraphs_eval.leaderboard.store.record_keyer`)
+keys on it as well as on the version, so a record scored by other code is never reused.
 """
 
 from __future__ import annotations

@@ -59,7 +59,9 @@ def test_official_eval_indices_are_read_once(monkeypatch, capsys, tmp_path, demo
 
 def test_public_only_view_is_made_from_the_one_report(monkeypatch, capsys, demo_solution):
     reports = _count(monkeypatch, api, "Report")
-    solutions = _count(monkeypatch, api, "load_solution")
+    from tpugraphs_eval.truth import solution
+
+    solutions = _count(monkeypatch, solution, "load_solution")  # imported by the API where a solution is read
     assert cli.main([FILES[0], "--solution", str(demo_solution), "--public-only", "-q"]) == 0
     assert "VALID" in capsys.readouterr().out
     assert (reports[0], solutions[0]) == (1, 1)
