@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -184,29 +185,31 @@ def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _official_graph(runtime: np.ndarray, ranking: np.ndarray,
-                    sampled: np.ndarray) -> tuple[list[float], int, np.ndarray]:
-    """tau-b, OPA and slowdowns of one layout graph under the paper's protocol (docs/metrics.md).
-
-    The ranking is restricted to the sampled indices, in their order, duplicates included (a duplicate
-    ties with itself in predicted rank and runtime); the slowdown's best runtime is the best over the
-    sampled configs. Third: the (K,) search curve (NaN when no sampled config is listed).
-    """
-    predicted = _predicted_ranks(runtime.size, ranking)[sampled]  # lenient partial rows: unlisted tie last
-    sampled_runtime = runtime[sampled]
-    tau, opa = pair_metrics(predicted, sampled_runtime)
-    listed = predicted < ranking.size
-    ordered = sampled_runtime[listed][np.argsort(predicted[listed], kind="stable")]
-    if ordered.size == 0:  # (a partial row that lists none of the sampled configs)
-        return [tau, opa] + [math.nan] * len(SLOWDOWN_KS), int(sampled.size), np.full(LAYOUT_K, math.nan)
-    curve = search_curves(ordered, np.array([ordered.size]), np.array([sampled_runtime.min()]), LAYOUT_K)[0]
-    return [tau, opa, *error_from_ratio(curve[[k - 1 for k in SLOWDOWN_KS]]).tolist()], int(sampled.size), curve
+def layout_metrics(graphs: Iterable[tuple[np.ndarray, np.ndarray, int]]) -> GraphMetrics:
+    """The metrics of one layout collection, graph by graph, from each graph's (n,) predicted ranks or runtimes (lower
+    = faster), (n,) runtimes (every one scored) and ``listed``: the slowdowns look at the first ``listed`` configs in
+    the stable order of the predictions (NaN when ``listed`` is 0) and compare with the best of the runtimes."""
+    rows, counts, curves = [], [], []
+    for predicted, runtimes, listed in graphs:
+        curve = np.full(LAYOUT_K, math.nan)  # (a partial row that lists none of the sampled configs)
+        if listed:
+            head = runtimes[np.argsort(predicted, kind="stable")[:min(listed, _HEAD)]]
+            curve = search_curves(head, np.array([head.size]), np.array([runtimes.min()]), LAYOUT_K)[0]
+        rows.append([*pair_metrics(predicted, runtimes), *(curve[[k - 1 for k in SLOWDOWN_KS]] - 1.0).tolist()])
+        counts.append(runtimes.size)
+        curves.append(curve)
+    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
+    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64),
+                        np.array(curves).reshape(len(rows), LAYOUT_K))
 
 
 def score_official(truth: CollectionTruth, rankings: Rankings, sampled: dict[int, np.ndarray]) -> GraphMetrics:
-    """tau-b, OPA and slowdowns of every graph of one layout collection on the official sampled configs."""
-    rows, counts, curves = zip(*(_official_graph(runtime, rankings.indices(g), sampled[g])
-                                 for g, runtime in enumerate(truth.runtimes)))
-    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64),
-                        np.array(curves))
+    """tau-b, OPA and slowdowns of every graph of one layout collection under the paper's protocol (docs/metrics.md):
+    the ranking restricted to the sampled indices, in their order, duplicates included (a duplicate ties with itself
+    in predicted rank and runtime); the slowdowns' best runtime is the best over the sampled configs."""
+    def graph(g: int, runtime: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        ranking = rankings.indices(g)
+        predicted = _predicted_ranks(runtime.size, ranking)[sampled[g]]  # lenient partial rows: unlisted tie last
+        return predicted, runtime[sampled[g]], int(np.count_nonzero(predicted < ranking.size))
+
+    return layout_metrics(graph(g, runtime) for g, runtime in enumerate(truth.runtimes))

@@ -17,33 +17,14 @@ from ..submission.predictions import ParsedPredictions
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .curve import LAYOUT_K
-from .layout import LAYOUT_METRICS, SLOWDOWN_KS, GraphMetrics, pair_metrics
-from .metrics import error_from_ratio, search_curves
+from .layout import GraphMetrics, layout_metrics
 from .score import CollectionResult, tile_metrics
-
-
-def _layout_graph(predictions: np.ndarray, runtimes: np.ndarray) -> tuple[list[float], np.ndarray]:
-    """tau-b, OPA and slowdowns of one graph (both arrays (k,), aligned), in :data:`LAYOUT_METRICS` order, and its
-    (K,) search curve."""
-    tau, opa = pair_metrics(predictions, runtimes)
-    head = runtimes[np.argsort(predictions, kind="stable")[:max(SLOWDOWN_KS)]]
-    curve = search_curves(head, np.array([head.size]), np.array([runtimes.min()]), LAYOUT_K)[0]
-    return [tau, opa, *error_from_ratio(curve[[k - 1 for k in SLOWDOWN_KS]]).tolist()], curve
 
 
 def _layout(truth: CollectionTruth, values: dict[int, np.ndarray], sampled: dict[int, np.ndarray] | None
             ) -> GraphMetrics:
-    rows, counts, curves = [], [], []
-    for g, runtime in enumerate(truth.runtimes):
-        scored = runtime if sampled is None else runtime[sampled[g]]
-        row, curve = _layout_graph(values[g], scored)
-        rows.append(row)
-        curves.append(curve)
-        counts.append(scored.size)
-    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, np.int64),
-                        np.array(curves).reshape(len(rows), LAYOUT_K))
+    scored = truth.runtimes if sampled is None else [y[sampled[g]] for g, y in enumerate(truth.runtimes)]
+    return layout_metrics((values[g], y, y.size) for g, y in enumerate(scored))
 
 
 def _tile(truth: CollectionTruth, values: dict[int, np.ndarray]) -> GraphMetrics:
