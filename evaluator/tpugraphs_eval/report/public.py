@@ -1,18 +1,10 @@
-"""What a participant may see of an evaluation: :class:`PublicReport`, made by :func:`public_report` alone.
-
-The reasoning behind every rule here is docs/public-view.md (why a collection value needs 2 public graphs,
-why one hidden graph hides them all); the rule itself is :mod:`..rules.public_rule`. A leak is something
-these types cannot hold, not a branch in each renderer: a :class:`PublicReport` has no field for a graph ID
-of the split (beyond the submission's own problems and missing IDs, found over the whole split), a per-graph
-value, a tile program mean, a private or all-graphs value, the ground truth's sha256 or the data root's path.
-Its numbers are checked to be single floats when it is made (an array, a list or a mapping raises
-``TypeError``), its classes are frozen and have ``__slots__`` (no attribute can be added), and the
+"""What a participant may see of an evaluation: :class:`PublicReport`, made by :func:`public_report` alone; the
+terminal (:func:`.terminal.render`), JSON (:meth:`PublicReport.to_dict`) and HTML (:func:`.html.render_html`) public
+views are made from it. The rule is :mod:`..rules.public_rule`; what these types cannot hold (a graph ID beyond the
+submission's own problems and missing IDs, a per-graph value, a program mean, a secondary mean or a count, a private
+or all-graphs value, the ground truth's sha256, the data's path) and why: docs/public-view.md. Its numbers are
+checked to be single floats when it is made (:func:`one_number`), its classes are frozen with ``__slots__``, and the
 provenance keeps only :data:`PUBLIC_PROVENANCE_KEYS`.
-
-No secondary mean (top-K errors, slowdowns) and no count of graphs a mean is over: a tile top-10 error is
-defined only on rows listing 10 indices, so its count would tell which graphs are public to a file listing
-10 on chosen rows. The terminal (:func:`.terminal.render`), JSON (:meth:`PublicReport.to_dict`) and HTML
-(:func:`.html.render_html`) public views are made from it.
 """
 
 from __future__ import annotations
@@ -195,7 +187,6 @@ class PublicReport(ValidationFacts):
         object.__setattr__(self, "missing_collections", tuple(self.missing_collections))
 
     data_root = PUBLIC_DATA_LABEL
-    """What the view names as its data (the solution file's path is the organiser's)."""
 
     @property
     def provenance(self) -> dict[str, Any]:

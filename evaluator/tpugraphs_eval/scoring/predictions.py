@@ -1,12 +1,6 @@
-"""Scoring predictions: valid predicted runtimes + ground truth → the same per-graph metrics as a ranking's.
-
-Scored as the official code scores model outputs (docs/metrics.md, "Predictions"):
-- layout: Kendall's tau-b of the predictions against the runtimes, as ``scipy.stats.kendalltau`` (tied
-  predictions are ties; official ``layout_evaluate.py``), OPA from the same pair counts (a tied pair is not
-  correctly ordered), and slowdown@k over the first k of a stable argsort of the predictions;
-- tile: the Kaggle score and top-K errors of the first K of a stable argsort of the predictions (official
-  ``tpu_graphs/baselines/tiles/metrics.py`` takes ``argsort(preds)[:k]``), through the ranking route's code.
-"""
+"""Scoring predictions: valid predicted runtimes + ground truth → the same per-graph metrics as a ranking's, as the
+official code scores model outputs (docs/metrics.md, "Predictions"): layout tau-b and OPA with tied predictions as
+ties, and every top k (slowdowns, tile score and errors) from a stable argsort of the predictions."""
 
 from __future__ import annotations
 
@@ -16,23 +10,9 @@ from ..rules.topconfigs import TILE_MAX_LISTED
 from ..submission.predictions import ParsedPredictions
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.eval_indices import EvalIndices
-from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .layout import GraphMetrics, layout_metrics
+from ..truth.groundtruth import GroundTruth
+from .layout import layout_metrics
 from .score import CollectionResult, tile_metrics
-
-
-def _layout(truth: CollectionTruth, values: dict[int, np.ndarray], sampled: dict[int, np.ndarray] | None
-            ) -> GraphMetrics:
-    scored = truth.runtimes if sampled is None else [y[sampled[g]] for g, y in enumerate(truth.runtimes)]
-    return layout_metrics((values[g], y, y.size) for g, y in enumerate(scored))
-
-
-def _tile(truth: CollectionTruth, values: dict[int, np.ndarray]) -> GraphMetrics:
-    """The ranking route's tile metrics of each graph's first 10 configs by stable argsort of its predictions."""
-    rankings = Rankings({g: np.argsort(values[g], kind="stable")[:TILE_MAX_LISTED].astype(INDEX_DTYPE).tobytes()
-                         for g in range(truth.best.size)})
-    scored = tile_metrics(truth, rankings)
-    return GraphMetrics(scored.per_graph, truth.graphs.n_configs.astype(np.int64), scored.curves)  # all in the argsort
 
 
 def score_predictions_parsed(parsed: ParsedPredictions, truth: GroundTruth,
@@ -51,12 +31,14 @@ def score_predictions_parsed(parsed: ParsedPredictions, truth: GroundTruth,
         compared over (tile: c; layout: c, or the official list's m).
     """
     results = {}
-    for name, collection_truth in truth.collections.items():
-        graphs = collection_truth.graphs
+    for name, t in truth.collections.items():
         values = parsed.values[name]
-        if graphs.collection.kind == "tile":
-            scored = _tile(collection_truth, values)
+        if t.graphs.collection.kind == "tile":  # the ranking route on each graph's first 10 by stable argsort
+            rankings = Rankings({g: np.argsort(values[g], kind="stable")[:TILE_MAX_LISTED].astype(INDEX_DTYPE).tobytes()
+                                 for g in range(t.best.size)})
+            scored = tile_metrics(t, rankings)._replace(n_scored=t.graphs.n_configs.astype(np.int64))  # all compared
         else:
-            scored = _layout(collection_truth, values, None if eval_indices is None else eval_indices[name])
-        results[name] = CollectionResult(graphs.collection, graphs.ids, *scored)
+            runtimes = t.runtimes if eval_indices is None else [y[eval_indices[name][g]] for g, y in enumerate(t.runtimes)]
+            scored = layout_metrics((values[g], y, y.size) for g, y in enumerate(runtimes))
+        results[name] = CollectionResult(t.graphs.collection, t.graphs.ids, *scored)
     return results

@@ -101,11 +101,9 @@ class CollectionResult:
 
 
 def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
-    """Tile score and top-K errors of every graph of a collection (every graph has a ranking). Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
-
-    The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined): from 5
-    entries the paper's top-10 error cannot be told, and the top-5 value is not it (docs/metrics.md, tile:xla).
-    """
+    """Tile score and top-K errors of every graph of a collection (every graph has a ranking), vectorised over all
+    graphs. The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined; docs/metrics.md,
+    tile:xla **Decision**)."""
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     curves = search_curves(values, lengths, truth.best, TILE_K)
@@ -134,13 +132,7 @@ def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
     else:
         scored = [score_official(truth.collections[n], parsed.rankings[n], eval_indices[n]) for n in layouts]
     by_name = dict(zip(layouts, scored, strict=True))
-    results = {}
-    for name, collection_truth in truth.collections.items():
-        graphs = collection_truth.graphs
-        if graphs.collection.kind == "tile":
-            scored = tile_metrics(collection_truth, parsed.rankings[name])
-        else:
-            scored = by_name[name]
-        results[name] = CollectionResult(graphs.collection, graphs.ids, *scored)
-    return results
+    return {name: CollectionResult(t.graphs.collection, t.graphs.ids,
+                                   *(by_name[name] if name in by_name else tile_metrics(t, parsed.rankings[name])))
+            for name, t in truth.collections.items()}
 
