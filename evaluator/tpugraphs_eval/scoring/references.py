@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -78,34 +77,20 @@ def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = 
     return out
 
 
-class GraphReferences(NamedTuple):
-    """The references of every graph of one collection (NaN: undefined tau).
-
-    Attributes:
-        random: (G,) float64 expected value of a uniformly random ranking.
-        oracle: (G,) float64 value of the runtime-sorted ranking.
-    """
-
-    random: np.ndarray
-    oracle: np.ndarray
-
-
-def graph_references(truth: GroundTruth, eval_indices: EvalIndices | None = None) -> dict[str, GraphReferences]:
-    """Collection → :class:`GraphReferences` of every graph.
-
-    The all-configs references depend on the runtimes alone and are computed once per ground truth.
-    """
+def graph_references(truth: GroundTruth,
+                     eval_indices: EvalIndices | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Collection → ((G,) expected value of a uniformly random ranking, (G,) value of the runtime-sorted ranking) of
+    every graph, float64 (NaN: undefined tau). The all-configs references are computed once per ground truth."""
     key = "graph_references"
     if eval_indices is None and key in truth.cache:
         return truth.cache[key]
     out = {}
     for name, collection_truth in truth.collections.items():
         if collection_truth.graphs.collection.kind == "tile":
-            out[name] = GraphReferences(expected_random_tile_scores(collection_truth),
-                                        np.ones(collection_truth.best.size))
+            out[name] = expected_random_tile_scores(collection_truth), np.ones(collection_truth.best.size)
         else:
             oracle = oracle_taus(collection_truth, None if eval_indices is None else eval_indices[name])
-            out[name] = GraphReferences(np.where(np.isnan(oracle), np.nan, 0.0), oracle)
+            out[name] = np.where(np.isnan(oracle), np.nan, 0.0), oracle
     if eval_indices is None:
         truth.cache[key] = out
     return out

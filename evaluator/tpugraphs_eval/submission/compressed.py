@@ -23,17 +23,16 @@ MAX_UNPACKED_BYTES = 256 << 20
 """256 MiB: about 6 times the largest real test submission can be (70 layout rows of at most ~590,000
 characters each, docs/codes.md: about 41 MB; a real Kaggle test submission is about 10 MB), 4 times the
 leaderboard's 64 MiB file cap."""
-_CORRUPT = (EOFError, zlib.error, OSError, ValueError, NotImplementedError, RuntimeError)
-"""What reading a damaged archive raises (with ``zipfile.BadZipFile``, :func:`_corrupt`): an error, never a crash."""
 
 
 def _corrupt() -> tuple[type[Exception], ...]:
-    """:data:`_CORRUPT` and zipfile's and gzip's own errors; those modules are imported when an archive is read
-    (most submissions are plain CSV: docs/performance.md, "Imports")."""
+    """What reading a damaged archive raises: an error, never a crash. zipfile and gzip are imported when an archive
+    is read (most submissions are plain CSV: docs/performance.md, "Imports")."""
     import gzip
     import zipfile
 
-    return (zipfile.BadZipFile, gzip.BadGzipFile, *_CORRUPT)
+    return (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError, NotImplementedError,
+            RuntimeError)
 
 
 def unpack(data: bytes, log: ProblemLog) -> bytes | None:

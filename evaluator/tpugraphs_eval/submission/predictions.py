@@ -1,16 +1,9 @@
 """Predictions instead of a ranking: each graph's predicted runtime of every configuration, validated like a
-submission (every problem in one pass, each with a code of :mod:`.problems`, its line and ID).
-
-Three sources, one checker:
-- a mapping ``{ID: array}`` (the API, e.g. a model's outputs inside a training loop);
-- a table ``ID, config, prediction`` (one row per graph and configuration, any row order), as Parquet or CSV;
-- an ``.npz`` archive with one array per graph, the member named by the graph's ID.
-
-Arrays are indexed by configuration (``array[i]`` predicts config i; length c). With the official sampled
-configs (``--configs official``) a layout graph needs only its sampled configs: a table may list just those,
-and an array may instead be aligned with the official list (length m of the list, duplicates included; an
-array of length c is read by configuration). Lower = faster; only the order of a graph's predictions counts.
-How they are scored: :mod:`..scoring.predictions`; how that differs from a ranking: docs/metrics.md.
+submission (every problem in one pass, each with a code of :mod:`.problems`, its line and ID), from a mapping
+``{ID: array}`` (the API), a table ``ID, config, prediction`` (Parquet or CSV, any row order) or an ``.npz`` archive
+of one array per graph named by its ID. An array predicts config i at ``array[i]`` (length c; with
+``--configs official`` a layout graph's may instead be aligned with the official list, and a table may list just
+its sampled configs). Lower = faster. The format and how it is scored: docs/metrics.md, "Predictions".
 """
 
 from __future__ import annotations
@@ -101,9 +94,6 @@ class _Checker:
                              line=line(at), id=graph_id)
         return ok
 
-    def store(self, spec: RowSpec, values: np.ndarray) -> None:
-        self.parsed.values[spec.collection][spec.position] = values
-
     def finish(self, n_rows: int, sha256: str) -> tuple[Validation, ParsedPredictions]:
         for name, n in self.absent.items():
             if name in self.catalog.left_out:
@@ -138,7 +128,8 @@ def _check_array(checker: _Checker, graph_id: str, spec: RowSpec, array: np.ndar
     values = array.astype(np.float64)
     if not checker.finite(graph_id, values, lambda at: f"entries {preview(at.tolist())}", lambda at: None):
         return
-    checker.store(spec, values[sampled] if sampled is not None and values.size == spec.n_configs else values)
+    scored = values[sampled] if sampled is not None and values.size == spec.n_configs else values
+    checker.parsed.values[spec.collection][spec.position] = scored
 
 
 def _array_digest(digest, graph_id: str, array: np.ndarray) -> None:
@@ -288,7 +279,7 @@ def _check_table_graph(checker: _Checker, table: _Table, graph_id: str, spec: Ro
     if ok:
         by_config = np.empty(c, dtype=np.float64)
         by_config[configs] = table.prediction[good_rows]
-        checker.store(spec, by_config if sampled is None else by_config[sampled])
+        checker.parsed.values[spec.collection][spec.position] = by_config if sampled is None else by_config[sampled]
 
 
 def row_limit(catalog: SplitCatalog) -> int:

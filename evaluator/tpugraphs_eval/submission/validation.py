@@ -117,12 +117,8 @@ class Validation:
 
 
 def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode: Mode = "strict") -> Validation:
-    """Check a submission against the graphs of a split, reporting every problem in one pass.
-
-    Every row first gets the fast check ``scan_indices`` (:mod:`kernels`: plain integers, in range, no
-    repeats, in one pass); only rows it does not pass as clean are diagnosed in detail
-    (:func:`topconfigs.diagnose`), after :class:`hints.FieldHints` has recognised indices joined by
-    spaces or written as a list (one problem for the file, not one per row).
+    """Check a submission against the graphs of a split, reporting every problem in one pass: every row first gets
+    the fast check ``scan_indices`` (:mod:`kernels`), and only rows it does not pass as clean are diagnosed in detail.
 
     Args:
         source: path, bytes or binary file object of the CSV, at most 256 MiB whatever the source
@@ -168,8 +164,7 @@ class _Rows:
         self.n_rows = 0
 
     def read(self, line: int, graph_id: str, configs: bytes | memoryview) -> None:
-        """Check one row. Every row first gets the fast ``scan_indices``; only rows it does not pass as clean are
-        diagnosed in detail."""
+        """Check one row."""
         self.n_rows += 1
         spec = self.catalog.row_specs.get(graph_id)
         if len(configs) > MAX_FIELD_BYTES:
