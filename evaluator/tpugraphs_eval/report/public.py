@@ -10,7 +10,6 @@ provenance keeps only :data:`PUBLIC_PROVENANCE_KEYS`.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -220,10 +219,6 @@ class PublicReport(ValidationFacts):
             "problems": [p.to_dict() for p in self.problems], "missing_ids": self.missing_ids,
             "options": self.options.to_dict(), "provenance": self.provenance}
         return {key: document[key] for key in PUBLIC_REPORT_FIELDS}
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as indented JSON text."""
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
 
 def public_scores(scores: Scores) -> PublicScores:

@@ -129,6 +129,10 @@ class ValidationFacts:
         return (f"{type(self).__name__}(split={self.split!r}, valid={self.valid}, n_rows={self.n_rows}, "
                 f"problems={self.validation.code_counts()}, overall={_round(self.overall)}, collections={values})")
 
+    def to_json(self) -> str:
+        """:meth:`to_dict` (the JSON report) as indented JSON text."""
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
     def _repr_html_(self) -> str:
         """A notebook's table: the overall and each collection's value, then the validation table."""
         cells = [("overall", self.overall), *self.collection_values().items()] if self.scored else []
@@ -267,10 +271,6 @@ class Report(ValidationFacts):
             "problem_counts": dict(self.validation.counts), "problems": [p.to_dict() for p in self.problems],
             "missing_ids": self.missing_ids, "options": self.options.to_dict(), "provenance": self.provenance,
         }
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as indented JSON text."""
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
 
 def curve_block(curve, random) -> dict[str, Any]:

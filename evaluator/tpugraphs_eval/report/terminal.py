@@ -109,22 +109,16 @@ def _mean(means: dict[str, float | None], counts: dict[str, int], n: int, m: str
     return (f"{means[m]:.3f}" if means[m] is not None else "—") + (f"[{counts[m]}]" if counts[m] < n else "")
 
 
-def _secondary(means: dict[str, float | None], counts: dict[str, int], n: int, metric: str) -> str:
-    """The top-K secondary means (errors, slowdowns), each followed by ``[n]`` when it is over fewer than the
-    collection's ``n`` graphs."""
-    return "/".join(_mean(means, counts, n, m) for m in means
-                    if m != metric and BY_NAME[m].family in _TOP_K_FAMILIES)
-
-
 def _scores(console: Console, report: Report) -> None:
     noise = report.scores.noise
     table = _scores_table(beside=True, ceiling=bool(noise))
     normalised, to_ceiling = report.normalised(), report.scores.normalised_to_ceiling()
     for name, result in report.collections.items():
-        secondary = _secondary(result.means(), result.counts(), len(result.ids), result.metric)
+        means, counts, n = result.means(), result.counts(), len(result.ids)
+        secondary = "/".join(_mean(means, counts, n, m) for m in means  # the top-K errors or slowdowns
+                             if m != result.metric and BY_NAME[m].family in _TOP_K_FAMILIES)
         if result.undefined:
             secondary += f" ({len(result.undefined)} undefined)"
-        means, counts, n = result.means(), result.counts(), len(result.ids)
         beside = _mean(means, counts, n, BESIDE) if BESIDE in means else ""
         ceiling = [number(noise[name].ceiling if name in noise else None, 3), number(to_ceiling[name], 3)] if noise else []
         table.add_row(name, str(n), _label(result.metric), number(result.value), beside,

@@ -1,13 +1,7 @@
 """Per-graph layout metrics of a ranking (docs/metrics.md): Kendall's tau-b, ordered pair accuracy (OPA) and
-slowdown@1/10/100.
-
-Two protocols:
-- all configs (Kaggle test protocol): every layout graph of every collection in one pass — the
-  rankings are gathered into dense runtime ranks in batches, the discordant pairs of all of them are
-  counted by one C call (split over threads when large), and tau-b, OPA (from the same counts) and the
-  slowdowns are vectorised;
-- the paper's 1000 sampled validation configs (``--configs official``): per graph, with ties in the
-  predicted ranks where the official list repeats an index.
+slowdown@1/10/100, under two protocols: all configs (:func:`score_all_configs`: every layout graph of every
+collection in one pass, the discordant pairs of all rankings counted by one C call, split over threads when large)
+and the paper's 1000 sampled validation configs (:func:`score_official`, per graph).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""Chance and perfection: what a random and an oracle ranking score on a split, per graph and per collection.
-
-- Random (uniformly random ranking), in expectation, exactly:
-  - tile Kaggle score: ``2 - E[min of k uniformly drawn distinct configs] / best`` with k = min(5, c):
-    with the runtimes sorted, y_(1) <= ... <= y_(c), the i-th smallest is the minimum of the draw with
-    probability C(c-i, k-1) / C(c, k);
-  - layout Kendall's tau-b: 0 (a uniformly random permutation is as likely as its reverse, which
-    flips the sign of tau).
-- Oracle (configs sorted by runtime): tile score 1; layout tau-b of that ranking, below 1 where
-  runtimes tie (docs/metrics.md, references), computed by the same metric code as any submission.
-
-The normalised figure of a collection is ``(value - random) / (oracle - random)``: 0 is chance, 1 is perfect.
+"""Chance and perfection: what a random and an oracle ranking score on a split, per graph and per collection
+(docs/metrics.md, "Random and oracle references"): a uniformly random ranking's exact expected value (tile: from
+the order statistics of the runtimes; layout tau-b: 0) and the oracle's (configs sorted by runtime: tile 1; layout
+the tau-b of that ranking, by the same metric code as any submission). The normalised figure of a collection is
+``(value - random) / (oracle - random)``: 0 is chance, 1 is perfect.
 """
 
 from __future__ import annotations

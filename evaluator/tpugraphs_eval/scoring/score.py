@@ -1,10 +1,5 @@
 """Scoring: parsed rankings + ground truth → per-graph metrics → collection and overall values (docs/metrics.md).
-
-Per graph: tile gets the Kaggle score and top-1/5/10 errors; layout gets Kendall's tau-b and
-slowdown@1/10/100. A collection's value is the unweighted mean over its graphs (tile: the Kaggle
-score; layout: tau-b, leaving out graphs whose tau is undefined); the overall score is the unweighted
-mean of the collection values present. Every mean is over the graphs where its metric is defined, and
-says over how many (:meth:`CollectionResult.counts`).
+Every mean is over the graphs where its metric is defined, and says over how many (:meth:`CollectionResult.counts`).
 """
 
 from __future__ import annotations

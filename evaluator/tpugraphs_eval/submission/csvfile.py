@@ -1,16 +1,12 @@
 """Reading a submission: the bytes of a submission file → data rows ``(line, ID, TopConfigs)``.
 
-Everything about the *shape* of the file is checked here (docs/codes.md): a zip or gzip wrapper
-(:mod:`.compressed`), encoding, byte-order mark, line endings, blank lines, header, delimiter, column
-count, quoting. What the fields *mean* (IDs, configuration indices) is checked by
-:mod:`tpugraphs_eval.submission.validation`. What changes no value (RFC 4180 quoting, a BOM, CRLF or
-CR CR LF line ends) is read as every CSV reader reads it, with one note per file.
-
-The rules are :mod:`..rules.csvshape` (shared with the Codabench scoring program). Two ways through a file, one set
-of rules: a *plain* file (ASCII, LF line ends, no quotes, no NUL — what every CSV writer produces) is cut at its
-commas and newlines without copying its TopConfigs fields (an accelerator: tests/submission/test_fuzz.py holds it
-equal to the rules on every input); any line that is not simply ``ID,TopConfigs`` there, and every line of any
-other file, goes through :meth:`..rules.csvshape.ShapeReader.line`, which knows every problem.
+Everything about the *shape* of the file is checked here (docs/codes.md), by the rules of :mod:`..rules.csvshape`
+(shared with the Codabench scoring program): a zip or gzip wrapper (:mod:`.compressed`), encoding, byte-order mark,
+line endings, blank lines, header, delimiter, column count, quoting; what the fields *mean* is checked by
+:mod:`.validation`. A *plain* file (ASCII, LF line ends, no quotes, no NUL) is cut at its commas and newlines without
+copying its TopConfigs fields (an accelerator: tests/submission/test_fuzz.py holds it equal to the rules on every
+input); any line that is not simply ``ID,TopConfigs`` there, and every line of any other file, goes through
+:meth:`..rules.csvshape.ShapeReader.line`, which knows every problem.
 """
 
 from __future__ import annotations
@@ -58,13 +54,9 @@ class Row(NamedTuple):
 
 
 def read_submission_bytes(source: SubmissionSource) -> bytes:
-    """The submission's bytes from a path, bytes-like object or binary file object, at most
-    :data:`MAX_SUBMISSION_BYTES` (256 MiB) of them whatever the source.
-
-    A path is checked with ``fstat`` before it is read (:func:`tpugraphs_eval.safeopen.read_regular_file`);
-    bytes by their length; a file object is read from its current position in chunks of 1 MiB
-    (:func:`tpugraphs_eval.safeopen.read_stream`) and reading stops one byte past the cap, so an endless stream
-    never fills memory.
+    """The submission's bytes from a path (checked with ``fstat`` before it is read), bytes-like object or binary file
+    object (read from its current position, stopping one byte past the cap), at most :data:`MAX_SUBMISSION_BYTES`
+    (256 MiB) of them whatever the source.
 
     Raises:
         UsageError: the path does not exist (``SUBMISSION_NOT_FOUND``), is not a regular file
