@@ -154,14 +154,9 @@ def _scores_table(*, beside: bool = False, ceiling: bool = False) -> Table:
     normalised to it (organiser view, with a noise file)."""
     table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("collection", no_wrap=True, min_width=18)
-    table.add_column("n", justify="right", no_wrap=True)
-    table.add_column("metric", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    if beside:
-        table.add_column(_label(BESIDE), justify="right", no_wrap=True)
-    table.add_column("norm.", justify="right", no_wrap=True)
-    for header in ("ceiling", "norm./ceil.") if ceiling else ():
-        table.add_column(header, justify="right", no_wrap=True)
+    shown_beside, ceilings = [_label(BESIDE)] if beside else [], ["ceiling", "norm./ceil."] if ceiling else []
+    for header in ("n", "metric", "value", *shown_beside, "norm.", *ceilings):
+        table.add_column(header, justify="left" if header == "metric" else "right", no_wrap=True)
     table.add_column(f"tile err@{'/'.join(map(str, ks('top_k_error')))}\nlayout slow@{'/'.join(map(str, ks('slowdown')))}",
                      no_wrap=True)
     return table

@@ -20,7 +20,7 @@ from typing import BinaryIO, NamedTuple, NoReturn, Union
 
 from ..dataset import BY_NAME
 from ..errors import UsageError
-from ..rules.csvshape import HEADER, STOP, ShapeReader
+from ..rules.csvshape import HEADER, ShapeReader
 from ..rules.sniff import refusal
 from ..safeopen import InputRefused, read_regular_file, read_stream, too_large
 from .compressed import MAX_UNPACKED_BYTES, unpack
@@ -163,9 +163,7 @@ class SubmissionCsv:
             if shape.header_seen and comma and ident and b"," not in configs and shape.delimiter == b"," \
                     and ident.strip() != HEADER[0]:
                 yield number, ident.decode("ascii"), configs  # a Row, as a plain tuple
-                continue
-            row = shape.line(number, line)
-            if row is not None:
+            elif (row := shape.line(number, line)) is not None:
                 yield row
 
     def _plain_rows(self) -> Iterator[Row]:
@@ -181,16 +179,9 @@ class SubmissionCsv:
             number += 1
             comma = data.find(b",", pos, newline)
             if (shape.header_seen and shape.delimiter == b"," and comma > pos
-                    and data.find(b",", comma + 1, newline) < 0):
-                ident = data[pos:comma]
-                if ident.strip() != HEADER[0]:
-                    yield number, ident.decode("ascii"), view[comma + 1:newline]  # a Row, as a plain tuple
-                    pos = newline + 1
-                    continue
-            row = shape.line(number, data[pos:newline])
-            if row is STOP:
-                return
-            if row is not None:
+                    and data.find(b",", comma + 1, newline) < 0 and (ident := data[pos:comma]).strip() != HEADER[0]):
+                yield number, ident.decode("ascii"), view[comma + 1:newline]  # a Row, as a plain tuple
+            elif (row := shape.line(number, data[pos:newline])) is not None:  # never STOP: a plain file holds no NUL
                 yield row
             pos = newline + 1
         self.last_line = number
