@@ -42,6 +42,7 @@ _PARALLEL_MIN_CONFIGS = 250_000
 below, the counting takes about a millisecond and handing work to a thread costs more than it saves."""
 _pool: ThreadPoolExecutor | None = None
 
+
 class GraphMetrics(NamedTuple):
     """Per-graph metrics of one collection.
 
@@ -127,16 +128,12 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
 
     n_configs = np.concatenate([np.diff(t.offsets) for t in truths])
     discordant = _discordant(ranks, lengths, np.concatenate([t.n_distinct for t in truths]))
-    y_tied = np.concatenate([t.tied_pairs for t in truths])
-    tau, defined = tau_b_from_counts(lengths, 0, y_tied, 0, discordant)
-    taus = np.where(defined, tau, np.nan)  # NaN: undefined, left out of the means
-    opa, opa_defined = opa_from_counts(lengths, 0, y_tied, 0, discordant)
-    opas = np.where(opa_defined, opa, np.nan)
-    best = np.concatenate([t.best for t in truths])
-    metrics = {"kendall_tau": taus, "opa": opas}
-    curves = search_curves(head_values, heads, best, LAYOUT_K)
-    for k in SLOWDOWN_KS:
-        metrics[f"slowdown{k}"] = error_from_ratio(curves[:, k - 1])
+    counts = (lengths, 0, np.concatenate([t.tied_pairs for t in truths]), 0, discordant)
+    taus, opas = (np.where(defined, values, np.nan)  # NaN: undefined, left out of the means
+                  for values, defined in (tau_b_from_counts(*counts), opa_from_counts(*counts)))
+    curves = search_curves(head_values, heads, np.concatenate([t.best for t in truths]), LAYOUT_K)
+    metrics = {"kendall_tau": taus, "opa": opas,
+               **{f"slowdown{k}": error_from_ratio(curves[:, k - 1]) for k in SLOWDOWN_KS}}
 
     out, graph = [], 0
     for truth, r in zip(truths, rankings, strict=True):
