@@ -63,8 +63,7 @@ def tally(a: np.ndarray, b: np.ndarray, higher_is_better: bool = True) -> Tally:
         raise ValueError(f"A and B need the same graphs: shapes {a.shape} and {b.shape}")
     undefined = np.isnan(a) | np.isnan(b)
     with np.errstate(invalid="ignore"):
-        better = (b > a) if higher_is_better else (b < a)
-        worse = (b < a) if higher_is_better else (b > a)
+        better, worse = (b > a, b < a) if higher_is_better else (b < a, b > a)
     return Tally(int((better & ~undefined).sum()), int((worse & ~undefined).sum()),
                  int(((a == b) & ~undefined).sum()), int(undefined.sum()))
 
@@ -123,9 +122,8 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
             graphs in the same order in both.
         positions: collection → (R, G) drawn graph positions (:func:`.bootstrap.draw_positions`), one entry per
             collection of ``a`` with graphs.
-        higher_is_better: the metric's direction (``Metric.higher_is_better`` of :data:`..rules.metric_table.METRICS`); False flips the sign so
-            that a positive difference still means B is better. The overall mixes the collections'
-            values, so it is meaningful for the primary metrics (all higher-is-better).
+        higher_is_better: the metric's direction (:data:`..rules.metric_table.METRICS`); False flips the sign so that a
+            positive difference still means B is better. The overall is meaningful for the primary metrics only.
 
     Returns:
         (collection → :class:`Difference`, the overall :class:`Difference`).

@@ -17,19 +17,9 @@ from .score import CollectionResult, tile_metrics
 
 def score_predictions_parsed(parsed: ParsedPredictions, truth: GroundTruth,
                              eval_indices: EvalIndices | None = None) -> dict[str, CollectionResult]:
-    """Per-graph metrics of every present collection from valid predictions.
-
-    Args:
-        parsed: predictions that validated without errors (:func:`..submission.predictions.validate_predictions`
-            with the same ``eval_indices``): every graph has its scored entries.
-        truth: the split's runtimes.
-        eval_indices: the official sampled configs (``--configs official``), or None for all configs.
-
-    Returns:
-        Collection name → :class:`CollectionResult` (the metrics of :func:`.score.score_parsed`), in
-        :data:`catalog.COLLECTIONS` order; ``n_scored``: the configurations each graph's predictions were
-        compared over (tile: c; layout: c, or the official list's m).
-    """
+    """:func:`.score.score_parsed` of predictions that validated without errors
+    (:func:`..submission.predictions.validate_predictions` with the same ``eval_indices``); ``n_scored``: the
+    configurations each graph's predictions were compared over (tile: c; layout: c, or the official list's m)."""
     results = {}
     for name, t in truth.collections.items():
         values = parsed.values[name]

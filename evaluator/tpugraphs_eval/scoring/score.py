@@ -102,25 +102,16 @@ def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     curves = search_curves(values, lengths, truth.best, TILE_K)
-    ratios = {k: curves[:, k - 1] for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
-    metrics = {"score": tile_score_from_ratio(ratios[TILE_TOP_K])}
-    listed_enough = {k: lengths >= np.minimum(k, truth.graphs.n_configs) for k in TOP_K_ERRORS}
-    metrics.update({f"top{k}_error": np.where(listed_enough[k], error_from_ratio(ratios[k]), np.nan) for k in TOP_K_ERRORS})
-    return GraphMetrics(metrics, lengths, curves)
+    errors = {f"top{k}_error": np.where(lengths >= np.minimum(k, truth.graphs.n_configs),
+                                        error_from_ratio(curves[:, k - 1]), np.nan) for k in TOP_K_ERRORS}
+    return GraphMetrics({"score": tile_score_from_ratio(curves[:, TILE_TOP_K - 1]), **errors}, lengths, curves)
 
 
 def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
                  eval_indices: EvalIndices | None = None) -> dict[str, CollectionResult]:
-    """Per-graph metrics of every present collection.
-
-    Args:
-        parsed: rankings of a submission that validated without errors (every graph has one).
-        truth: the split's runtimes.
-        eval_indices: the official sampled configs (``--configs official``), or None for all configs.
-
-    Returns:
-        Collection name → :class:`CollectionResult`, in :data:`tpugraphs_eval.dataset.COLLECTIONS` order.
-    """
+    """Collection name → :class:`CollectionResult` of every present collection (in
+    :data:`tpugraphs_eval.dataset.COLLECTIONS` order), from the rankings of a submission that validated without
+    errors, against all configs or, with ``eval_indices``, the official sampled ones (``--configs official``)."""
     layouts = [name for name, t in truth.collections.items() if t.graphs.collection.kind == "layout"]
     if eval_indices is None:  # every layout collection in one pass: one C call for all tau-b
         scored = score_all_configs([truth.collections[n] for n in layouts], [parsed.rankings[n] for n in layouts])
