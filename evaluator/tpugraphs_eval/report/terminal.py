@@ -185,29 +185,29 @@ def _public_scores(console: Console, report: PublicReport) -> None:
         console.print(f"Not shown: {', '.join(public.not_shown)}.")
 
 
+def _detail_table(title: str, first: str, right: list[str], rows, **options) -> Table:
+    """A per-graph or per-program table: a wide first column, then right-aligned ones."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, **options)
+    table.add_column(first, overflow="fold", min_width=32)
+    for header in right:
+        table.add_column(header, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def _per_graph(console: Console, report: Report) -> None:
     for name, result in report.collections.items():
-        table = Table(title=f"{name}: per graph", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                      caption="n: configurations scored", caption_justify="left")
-        table.add_column("graph", overflow="fold", min_width=32)
-        for metric in result.per_graph:
-            table.add_column(_label(metric), justify="right")
-        table.add_column("n", justify="right")
-        for i, graph_id in enumerate(result.ids):
-            table.add_row(graph_id.rpartition(":")[2], *(number(v[i], 4) for v in result.per_graph.values()),
-                          str(int(result.n_scored[i])))
-        console.print(table)
-        means_by_program = result.programs()
-        if means_by_program:
-            programs = Table(title=f"{name}: per program (graph name without its last _<hash>)",
-                             title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-            programs.add_column("program", overflow="fold", min_width=32)
-            programs.add_column("graphs", justify="right")
-            for metric in result.per_graph:
-                programs.add_column(_label(metric), justify="right")
-            for program, means in means_by_program.items():
-                programs.add_row(program, str(means["n_graphs"]), *(number(means[m], 4) for m in result.per_graph))
-            console.print(programs)
+        labels, columns = [_label(m) for m in result.per_graph], list(result.per_graph.values())
+        console.print(_detail_table(
+            f"{name}: per graph", "graph", [*labels, "n"],
+            ([graph_id.rpartition(":")[2], *(number(v[i], 4) for v in columns), str(int(result.n_scored[i]))]
+             for i, graph_id in enumerate(result.ids)), caption="n: configurations scored", caption_justify="left"))
+        if programs := result.programs():
+            console.print(_detail_table(
+                f"{name}: per program (graph name without its last _<hash>)", "program", ["graphs", *labels],
+                ([program, str(means["n_graphs"]), *(number(means[m], 4) for m in result.per_graph)]
+                 for program, means in programs.items())))
 
 
 def render(report: Report | PublicReport, console: Console, *, per_graph: bool = False, per_code: int = 5,

@@ -93,17 +93,10 @@ def _batches(lengths: np.ndarray) -> list[tuple[int, int]]:
 
 
 def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -> list[GraphMetrics]:
-    """tau-b, OPA and slowdowns of every graph of several layout collections, all configs scored.
-
-    Args:
-        truths: the layout collections' ground truth.
-        rankings: per collection, its submitted rankings (every graph has one).
-
-    Returns:
-        Per collection, its per-graph metrics, every config scored. A lenient partial row ranks the
-        configs it does not list tied after the listed ones (:func:`_predicted_ranks`); its slowdowns
-        look at the listed configs and compare with the graph's best over all configs.
-    """
+    """Per layout collection (``truths``, and its submitted ``rankings``, one per graph), the tau-b, OPA and
+    slowdowns of every graph, every config scored. A lenient partial row ranks the configs it does not list tied
+    after the listed ones (:func:`_predicted_ranks`); its slowdowns look at the listed configs and compare with the
+    graph's best over all configs."""
     if not truths:
         return []
     rows = [row for truth, r in zip(truths, rankings, strict=True) for row in r.rows(0, truth.best.size)]

@@ -236,14 +236,8 @@ def ordered_pair_accuracy(*, predictions: np.ndarray | list[float], runtimes: np
 
 
 def ranking_tau_b(runtimes_in_predicted_order: np.ndarray) -> float:
-    """Kendall's tau-b between a strict ranking and runtimes.
-
-    Args:
-        runtimes_in_predicted_order: (n,) runtime of the config ranked 1st, 2nd, … (x = 0..n-1, no ties).
-
-    Returns:
-        tau-b, positive when faster configs are ranked first. Equals
-        ``scipy.stats.kendalltau(np.arange(n), runtimes_in_predicted_order).statistic``.
+    """Kendall's tau-b between a strict ranking and runtimes: ``scipy.stats.kendalltau(np.arange(n),
+    runtimes_in_predicted_order).statistic``, from (n,) runtimes of the configs ranked 1st, 2nd, …
 
     Raises:
         UndefinedMetricError: n < 2 or all runtimes are equal (scipy returns NaN), or a runtime is NaN.
