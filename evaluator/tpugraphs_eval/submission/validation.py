@@ -21,7 +21,7 @@ from ..rules.topconfigs import MAX_FIELD_BYTES, TILE_MAX_LISTED, too_long
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import FieldHints, IdHints, code_of, collections_hint
-from .problems import CODES, Mode, Problem, ProblemLog, Severity, errors_in, preview
+from .problems import CODES, Mode, Problem, ProblemLog, Severity, preview
 from .rankings import INDEX_DTYPE, Rankings
 from .topconfigs import diagnose
 
@@ -54,10 +54,8 @@ _SHOWN_CODES = 8
 
 @dataclass(repr=False)
 class Validation:
-    """The outcome of validating one submission against one split.
-
-    Its ``repr`` and notebook table (``_repr_html_``) are short: the verdict and the count of each problem code
-    (the problems themselves: :attr:`problems`, or ``tpugraphs-eval validate``).
+    """The outcome of validating one submission against one split (its ``repr`` and notebook table are short: the
+    verdict and the count of each problem code).
 
     Attributes:
         mode: ``strict`` or ``lenient``.
@@ -81,7 +79,7 @@ class Validation:
     @property
     def n_errors(self) -> int:
         """Number of error-severity problems."""
-        return errors_in(self.counts, self.mode)
+        return self.by_severity()[Severity.ERROR]
 
     @property
     def valid(self) -> bool:
