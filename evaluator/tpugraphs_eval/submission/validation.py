@@ -138,7 +138,11 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     for line, graph_id, configs in csv_file:
         rows.read(line, graph_id, configs)
     rows.finish()
-    _cut_off(csv_file, log)
+    if csv_file.last_line and not csv_file.ends_with_newline:  # right after a line with problems a cut would explain?
+        last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
+        if last:
+            log.add("NO_FINAL_NEWLINE", "the file ends without a newline right after a line with problems: "
+                    "was it cut off?", line=csv_file.last_line, id=last[0].id)
     missing = _missing_ids(catalog, rows.ledger.lines, log)
     return Validation(mode, log.listed(), log.counts, rows.parsed, missing, csv_file.sha256, rows.n_rows)
 
@@ -240,22 +244,11 @@ class _Rows:
                              f"scored: the {catalog.root.noun} has no {name} {catalog.split} graphs.")
 
 
-def _cut_off(csv_file: SubmissionCsv, log: ProblemLog) -> None:
-    """NO_FINAL_NEWLINE when the file ends without a newline right after a line with problems a cut would explain."""
-    if csv_file.last_line and not csv_file.ends_with_newline:
-        last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
-        if last:
-            log.add("NO_FINAL_NEWLINE", "the file ends without a newline right after a line with problems: "
-                    "was it cut off?", line=csv_file.last_line, id=last[0].id)
-
-
 def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) -> dict[str, list[str]]:
     """IDs of the split without a row (``lines``: the known IDs with one), and one MISSING_IDS problem per collection
     that has some."""
-    if not lines and any(log.counts[code] for code in _NOTHING_READ):
-        return {}  # nothing was readable: one problem says so, no need for five more
-    if len(lines) == len(catalog.index):
-        return {}  # every ID of the split has a row (lines holds known IDs only)
+    if (not lines and any(log.counts[code] for code in _NOTHING_READ)) or len(lines) == len(catalog.index):
+        return {}  # nothing was readable (one problem says so), or every ID has a row (lines holds known IDs only)
     missing = missing_ids(lines, {name: graphs.ids for name, graphs in catalog.collections.items()}, catalog.split)
     hint = collections_hint(catalog, lines)  # said once, on the first MISSING_IDS
     for _, _, message in missing:
