@@ -28,9 +28,7 @@ def reference_bar(name: str, value: float | None, references: References | None)
     """
     label_w, plot_w, height = 180, BAR_WIDTH - 180 - 20, 46
     points = [v for v in (value, references.random if references else None,
-                          references.oracle if references else None) if v is not None]
-    if not points:
-        points = [0.0, 1.0]
+                          references.oracle if references else None) if v is not None] or [0.0, 1.0]
     lo, hi = min(points), max(points)
     pad = (hi - lo) * 0.05 or 0.05
     lo, hi = lo - pad, hi + pad

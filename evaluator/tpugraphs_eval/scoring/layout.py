@@ -149,21 +149,14 @@ def pair_metrics(predicted: np.ndarray, runtimes: np.ndarray) -> tuple[float, fl
     opa, opa_defined = opa_from_counts(*counts)
     pairs = counts.n * (counts.n - 1) // 2
     if not defined and counts.n >= 2 and counts.x_tied == pairs and counts.y_tied < pairs:
-        # **Decision** (docs/metrics.md, predictions): every prediction tied while the runtimes differ is a
-        # ranking with no information: tau-b 0 (scipy gives NaN), not a graph left out of the mean, which a
-        # constant prediction would otherwise buy wherever the model's tau is below 0
+        # **Decision** (docs/metrics.md, "Decision: constant predictions score tau-b 0"), not a graph left out
         return 0.0, (float(opa) if opa_defined else math.nan)
     return (float(tau) if defined else math.nan), (float(opa) if opa_defined else math.nan)
 
 
 def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
-    """(c,) predicted rank of every config: its place in ``ranking``; configs not listed share the last place.
-
-    **Decision** (ours; the alternative, scoring the listed configs only, is in docs/metrics.md): a lenient partial row leaves the
-    configs it does not list tied after the listed ones, so tau-b is still over every config. A short
-    row then scores near 0 — as Kaggle scored a real 5-index row (docs/codes.md) — instead of escaping the
-    mean with an undefined tau (one listed config) or scoring 1 with two well-ordered ones.
-    """
+    """(c,) predicted rank of every config: its place in ``ranking``; configs not listed share the last place, so
+    tau-b is still over every config (**Decision**: docs/metrics.md, "Lenient partial rows")."""
     rank = np.full(n_configs, ranking.size, dtype=np.int64)
     rank[ranking] = np.arange(ranking.size)
     return rank
