@@ -140,11 +140,6 @@ class PublicScores:
                 "collection_details": {name: c.to_dict() for name, c in self.collections.items()}}
 
 
-NO_SCORES = {"overall": None, "collections": {}, "normalised": {}, "collections_not_shown": [],
-             "collection_details": {}}
-"""The score keys of an unscored public view's JSON report."""
-
-
 @dataclass(frozen=True, slots=True, repr=False)
 class PublicReport(ValidationFacts):
     """What a participant may see of one evaluation against a solution file (made by :func:`public_report`).
@@ -209,7 +204,8 @@ class PublicReport(ValidationFacts):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (format :data:`.report.REPORT_FORMAT`) with the keys :data:`PUBLIC_REPORT_FIELDS`."""
-        scores = self.scores.to_dict() if self.scores is not None else NO_SCORES
+        scores = self.scores.to_dict() if self.scores is not None else {
+            "overall": None, "collections": {}, "normalised": {}, "collections_not_shown": [], "collection_details": {}}
         document = {
             "report_format": REPORT_FORMAT, "submission": self.submission, "split": self.split,
             "synthetic": self.synthetic, "graphs_scored": "public leaderboard only", "valid": self.valid,
