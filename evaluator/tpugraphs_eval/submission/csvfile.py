@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple, NoReturn, Union
+from typing import BinaryIO, NoReturn, Union
 
 from ..dataset import BY_NAME
 from ..errors import UsageError
@@ -37,20 +37,9 @@ unpack to."""
 
 SubmissionSource = Union[str, os.PathLike, bytes, BinaryIO]
 """A submission: a path, the file's bytes, or a binary file object."""
-
-
-class Row(NamedTuple):
-    """One data row of a submission.
-
-    Attributes:
-        line: 1-based line number in the file.
-        id: the ID field as text (not yet checked against the split).
-        configs: the TopConfigs field, raw (bytes, or a memoryview into the file's bytes; not parsed).
-    """
-
-    line: int
-    id: str
-    configs: bytes | memoryview
+Row = tuple[int, str, Union[bytes, memoryview]]
+"""One data row: its 1-based line number, the ID field as text (not yet checked against the split) and the raw
+TopConfigs field (bytes, or a memoryview into the file's bytes; not parsed)."""
 
 
 def read_submission_bytes(source: SubmissionSource) -> bytes:
@@ -162,7 +151,7 @@ class SubmissionCsv:
             ident, comma, configs = line.partition(b",")
             if shape.header_seen and comma and ident and b"," not in configs and shape.delimiter == b"," \
                     and ident.strip() != HEADER[0]:
-                yield number, ident.decode("ascii"), configs  # a Row, as a plain tuple
+                yield number, ident.decode("ascii"), configs  # a Row
             elif (row := shape.line(number, line)) is not None:
                 yield row
 
@@ -180,7 +169,7 @@ class SubmissionCsv:
             comma = data.find(b",", pos, newline)
             if (shape.header_seen and shape.delimiter == b"," and comma > pos
                     and data.find(b",", comma + 1, newline) < 0 and (ident := data[pos:comma]).strip() != HEADER[0]):
-                yield number, ident.decode("ascii"), view[comma + 1:newline]  # a Row, as a plain tuple
+                yield number, ident.decode("ascii"), view[comma + 1:newline]  # a Row
             elif (row := shape.line(number, data[pos:newline])) is not None:  # never STOP: a plain file holds no NUL
                 yield row
             pos = newline + 1
