@@ -33,15 +33,9 @@ PUBLIC_PROVENANCE_KEYS = ("a_sha256", "b_sha256", "evaluator_version")
 
 
 def public_rows(n_graphs: dict[str, int]) -> tuple[list[str], list[str], bool]:
-    """Which rows of a ``--public-only`` comparison are shown, and which with their resampled fields.
-
-    Args:
-        n_graphs: collection → its number of public graphs, in table order.
-
-    Returns:
-        (collections shown, collections shown with :data:`RESAMPLED_FIELDS`, True when the overall row has
-        them): the module docstring's decision.
-    """
+    """Which rows of a ``--public-only`` comparison are shown (the module docstring's **Decision**), from each
+    collection's number of public graphs (in table order): (collections shown, collections shown with
+    :data:`RESAMPLED_FIELDS`, True when the overall row has them)."""
     shown = shown_collections(n_graphs)
     resampled = [name for name in shown if n_graphs[name] >= FEW_GRAPHS]
     return shown, resampled, all(n >= FEW_GRAPHS for n in n_graphs.values() if n > 0)

@@ -51,9 +51,7 @@ class IdHints:
     def _elsewhere(self) -> dict[str, str]:
         """Submission ID → the other split holding it."""
         found = {}
-        for split in SPLITS:
-            if split == self.catalog.split:
-                continue
+        for split in (s for s in SPLITS if s != self.catalog.split):
             for collection in COLLECTIONS:
                 for name in self.catalog.root.graph_names(collection, split):
                     found.setdefault(submission_id(collection, name), split)
