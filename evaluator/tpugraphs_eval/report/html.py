@@ -191,8 +191,7 @@ def _histograms(report: Report) -> str:
     layouts = [(n, r) for n, r in report.collections.items() if r.collection.kind == "layout"]
     if not layouts:
         return ""
-    return ('<section id="tau-histograms"><h2>Per-graph Kendall\'s tau-b (layout)</h2>'
-            + '<div class="grid">'
+    return ('<section id="tau-histograms"><h2>Per-graph Kendall\'s tau-b (layout)</h2><div class="grid">'
             + "".join(f"<div><h3>{_e(name)}</h3>{tau_histogram(name, r.per_graph['kendall_tau'])}</div>"
                       for name, r in layouts)
             + "</div></section>")

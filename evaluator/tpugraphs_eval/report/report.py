@@ -290,8 +290,6 @@ def provenance(submission_sha256: str, ground_truth_sha256: str | None,
     """The provenance block of a report."""
     from ..source_digest import source_digest
 
-    out: dict[str, Any] = {"submission_sha256": submission_sha256, "ground_truth_sha256": ground_truth_sha256,
-                           "evaluator_version": __version__, "evaluator_source_sha256": source_digest()}
-    if eval_indices_sha256 is not None:
-        out["eval_indices_sha256"] = eval_indices_sha256
-    return out
+    official = {} if eval_indices_sha256 is None else {"eval_indices_sha256": eval_indices_sha256}
+    return {"submission_sha256": submission_sha256, "ground_truth_sha256": ground_truth_sha256,
+            "evaluator_version": __version__, "evaluator_source_sha256": source_digest(), **official}

@@ -232,9 +232,8 @@ def render(report: Report | PublicReport, console: Console, *, per_graph: bool =
 def render_comparison(console: Console, names: list[object], reports: list[Report | PublicReport | None]) -> None:
     """One row per submission: validity, overall and collection values (None: the file could not be read)."""
     values = [r.collection_values() if r else {} for r in reports]
-    collections = list(dict.fromkeys(c for v in values for c in v))
-    if console.width < 110:
-        collections = []  # too narrow for the collection columns: overall only (all values are in --json)
+    # narrower than 110 columns: the overall only (all values are in --json)
+    collections = list(dict.fromkeys(c for v in values for c in v)) if console.width >= 110 else []
     table = Table(title="Submissions", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("submission", overflow="fold")
     table.add_column("valid", no_wrap=True)

@@ -99,7 +99,7 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
     graph's best over all configs."""
     if not truths:
         return []
-    rows = [row for truth, r in zip(truths, rankings, strict=True) for row in r.rows(0, truth.best.size)]
+    rows = [r[g] for truth, r in zip(truths, rankings, strict=True) for g in range(truth.best.size)]
     lengths = np.array([len(row) for row in rows], dtype=np.int64) // INDEX_DTYPE.itemsize
     heads = np.minimum(lengths, _HEAD)
     ranks = np.empty(int(lengths.sum()), dtype=np.int32)
