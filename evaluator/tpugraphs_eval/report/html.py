@@ -189,12 +189,10 @@ def _leaderboards(report: Report) -> str:
 
 def _histograms(report: Report) -> str:
     layouts = [(n, r) for n, r in report.collections.items() if r.collection.kind == "layout"]
-    if not layouts:
-        return ""
     return ('<section id="tau-histograms"><h2>Per-graph Kendall\'s tau-b (layout)</h2><div class="grid">'
             + "".join(f"<div><h3>{_e(name)}</h3>{tau_histogram(name, r.per_graph['kendall_tau'])}</div>"
                       for name, r in layouts)
-            + "</div></section>")
+            + "</div></section>") if layouts else ""
 
 
 def _noise_and_curves(report: Report) -> str:
@@ -237,18 +235,15 @@ def _worst_graphs(report: Report) -> str:
 def _programs(report: Report) -> str:
     out = []
     for name, result in report.collections.items():
-        programs = result.programs()
-        if not programs:
+        if not (programs := result.programs()):
             continue
         metrics = list(result.per_graph)
         rows = [f'<tr><td class="id">{_e(program)}</td><td class="num">{means["n_graphs"]}</td>'
                 + "".join(_num(means[m]) for m in metrics) + "</tr>" for program, means in programs.items()]
         out.append(f"<h3>{_e(name)}</h3>" + _table(["program", "graphs", *(_label(m) for m in metrics)], rows))
-    if not out:
-        return ""
     return ('<section id="tile-programs"><h2>Tile programs</h2><p class="muted">Means per program: the graph name '
             "without its last _&lt;hash&gt; part, as the official tiles_evaluate.py groups graphs.</p>"
-            + "".join(out) + "</section>")
+            + "".join(out) + "</section>") if out else ""
 
 
 def render_html(report: Report | PublicReport) -> str:

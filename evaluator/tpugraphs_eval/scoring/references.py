@@ -64,8 +64,7 @@ def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = 
         return np.where(defined, tau, np.nan).reshape(-1)
     out = np.empty(truth.best.size)
     for g, runtime in enumerate(truth.runtimes):
-        rank_of = np.empty(runtime.size, dtype=np.int64)
-        rank_of[np.argsort(runtime, kind="stable")] = np.arange(runtime.size)
+        rank_of = np.argsort(np.argsort(runtime, kind="stable"))  # each config's place in the runtime order
         out[g] = pair_metrics(rank_of[sampled[g]], runtime[sampled[g]])[0]
     return out
 

@@ -219,8 +219,7 @@ class _Table:
     def where(self, rows: np.ndarray, text: np.ndarray | None = None) -> str:
         """``line 5 (`abc`), line 9 (empty)`` or ``row 4, row 8``: a few of the rows, for messages (an empty
         cell, read as null, is called empty)."""
-        word = "line" if self.csv else "row"
-        offset = 2 if self.csv else 1
+        word, offset = ("line", 2) if self.csv else ("row", 1)
         shown = [f"{word} {r + offset}" + ("" if text is None else " (empty)" if text[r] is None or text[r] == ""
                                            else f" (`{shorten(str(text[r]))}`)")
                  for r in rows[:5].tolist()]
