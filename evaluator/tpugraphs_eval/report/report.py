@@ -266,7 +266,8 @@ class Report(ValidationFacts):
             "missing_collections": self.missing_collections, "selected_collections": self.selected_collections,
             "ignored_files": self.ignored_files, "noise_file": self.noise_file,
             "undefined_collections": self.undefined_collections,
-            "collection_details": {name: self._details(name, r, normalised[name]) for name, r in self.collections.items()},
+            "collection_details": {name: self._details(name, r, normalised[name])
+                                   for name, r in self.collections.items()},
             "graphs": self.graph_metrics(), "n_rows": self.n_rows, "n_errors": self.n_errors,
             "problem_counts": dict(self.validation.counts), "problems": [p.to_dict() for p in self.problems],
             "missing_ids": self.missing_ids, "options": self.options.to_dict(), "provenance": self.provenance,

@@ -28,7 +28,9 @@ def score_predictions_parsed(parsed: ParsedPredictions, truth: GroundTruth,
                                  for g in range(t.best.size)})
             scored = tile_metrics(t, rankings)._replace(n_scored=t.graphs.n_configs.astype(np.int64))  # all compared
         else:
-            runtimes = t.runtimes if eval_indices is None else [y[eval_indices[name][g]] for g, y in enumerate(t.runtimes)]
+            runtimes = t.runtimes
+            if eval_indices is not None:
+                runtimes = [y[eval_indices[name][g]] for g, y in enumerate(runtimes)]
             scored = layout_metrics((values[g], y, y.size) for g, y in enumerate(runtimes))
         results[name] = CollectionResult(t.graphs.collection, t.graphs.ids, *scored)
     return results
