@@ -66,11 +66,9 @@ def _leaderboards(console: Console, report: Report) -> None:
 
 
 def _problems(console: Console, problems: list[Problem], validation: Validation, per_code: int) -> None:
-    """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest.
-
-    The numbers are the validation's exact counts (the verdict's), not the listed problems: beyond
-    :data:`problems.MAX_LISTED_PER_CODE` of one code, one summary problem stands for the rest.
-    """
+    """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest (from the
+    validation's exact counts, the verdict's: beyond :data:`problems.MAX_LISTED_PER_CODE` one summary problem stands
+    for the rest)."""
     groups: dict[str, list[Problem]] = defaultdict(list)
     for p in problems:
         groups[p.code].append(p)
@@ -149,9 +147,8 @@ def _scores(console: Console, report: Report) -> None:
 
 
 def _scores_table(*, beside: bool = False, ceiling: bool = False) -> Table:
-    """The score table's columns; ``beside``: a column for the secondary metric shown beside the value (OPA; the
-    organiser view: the public view shows primary values only); ``ceiling``: the noise ceiling and the value
-    normalised to it (organiser view, with a noise file)."""
+    """The score table's columns; the organiser view's optional ones: ``beside``, the secondary metric beside the
+    value (OPA); ``ceiling``, the noise ceiling and the value normalised to it (with a noise file)."""
     table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("collection", no_wrap=True, min_width=18)
     shown_beside, ceilings = [_label(BESIDE)] if beside else [], ["ceiling", "norm./ceil."] if ceiling else []

@@ -2,10 +2,8 @@
 computation on per-graph metric arrays, no I/O; what each number means: docs/options.md, ``compare``).
 
 - Orientation: every difference is B − A oriented so that **positive means B is better** (the sign of a
-  lower-is-better metric is flipped). Per graph: a win for B, a loss, a tie (the same bits), or undefined when
-  either value is NaN.
-- Values: the collection values and the overall as in :mod:`.score` (docs/metrics.md); the point difference is
-  ``value_B - value_A`` of those (``math.fsum`` means).
+  lower-is-better metric is flipped); the point difference is ``value_B - value_A`` of the reported values. Per
+  graph: a win for B, a loss, a tie (the same bits), or undefined when either value is NaN.
 - Paired bootstrap over graphs (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993: ch. 6 for resampling
   the units, ch. 13 for the percentile interval; paired over the same test items as Koehn, "Statistical
   significance tests for machine translation evaluation", EMNLP 2004): A and B are evaluated on the *same* draws of

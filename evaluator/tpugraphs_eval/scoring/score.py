@@ -74,12 +74,9 @@ class CollectionResult:
         return self._means[self.metric]
 
     def programs(self) -> dict[str, dict[str, float | None]]:
-        """Tile only: program → {metric: mean over its graphs where it is defined (None if none), ``n_graphs``};
-        {} for layout.
-
-        The program is :func:`..dataset.tile_program` of the graph name, as the official ``tiles_evaluate.py``
-        groups graphs (test names, 32 hex digits, are each their own program).
-        """
+        """Tile only ({} for layout): program (:func:`..dataset.tile_program` of the graph name, as the official
+        ``tiles_evaluate.py`` groups graphs) → {metric: mean over its graphs where it is defined (None if none),
+        ``n_graphs``}."""
         if self.collection.kind != "tile":
             return {}
         names = [i.rpartition(":")[2] for i in self.ids]

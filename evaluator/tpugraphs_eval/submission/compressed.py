@@ -1,11 +1,8 @@
-"""Unpacking a submission: a zip or gzip file → the CSV bytes inside (Kaggle accepts both).
-
-A submission is recognised as compressed by its first bytes, whatever its name. A zip must hold exactly
-one CSV file (folders and macOS metadata, ``__MACOSX/`` and ``._*``, do not count); a gzip is one CSV.
-Either is unpacked in chunks of 1 MiB (:func:`..safeopen.read_stream`), and unpacking stops as soon as more than
-:data:`MAX_UNPACKED_BYTES` came out, so that a small archive that unpacks to gigabytes (a zip bomb) is
-refused with a code instead of filling memory: a zip member by the size it declares (zipfile yields no
-more than that), a gzip after a first pass that counts without keeping.
+"""Unpacking a submission: a zip or gzip file, recognised by its first bytes whatever its name, → the CSV bytes
+inside (Kaggle accepts both; the rules: docs/codes.md). Either is unpacked in chunks of 1 MiB
+(:func:`..safeopen.read_stream`) and refused as soon as more than :data:`MAX_UNPACKED_BYTES` came out (a zip bomb):
+a zip member by the size it declares (zipfile yields no more than that), a gzip after a first pass that counts
+without keeping.
 """
 
 from __future__ import annotations
