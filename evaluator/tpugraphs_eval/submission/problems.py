@@ -1,9 +1,7 @@
 """The problems a submission can have, as the package reports them: :class:`Code` records, :class:`Problem` and the
-log that collects them.
-
-The codes and their strict and lenient severities are one table, :data:`..rules.codes.PROBLEM_CODES` (shared with
-the Codabench scoring program and the exported Kaggle metric); docs/codes.md lists it. Codes never change meaning
-once released: tools may match on them.
+log that collects them. The codes and their severities are one table, :data:`..rules.codes.PROBLEM_CODES` (shared
+with the Codabench scoring program and the exported Kaggle metric; docs/codes.md lists it). Codes never change
+meaning once released: tools may match on them.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Validation of one field: what exactly is wrong with one TopConfigs field.
-
-The rules are :mod:`..rules.topconfigs` (shared with the exported Kaggle metric). Every row first gets the fast check
-``scan_indices`` (:mod:`..kernels`, see :mod:`.validation`); only fields it does not pass as clean come to
-:func:`diagnose`, which takes the scan's values when the field has no bad token (an accelerator: the rules' own
-tokenizer runs otherwise; tests/submission/test_fuzz.py holds both equal).
+"""What exactly is wrong with one TopConfigs field, by the rules of :mod:`..rules.topconfigs` (shared with the exported
+Kaggle metric), for the fields the fast row scan (``scan_indices``, :mod:`.validation`) does not pass as clean
+(tests/submission/test_fuzz.py holds the scan and the rules equal).
 """
 
 from __future__ import annotations
