@@ -28,9 +28,7 @@ def reference_bar(name: str, value: float | None, references: References | None)
     """
     label_w, plot_w, height = 180, BAR_WIDTH - 180 - 20, 46
     points = [v for v in (value, references.random if references else None,
-                          references.oracle if references else None) if v is not None]
-    if not points:
-        points = [0.0, 1.0]
+                          references.oracle if references else None) if v is not None] or [0.0, 1.0]
     lo, hi = min(points), max(points)
     pad = (hi - lo) * 0.05 or 0.05
     lo, hi = lo - pad, hi + pad
@@ -41,9 +39,7 @@ def reference_bar(name: str, value: float | None, references: References | None)
     title = f"{name}: {'undefined' if value is None else f'{value:.4f}'}"
     if references:
         title += f" (random {references.random:.4f}, oracle {references.oracle:.4f})"
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {BAR_WIDTH} {height}" '
-             f'role="img" aria-label="{_e(title)}"><title>{_e(title)}</title>',
-             f'<text x="{label_w - 8}" y="22" text-anchor="end" class="label">{_e(name)}</text>',
+    parts = [f'<text x="{label_w - 8}" y="22" text-anchor="end" class="label">{_e(name)}</text>',
              f'<rect x="{label_w}" y="12" width="{plot_w}" height="14" fill="#eef0f3"/>']
     start = references.random if references else lo
     if value is not None:
@@ -57,8 +53,7 @@ def reference_bar(name: str, value: float | None, references: References | None)
                          f'<text x="{x(v)}" y="43" text-anchor="middle" class="tick">{key} {v:.3f}</text>')
     if value is not None:
         parts.append(f'<text x="{x(value)}" y="9" text-anchor="middle" class="tick">{value:.4f}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    return _svg(title, height, parts)
 
 
 def tau_histogram(name: str, taus: np.ndarray, bins: int = 20) -> str:
@@ -73,9 +68,7 @@ def tau_histogram(name: str, taus: np.ndarray, bins: int = 20) -> str:
     top = max(int(counts.max()) if counts.size else 0, 1)
     title = (f"{name}: Kendall's tau-b of {defined.size} graphs"
              + (f" ({taus.size - defined.size} undefined, not drawn)" if defined.size < taus.size else ""))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {BAR_WIDTH} {bottom + 26}" '
-             f'role="img" aria-label="{_e(title)}"><title>{_e(title)}</title>',
-             f'<line x1="{left}" y1="{bottom}" x2="{left + plot_w}" y2="{bottom}" stroke="#888"/>']
+    parts = [f'<line x1="{left}" y1="{bottom}" x2="{left + plot_w}" y2="{bottom}" stroke="#888"/>']
     step = plot_w / bins
     for i, count in enumerate(counts.tolist()):
         h = round(plot_h * count / top, 2)
@@ -89,8 +82,7 @@ def tau_histogram(name: str, taus: np.ndarray, bins: int = 20) -> str:
         x = round(left + (tick + 1) / 2 * plot_w, 2)
         parts.append(f'<text x="{x}" y="{bottom + 16}" text-anchor="middle" class="tick">{tick:g}</text>')
     parts.append(f'<text x="{left - 6}" y="{bottom - plot_h + 4}" text-anchor="end" class="tick">{top}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    return _svg(title, bottom + 26, parts)
 
 
 def _svg(title: str, height: int, body: list[str]) -> str:

@@ -1,20 +1,14 @@
-"""HTML view of a :class:`Report`: one self-contained page (inline CSS and SVG; no script, no request).
-
-Sections: header (split, data, options, verdict, overall), problems (when any), collections (table and a
-bar per collection against the random and oracle references, :mod:`..scoring.references`), the public and
-private leaderboards' values (a solution file with a Usage split, as the terminal prints them), the per-graph
-tau-b histogram of each layout collection, the worst graphs of each collection, and the tile per-program
-table; a participant's :class:`.public.PublicReport` has the header, problems and collections only (it holds
-nothing else, docs/public-view.md). Every text from the submission, the file system or the report is HTML-escaped
-(:func:`html.escape`, quotes too); a Content-Security-Policy meta tag allows nothing but the page's own
-style, so not even a name that escaped escaping could load or run anything.
+"""HTML view of a :class:`Report`: one self-contained page (inline CSS and SVG; no script, no request); its sections:
+docs/options.md, ``--html``. A participant's :class:`.public.PublicReport` has the header, problems and collections
+only (it holds nothing else, docs/public-view.md). Every text from the submission, the file system or the report is
+HTML-escaped (quotes too); a Content-Security-Policy meta tag allows nothing but the page's own style, so not even a
+name that escaped escaping could load or run anything.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import os
 from pathlib import Path
 
@@ -27,10 +21,9 @@ from ..errors import UsageError
 from ..rules.metric_table import BESIDE_PRIMARY as BESIDE
 from ..rules.metric_table import BY_NAME
 from ..rules.public_rule import RULE_IN_WORDS
-from ..scoring.references import References
 from ..scoring.score import CollectionResult
 from ..submission.problems import CODES, MAX_LISTED_PER_CODE, Severity
-from .charts import ceiling_scatter, curve_chart, reference_bar, tau_histogram
+from .charts import _e, ceiling_scatter, curve_chart, reference_bar, tau_histogram
 from .public import PublicReport
 from .report import Report
 
@@ -64,10 +57,6 @@ CSP = ("default-src 'none'; style-src 'sha256-" + base64.b64encode(hashlib.sha25
 def _label(metric: str) -> str:
     """A metric's short label (:data:`..rules.metric_table.METRICS`)."""
     return BY_NAME[metric].label
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _num(value: float | None, digits: int = 4) -> str:
@@ -142,40 +131,32 @@ def _problems(report: Report | PublicReport) -> str:
     return "".join(out)
 
 
-def _collection_row(name: str, n_graphs: int, metric: str, value: float | None, refs: References | None,
-                    normalised: float | None, beside_cell: str = "") -> str:
-    """One collection's row; ``beside_cell``: the cell of the metric shown beside the value
-    (:data:`..rules.metric_table.BESIDE_PRIMARY`, OPA: layout collections; the organiser view's column), else
-    none (the public view has no such column)."""
-    return (f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_label(metric))}</td>'
-            f'{_num(value, 6)}{beside_cell}{_num(refs.random if refs else None)}'
-            f'{_num(refs.oracle if refs else None)}{_num(normalised, 3)}</tr>')
-
-
 def _collections(report: Report | PublicReport) -> str:
-    rows, bars, notes = [], [], []
-    beside = [] if isinstance(report, PublicReport) else [_label(BESIDE)]  # the public view: primary values only
+    public = isinstance(report, PublicReport)
+    beside = [] if public else [_label(BESIDE)]  # the public view: primary values only
     explained = "".join(f"{label}: the mean ordered pair accuracy (layout, secondary; not in the value) · "
                         for label in beside)
-    if isinstance(report, PublicReport):  # the shown collections only (rules.public_rule)
-        for name, c in report.scores.collections.items():
-            rows.append(_collection_row(name, c.n_graphs, c.metric, c.value, c.references, c.normalised))
-            bars.append(reference_bar(name, c.value, c.references))
+    notes = []
+    if public:  # the shown collections only (rules.public_rule); no cell beside the value
+        shown = [(name, c.n_graphs, c.metric, c.value, c.references, c.normalised, "")
+                 for name, c in report.scores.collections.items()]
         counted = report.scores.n_counted
         notes.append(RULE_IN_WORDS)
         if report.scores.not_shown:
             notes.append(f"Not shown: {_e(', '.join(report.scores.not_shown))}.")
     else:
         normalised = report.normalised()
-        for name, result in report.collections.items():
-            refs = report.references.get(name)
-            rows.append(_collection_row(name, len(result.ids), result.metric, result.value, refs,
-                                        normalised.get(name), _num(result.means()[BESIDE], 3)
-                                        if BESIDE in result.per_graph else "<td></td>"))
-            bars.append(reference_bar(name, result.value, refs))
+        shown = [(name, len(r.ids), r.metric, r.value, report.references.get(name), normalised.get(name),
+                  _num(r.means()[BESIDE], 3) if BESIDE in r.per_graph else "<td></td>")
+                 for name, r in report.collections.items()]
         counted = len(report.collections) - len(report.undefined_collections)
+    rows = [f'<tr><td class="id">{_e(name)}</td><td class="num">{n_graphs}</td><td>{_e(_label(metric))}</td>'
+            f'{_num(value, 6)}{beside_cell}{_num(refs.random if refs else None)}'
+            f'{_num(refs.oracle if refs else None)}{_num(norm, 3)}</tr>'
+            for name, n_graphs, metric, value, refs, norm, beside_cell in shown]
+    bars = [reference_bar(name, value, refs) for name, _, _, value, refs, _, _ in shown]
     rows.append(f'<tr><td><strong>overall</strong></td><td class="num">{counted}</td><td>mean</td>'
-                f'{_num(report.overall, 6)}{"" if isinstance(report, PublicReport) else "<td></td>"}'
+                f'{_num(report.overall, 6)}{"" if public else "<td></td>"}'
                 "<td></td><td></td><td></td></tr>")
     if report.missing_collections:
         notes.append("Not in the ground truth (data root or solution), so not in the overall: "
@@ -208,13 +189,10 @@ def _leaderboards(report: Report) -> str:
 
 def _histograms(report: Report) -> str:
     layouts = [(n, r) for n, r in report.collections.items() if r.collection.kind == "layout"]
-    if not layouts:
-        return ""
-    return ('<section id="tau-histograms"><h2>Per-graph Kendall\'s tau-b (layout)</h2>'
-            + '<div class="grid">'
+    return ('<section id="tau-histograms"><h2>Per-graph Kendall\'s tau-b (layout)</h2><div class="grid">'
             + "".join(f"<div><h3>{_e(name)}</h3>{tau_histogram(name, r.per_graph['kendall_tau'])}</div>"
                       for name, r in layouts)
-            + "</div></section>")
+            + "</div></section>") if layouts else ""
 
 
 def _noise_and_curves(report: Report) -> str:
@@ -257,18 +235,15 @@ def _worst_graphs(report: Report) -> str:
 def _programs(report: Report) -> str:
     out = []
     for name, result in report.collections.items():
-        programs = result.programs()
-        if not programs:
+        if not (programs := result.programs()):
             continue
         metrics = list(result.per_graph)
         rows = [f'<tr><td class="id">{_e(program)}</td><td class="num">{means["n_graphs"]}</td>'
                 + "".join(_num(means[m]) for m in metrics) + "</tr>" for program, means in programs.items()]
         out.append(f"<h3>{_e(name)}</h3>" + _table(["program", "graphs", *(_label(m) for m in metrics)], rows))
-    if not out:
-        return ""
     return ('<section id="tile-programs"><h2>Tile programs</h2><p class="muted">Means per program: the graph name '
             "without its last _&lt;hash&gt; part, as the official tiles_evaluate.py groups graphs.</p>"
-            + "".join(out) + "</section>")
+            + "".join(out) + "</section>") if out else ""
 
 
 def render_html(report: Report | PublicReport) -> str:

@@ -1,24 +1,15 @@
-"""What a participant may see of an evaluation: :class:`PublicReport`, made by :func:`public_report` alone.
-
-The reasoning behind every rule here is docs/public-view.md (why a collection value needs 2 public graphs,
-why one hidden graph hides them all); the rule itself is :mod:`..rules.public_rule`. A leak is something
-these types cannot hold, not a branch in each renderer: a :class:`PublicReport` has no field for a graph ID
-of the split (beyond the submission's own problems and missing IDs, found over the whole split), a per-graph
-value, a tile program mean, a private or all-graphs value, the ground truth's sha256 or the data root's path.
-Its numbers are checked to be single floats when it is made (an array, a list or a mapping raises
-``TypeError``), its classes are frozen and have ``__slots__`` (no attribute can be added), and the
+"""What a participant may see of an evaluation: :class:`PublicReport`, made by :func:`public_report` alone; the
+terminal (:func:`.terminal.render`), JSON (:meth:`PublicReport.to_dict`) and HTML (:func:`.html.render_html`) public
+views are made from it. The rule is :mod:`..rules.public_rule`; what these types cannot hold (a graph ID beyond the
+submission's own problems and missing IDs, a per-graph value, a program mean, a secondary mean or a count, a private
+or all-graphs value, the ground truth's sha256, the data's path) and why: docs/public-view.md. Its numbers are
+checked to be single floats when it is made (:func:`one_number`), its classes are frozen with ``__slots__``, and the
 provenance keeps only :data:`PUBLIC_PROVENANCE_KEYS`.
-
-No secondary mean (top-K errors, slowdowns) and no count of graphs a mean is over: a tile top-10 error is
-defined only on rows listing 10 indices, so its count would tell which graphs are public to a file listing
-10 on chosen rows. The terminal (:func:`.terminal.render`), JSON (:meth:`PublicReport.to_dict`) and HTML
-(:func:`.html.render_html`) public views are made from it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -149,11 +140,6 @@ class PublicScores:
                 "collection_details": {name: c.to_dict() for name, c in self.collections.items()}}
 
 
-NO_SCORES = {"overall": None, "collections": {}, "normalised": {}, "collections_not_shown": [],
-             "collection_details": {}}
-"""The score keys of an unscored public view's JSON report."""
-
-
 @dataclass(frozen=True, slots=True, repr=False)
 class PublicReport(ValidationFacts):
     """What a participant may see of one evaluation against a solution file (made by :func:`public_report`).
@@ -195,7 +181,6 @@ class PublicReport(ValidationFacts):
         object.__setattr__(self, "missing_collections", tuple(self.missing_collections))
 
     data_root = PUBLIC_DATA_LABEL
-    """What the view names as its data (the solution file's path is the organiser's)."""
 
     @property
     def provenance(self) -> dict[str, Any]:
@@ -219,7 +204,8 @@ class PublicReport(ValidationFacts):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (format :data:`.report.REPORT_FORMAT`) with the keys :data:`PUBLIC_REPORT_FIELDS`."""
-        scores = self.scores.to_dict() if self.scores is not None else NO_SCORES
+        scores = self.scores.to_dict() if self.scores is not None else {
+            "overall": None, "collections": {}, "normalised": {}, "collections_not_shown": [], "collection_details": {}}
         document = {
             "report_format": REPORT_FORMAT, "submission": self.submission, "split": self.split,
             "synthetic": self.synthetic, "graphs_scored": "public leaderboard only", "valid": self.valid,
@@ -229,10 +215,6 @@ class PublicReport(ValidationFacts):
             "problems": [p.to_dict() for p in self.problems], "missing_ids": self.missing_ids,
             "options": self.options.to_dict(), "provenance": self.provenance}
         return {key: document[key] for key in PUBLIC_REPORT_FIELDS}
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as indented JSON text."""
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
 
 def public_scores(scores: Scores) -> PublicScores:

@@ -1,19 +1,12 @@
 """What a participant may see of ``compare --public-only``: :class:`PublicComparison`, made by
 :func:`public_comparison` alone from the comparison over the public graphs.
 
-**Decision**, per row of the table (the reasoning: docs/public-view.md):
-
-- A collection's values (A, B, B − A) are shown as every public view shows them
-  (:func:`..rules.public_rule.shown_collections`): only with at least ``MIN_PUBLIC_GRAPHS`` (2) public
-  graphs, and none when the collections left out hold exactly one public graph between them.
-- A row's interval, B-wins share, undefined resamples and per-graph tally (+/-/=) are shown only when
-  every collection the row is drawn from has at least :data:`FEW_GRAPHS` (10) public graphs (a collection
-  row: its own; the overall: every collection): with fewer, the ends of a percentile interval come close to
-  single graphs' differences, and a tally of 2 or 3 graphs tells each graph's direction.
-- Left out as well: the data root's label and the ground truth's sha256 (a digest of every private runtime).
-
-The rows cannot hold more: a :class:`PublicRow` refuses resampled fields over fewer than :data:`FEW_GRAPHS`
-graphs, a collection row over fewer than ``MIN_PUBLIC_GRAPHS``, and anything but one number as a value.
+**Decision** (the reasoning: docs/public-view.md, "Why `compare --public-only` needs 10 graphs for an interval"): a
+collection's values (A, B, B − A) are shown as every public view shows them
+(:func:`..rules.public_rule.shown_collections`); a row's :data:`RESAMPLED_FIELDS` (interval, B-wins share,
+undefined resamples, per-graph tally) only when every collection the row is drawn from (the overall: every
+collection) has at least :data:`FEW_GRAPHS` public graphs; never the data root's label or the ground truth's
+sha256. A :class:`PublicRow` refuses anything more.
 """
 
 from __future__ import annotations
@@ -40,15 +33,9 @@ PUBLIC_PROVENANCE_KEYS = ("a_sha256", "b_sha256", "evaluator_version")
 
 
 def public_rows(n_graphs: dict[str, int]) -> tuple[list[str], list[str], bool]:
-    """Which rows of a ``--public-only`` comparison are shown, and which with their resampled fields.
-
-    Args:
-        n_graphs: collection → its number of public graphs, in table order.
-
-    Returns:
-        (collections shown, collections shown with :data:`RESAMPLED_FIELDS`, True when the overall row has
-        them): the module docstring's decision.
-    """
+    """Which rows of a ``--public-only`` comparison are shown (the module docstring's **Decision**), from each
+    collection's number of public graphs (in table order): (collections shown, collections shown with
+    :data:`RESAMPLED_FIELDS`, True when the overall row has them)."""
     shown = shown_collections(n_graphs)
     resampled = [name for name in shown if n_graphs[name] >= FEW_GRAPHS]
     return shown, resampled, all(n >= FEW_GRAPHS for n in n_graphs.values() if n > 0)

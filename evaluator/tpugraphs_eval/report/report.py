@@ -129,6 +129,10 @@ class ValidationFacts:
         return (f"{type(self).__name__}(split={self.split!r}, valid={self.valid}, n_rows={self.n_rows}, "
                 f"problems={self.validation.code_counts()}, overall={_round(self.overall)}, collections={values})")
 
+    def to_json(self) -> str:
+        """:meth:`to_dict` (the JSON report) as indented JSON text."""
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
     def _repr_html_(self) -> str:
         """A notebook's table: the overall and each collection's value, then the validation table."""
         cells = [("overall", self.overall), *self.collection_values().items()] if self.scored else []
@@ -180,7 +184,6 @@ class Report(ValidationFacts):
     ignored_files: list[str] = field(default_factory=list)
     noise_file: str | None = None
 
-    # -- the scores (over every graph of the split) ------------------------------------------------
     @property
     def collections(self) -> dict[str, CollectionResult]:
         """Collection → per-graph result; empty when the submission was not scored."""
@@ -231,70 +234,44 @@ class Report(ValidationFacts):
                 out[graph_id] = metrics
         return out
 
-    def _noise_and_curves(self, name: str, result: CollectionResult) -> dict[str, Any]:
-        """A collection's ``noise`` block (with a noise file) and mean ``search_curve``."""
+    def _details(self, name: str, result: CollectionResult, normalised: float | None) -> dict[str, Any]:
+        """One collection's ``collection_details`` entry, with its ``noise`` block (with a noise file) and mean
+        ``search_curve``."""
         from ..scoring.curve import mean_curve
 
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {"metric": result.metric, "value": finite(result.value), "n_graphs": len(result.ids),
+                               "means": {m: finite(v) for m, v in result.means().items()},
+                               "means_over": result.counts(), "undefined": result.undefined}
+        if name in self.references:
+            out.update(random=self.references[name].random, oracle=self.references[name].oracle, normalised=normalised)
         if name in self.scores.noise:
             out["noise"] = {**self.scores.noise[name].to_dict(),
                             "normalised_to_ceiling": finite(self.scores.normalised_to_ceiling()[name])}
         random = self.scores.random.get(name)
         if result.curves is not None and random is not None and len(result.ids):
             out["search_curve"] = curve_block(mean_curve(result.curves), mean_curve(random))
+        if programs := result.programs():
+            out["programs"] = programs
         return out
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (format :data:`REPORT_FORMAT`): overall, collections, graphs, problems, options, provenance
         (a participant's view is :meth:`.public.PublicReport.to_dict`)."""
-        details = {}
         normalised = self.normalised()
-        for name, result in self.collections.items():
-            details[name] = {
-                "metric": result.metric,
-                "value": finite(result.value),
-                "n_graphs": len(result.ids),
-                "means": {m: finite(v) for m, v in result.means().items()},
-                "means_over": result.counts(),
-                "undefined": result.undefined,
-            }
-            if name in self.references:
-                details[name].update(random=self.references[name].random, oracle=self.references[name].oracle,
-                                     normalised=normalised[name])
-            details[name].update(self._noise_and_curves(name, result))
-            programs = result.programs()
-            if programs:
-                details[name]["programs"] = programs
         return {
-            "report_format": REPORT_FORMAT,
-            "submission": self.submission,
-            "split": self.split,
-            "data_root": self.data_root,
-            "synthetic": self.synthetic,
-            "graphs_scored": "all",
-            "valid": self.valid,
-            "scored": self.scored,
-            **self.scores.summary(),
+            "report_format": REPORT_FORMAT, "submission": self.submission, "split": self.split,
+            "data_root": self.data_root, "synthetic": self.synthetic, "graphs_scored": "all", "valid": self.valid,
+            "scored": self.scored, **self.scores.summary(),
             "leaderboards": {name: scores.summary() for name, scores in self.leaderboards.items()},
-            "missing_collections": self.missing_collections,
-            "selected_collections": self.selected_collections,
-            "ignored_files": self.ignored_files,
-            "noise_file": self.noise_file,
+            "missing_collections": self.missing_collections, "selected_collections": self.selected_collections,
+            "ignored_files": self.ignored_files, "noise_file": self.noise_file,
             "undefined_collections": self.undefined_collections,
-            "collection_details": details,
-            "graphs": self.graph_metrics(),
-            "n_rows": self.n_rows,
-            "n_errors": self.n_errors,
-            "problem_counts": dict(self.validation.counts),
-            "problems": [p.to_dict() for p in self.problems],
-            "missing_ids": self.missing_ids,
-            "options": self.options.to_dict(),
-            "provenance": self.provenance,
+            "collection_details": {name: self._details(name, r, normalised[name])
+                                   for name, r in self.collections.items()},
+            "graphs": self.graph_metrics(), "n_rows": self.n_rows, "n_errors": self.n_errors,
+            "problem_counts": dict(self.validation.counts), "problems": [p.to_dict() for p in self.problems],
+            "missing_ids": self.missing_ids, "options": self.options.to_dict(), "provenance": self.provenance,
         }
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as indented JSON text."""
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
 
 def curve_block(curve, random) -> dict[str, Any]:
@@ -314,8 +291,6 @@ def provenance(submission_sha256: str, ground_truth_sha256: str | None,
     """The provenance block of a report."""
     from ..source_digest import source_digest
 
-    out: dict[str, Any] = {"submission_sha256": submission_sha256, "ground_truth_sha256": ground_truth_sha256,
-                           "evaluator_version": __version__, "evaluator_source_sha256": source_digest()}
-    if eval_indices_sha256 is not None:
-        out["eval_indices_sha256"] = eval_indices_sha256
-    return out
+    official = {} if eval_indices_sha256 is None else {"eval_indices_sha256": eval_indices_sha256}
+    return {"submission_sha256": submission_sha256, "ground_truth_sha256": ground_truth_sha256,
+            "evaluator_version": __version__, "evaluator_source_sha256": source_digest(), **official}

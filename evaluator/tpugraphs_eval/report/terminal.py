@@ -66,11 +66,9 @@ def _leaderboards(console: Console, report: Report) -> None:
 
 
 def _problems(console: Console, problems: list[Problem], validation: Validation, per_code: int) -> None:
-    """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest.
-
-    The numbers are the validation's exact counts (the verdict's), not the listed problems: beyond
-    :data:`problems.MAX_LISTED_PER_CODE` of one code, one summary problem stands for the rest.
-    """
+    """Group by code in order of first appearance; show ``per_code`` of each, then a count of the rest (from the
+    validation's exact counts, the verdict's: beyond :data:`problems.MAX_LISTED_PER_CODE` one summary problem stands
+    for the rest)."""
     groups: dict[str, list[Problem]] = defaultdict(list)
     for p in problems:
         groups[p.code].append(p)
@@ -109,22 +107,16 @@ def _mean(means: dict[str, float | None], counts: dict[str, int], n: int, m: str
     return (f"{means[m]:.3f}" if means[m] is not None else "—") + (f"[{counts[m]}]" if counts[m] < n else "")
 
 
-def _secondary(means: dict[str, float | None], counts: dict[str, int], n: int, metric: str) -> str:
-    """The top-K secondary means (errors, slowdowns), each followed by ``[n]`` when it is over fewer than the
-    collection's ``n`` graphs."""
-    return "/".join(_mean(means, counts, n, m) for m in means
-                    if m != metric and BY_NAME[m].family in _TOP_K_FAMILIES)
-
-
 def _scores(console: Console, report: Report) -> None:
     noise = report.scores.noise
     table = _scores_table(beside=True, ceiling=bool(noise))
     normalised, to_ceiling = report.normalised(), report.scores.normalised_to_ceiling()
     for name, result in report.collections.items():
-        secondary = _secondary(result.means(), result.counts(), len(result.ids), result.metric)
+        means, counts, n = result.means(), result.counts(), len(result.ids)
+        secondary = "/".join(_mean(means, counts, n, m) for m in means  # the top-K errors or slowdowns
+                             if m != result.metric and BY_NAME[m].family in _TOP_K_FAMILIES)
         if result.undefined:
             secondary += f" ({len(result.undefined)} undefined)"
-        means, counts, n = result.means(), result.counts(), len(result.ids)
         beside = _mean(means, counts, n, BESIDE) if BESIDE in means else ""
         ceiling = [number(noise[name].ceiling if name in noise else None, 3), number(to_ceiling[name], 3)] if noise else []
         table.add_row(name, str(n), _label(result.metric), number(result.value), beside,
@@ -155,19 +147,13 @@ def _scores(console: Console, report: Report) -> None:
 
 
 def _scores_table(*, beside: bool = False, ceiling: bool = False) -> Table:
-    """The score table's columns; ``beside``: a column for the secondary metric shown beside the value (OPA; the
-    organiser view: the public view shows primary values only); ``ceiling``: the noise ceiling and the value
-    normalised to it (organiser view, with a noise file)."""
+    """The score table's columns; the organiser view's optional ones: ``beside``, the secondary metric beside the
+    value (OPA); ``ceiling``, the noise ceiling and the value normalised to it (with a noise file)."""
     table = Table(title="Scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("collection", no_wrap=True, min_width=18)
-    table.add_column("n", justify="right", no_wrap=True)
-    table.add_column("metric", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    if beside:
-        table.add_column(_label(BESIDE), justify="right", no_wrap=True)
-    table.add_column("norm.", justify="right", no_wrap=True)
-    for header in ("ceiling", "norm./ceil.") if ceiling else ():
-        table.add_column(header, justify="right", no_wrap=True)
+    shown_beside, ceilings = [_label(BESIDE)] if beside else [], ["ceiling", "norm./ceil."] if ceiling else []
+    for header in ("n", "metric", "value", *shown_beside, "norm.", *ceilings):
+        table.add_column(header, justify="left" if header == "metric" else "right", no_wrap=True)
     table.add_column(f"tile err@{'/'.join(map(str, ks('top_k_error')))}\nlayout slow@{'/'.join(map(str, ks('slowdown')))}",
                      no_wrap=True)
     return table
@@ -196,29 +182,29 @@ def _public_scores(console: Console, report: PublicReport) -> None:
         console.print(f"Not shown: {', '.join(public.not_shown)}.")
 
 
+def _detail_table(title: str, first: str, right: list[str], rows, **options) -> Table:
+    """A per-graph or per-program table: a wide first column, then right-aligned ones."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, **options)
+    table.add_column(first, overflow="fold", min_width=32)
+    for header in right:
+        table.add_column(header, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def _per_graph(console: Console, report: Report) -> None:
     for name, result in report.collections.items():
-        table = Table(title=f"{name}: per graph", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                      caption="n: configurations scored", caption_justify="left")
-        table.add_column("graph", overflow="fold", min_width=32)
-        for metric in result.per_graph:
-            table.add_column(_label(metric), justify="right")
-        table.add_column("n", justify="right")
-        for i, graph_id in enumerate(result.ids):
-            table.add_row(graph_id.rpartition(":")[2], *(number(v[i], 4) for v in result.per_graph.values()),
-                          str(int(result.n_scored[i])))
-        console.print(table)
-        means_by_program = result.programs()
-        if means_by_program:
-            programs = Table(title=f"{name}: per program (graph name without its last _<hash>)",
-                             title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-            programs.add_column("program", overflow="fold", min_width=32)
-            programs.add_column("graphs", justify="right")
-            for metric in result.per_graph:
-                programs.add_column(_label(metric), justify="right")
-            for program, means in means_by_program.items():
-                programs.add_row(program, str(means["n_graphs"]), *(number(means[m], 4) for m in result.per_graph))
-            console.print(programs)
+        labels, columns = [_label(m) for m in result.per_graph], list(result.per_graph.values())
+        console.print(_detail_table(
+            f"{name}: per graph", "graph", [*labels, "n"],
+            ([graph_id.rpartition(":")[2], *(number(v[i], 4) for v in columns), str(int(result.n_scored[i]))]
+             for i, graph_id in enumerate(result.ids)), caption="n: configurations scored", caption_justify="left"))
+        if programs := result.programs():
+            console.print(_detail_table(
+                f"{name}: per program (graph name without its last _<hash>)", "program", ["graphs", *labels],
+                ([program, str(means["n_graphs"]), *(number(means[m], 4) for m in result.per_graph)]
+                 for program, means in programs.items())))
 
 
 def render(report: Report | PublicReport, console: Console, *, per_graph: bool = False, per_code: int = 5,
@@ -243,9 +229,8 @@ def render(report: Report | PublicReport, console: Console, *, per_graph: bool =
 def render_comparison(console: Console, names: list[object], reports: list[Report | PublicReport | None]) -> None:
     """One row per submission: validity, overall and collection values (None: the file could not be read)."""
     values = [r.collection_values() if r else {} for r in reports]
-    collections = list(dict.fromkeys(c for v in values for c in v))
-    if console.width < 110:
-        collections = []  # too narrow for the collection columns: overall only (all values are in --json)
+    # narrower than 110 columns: the overall only (all values are in --json)
+    collections = list(dict.fromkeys(c for v in values for c in v)) if console.width >= 110 else []
     table = Table(title="Submissions", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("submission", overflow="fold")
     table.add_column("valid", no_wrap=True)

@@ -1,17 +1,9 @@
-"""The stratified bootstrap over graphs that ``compare`` and the leaderboard share: draws and resampled means.
-
-Definitions (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 6: resampling the units):
-
-- A resample draws, collection by collection (stratified), as many graph positions as the collection
-  has, with replacement (:func:`draw_positions`).
-- A submission's collection value in a resample is the mean of its per-graph metric over the drawn
-  graphs where it is defined (docs/metrics.md, collection value **Decision**; NaN when every drawn value is undefined)
-  (:func:`resampled_means`), and its overall the mean of its defined collection values (docs/metrics.md, overall;
-  NaN when none is defined) (:func:`resampled_overall_means`).
-
-One implementation serves both callers: ``scoring.compare.paired_bootstrap`` (two submissions,
-per collection and overall) and ``leaderboard.uncertainty.resampled_overalls`` (many submissions,
-in chunks, overall only), so a file's resampled values are the same bytes in both.
+"""The stratified bootstrap over graphs that ``compare`` and the leaderboard share (Efron & Tibshirani, *An
+Introduction to the Bootstrap*, 1993, ch. 6: resampling the units): draws (:func:`draw_positions`) and resampled
+means, collection values (:func:`resampled_means`) and overalls (:func:`resampled_overall_means`), each over the
+defined values as docs/metrics.md defines them (collection value **Decision**; overall). One implementation, so a
+file's resampled values are the same bytes in ``compare`` (:func:`.compare.paired_bootstrap`) and on a leaderboard
+(``leaderboard.uncertainty.resampled_overalls``).
 
 Order of the additions (the bytes depend on it): a collection mean is numpy's pairwise sum along the
 contiguous graphs axis divided by the number of graphs (the same bits as ``ndarray.mean``; see

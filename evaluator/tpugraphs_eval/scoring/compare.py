@@ -1,30 +1,18 @@
-"""Is submission B better than A on the same graphs? Per-graph wins and a paired, stratified bootstrap.
+"""Is submission B better than A on the same graphs? Per-graph wins and a paired, stratified bootstrap (pure
+computation on per-graph metric arrays, no I/O; what each number means: docs/options.md, ``compare``).
 
-Definitions (pure computation on per-graph metric arrays; no I/O):
-
-- Orientation: every difference is *B − A* oriented so that **positive means B is better**. The
-  primary metrics (tile ``score``, layout ``kendall_tau``) are higher-is-better and are used as they
-  are; for a lower-is-better metric (``top*_error``, ``slowdown*``) the sign is flipped (A − B).
-- Per-graph tally: a graph is a win for B when B's oriented value is above A's, a loss when below, a
-  tie when equal (the same bits), and undefined when either value is NaN (an undefined tau-b).
-- Collection value: the mean of the metric over the graphs where it is defined (docs/metrics.md, collection value **Decision**);
-  the overall is the mean of the defined collection values (docs/metrics.md, overall), as in :mod:`.score`.
-- Paired bootstrap over graphs (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993: ch. 6
-  for resampling the units, ch. 13 for the percentile interval; paired over the same test items as
-  Koehn's "Statistical significance tests for machine translation evaluation", EMNLP 2004): each resample
-  draws, collection by collection (stratified), as many graph positions as the collection has, with
-  replacement (:func:`.bootstrap.draw_positions`); A and B are evaluated on the *same* draws, so the difference
-  is not blurred by different draws. The 95% interval is the 2.5th and 97.5th percentiles of the
-  resampled differences (numpy's linear interpolation); ``b_better`` is the share of resamples where
-  the difference is > 0, ``tied`` the share where it is exactly 0, and ``b_wins`` = b_better + tied/2
-  (a coin flip, 0.5, when A and B are the same). Resamples where the difference is undefined (every
-  drawn graph undefined) are counted in ``undefined_resamples`` and left out of the shares.
+- Orientation: every difference is B − A oriented so that **positive means B is better** (the sign of a
+  lower-is-better metric is flipped); the point difference is ``value_B - value_A`` of the reported values. Per
+  graph: a win for B, a loss, a tie (the same bits), or undefined when either value is NaN.
+- Paired bootstrap over graphs (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993: ch. 6 for resampling
+  the units, ch. 13 for the percentile interval; paired over the same test items as Koehn, "Statistical
+  significance tests for machine translation evaluation", EMNLP 2004): A and B are evaluated on the *same* draws of
+  :mod:`.bootstrap`. The 95% interval is the 2.5th and 97.5th percentiles of the resampled differences (numpy's
+  linear interpolation); ``b_better`` and ``tied`` are the shares of resamples with a difference > 0 and == 0,
+  ``b_wins`` = b_better + tied/2; resamples whose difference is undefined are counted in ``undefined_resamples``
+  and left out of the shares.
 - Fewer than :data:`MIN_GRAPHS` graphs with a defined value (overall: in every collection): every resample draws
-  the same values, so the interval would be a point and the shares 0 or 100%: they are None ("—").
-
-The resampled collection and overall means are :mod:`.bootstrap`'s, the leaderboard's too (one
-implementation: a file's resampled values are the same bytes in ``compare`` and on a leaderboard); the
-point difference uses the reported collection values (``math.fsum``), so it equals ``value_B - value_A``.
+  the same values, so there is no interval and no share (None, "—").
 """
 
 from __future__ import annotations
@@ -73,8 +61,7 @@ def tally(a: np.ndarray, b: np.ndarray, higher_is_better: bool = True) -> Tally:
         raise ValueError(f"A and B need the same graphs: shapes {a.shape} and {b.shape}")
     undefined = np.isnan(a) | np.isnan(b)
     with np.errstate(invalid="ignore"):
-        better = (b > a) if higher_is_better else (b < a)
-        worse = (b < a) if higher_is_better else (b > a)
+        better, worse = (b > a, b < a) if higher_is_better else (b < a, b > a)
     return Tally(int((better & ~undefined).sum()), int((worse & ~undefined).sum()),
                  int(((a == b) & ~undefined).sum()), int(undefined.sum()))
 
@@ -133,9 +120,8 @@ def paired_bootstrap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], positio
             graphs in the same order in both.
         positions: collection → (R, G) drawn graph positions (:func:`.bootstrap.draw_positions`), one entry per
             collection of ``a`` with graphs.
-        higher_is_better: the metric's direction (``Metric.higher_is_better`` of :data:`..rules.metric_table.METRICS`); False flips the sign so
-            that a positive difference still means B is better. The overall mixes the collections'
-            values, so it is meaningful for the primary metrics (all higher-is-better).
+        higher_is_better: the metric's direction (:data:`..rules.metric_table.METRICS`); False flips the sign so that a
+            positive difference still means B is better. The overall is meaningful for the primary metrics only.
 
     Returns:
         (collection → :class:`Difference`, the overall :class:`Difference`).
@@ -183,11 +169,9 @@ def compare_reports(a, b, *, public_only: bool = False, resamples: int = COMPARE
         resamples, seed: the bootstrap's.
 
     Returns:
-        ``(document, collections, overall)``: ``document`` is ``{compare_format, a, b, split, data_root, synthetic,
-        graphs_compared, sign, resamples, seed, level, selected_collections, collections: {name:
-        Difference.to_dict() + metric + n_graphs}, overall: Difference.to_dict(), secondary: {opa: {name:
-        Difference.to_dict() + n_graphs}} (the layout collections' OPA, the same resamples; the secondary metric is
-        not in the overall), options, provenance}``; ``collections`` and ``overall`` its rows.
+        ``(document, collections, overall)``: ``document`` is the ``--json`` output (its keys: docs/options.md,
+        ``compare --json``; ``secondary``: the layout collections' OPA on the same resamples, not in the overall),
+        ``collections`` and ``overall`` its :class:`Difference` rows.
 
     Raises:
         UsageError: the reports are not over the same graphs; ``public_only`` without a public leaderboard.

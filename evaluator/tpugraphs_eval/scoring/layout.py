@@ -1,19 +1,14 @@
 """Per-graph layout metrics of a ranking (docs/metrics.md): Kendall's tau-b, ordered pair accuracy (OPA) and
-slowdown@1/10/100.
-
-Two protocols:
-- all configs (Kaggle test protocol): every layout graph of every collection in one pass — the
-  rankings are gathered into dense runtime ranks in batches, the discordant pairs of all of them are
-  counted by one C call (split over threads when large), and tau-b, OPA (from the same counts) and the
-  slowdowns are vectorised;
-- the paper's 1000 sampled validation configs (``--configs official``): per graph, with ties in the
-  predicted ranks where the official list repeats an index.
+slowdown@1/10/100, under two protocols: all configs (:func:`score_all_configs`: every layout graph of every
+collection in one pass, the discordant pairs of all rankings counted by one C call, split over threads when large)
+and the paper's 1000 sampled validation configs (:func:`score_official`, per graph).
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -46,6 +41,7 @@ _PARALLEL_MIN_CONFIGS = 250_000
 """From this many layout configs the discordant pairs are counted on two threads (the C code releases the GIL);
 below, the counting takes about a millisecond and handing work to a thread costs more than it saves."""
 _pool: ThreadPoolExecutor | None = None
+
 
 class GraphMetrics(NamedTuple):
     """Per-graph metrics of one collection.
@@ -97,20 +93,13 @@ def _batches(lengths: np.ndarray) -> list[tuple[int, int]]:
 
 
 def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -> list[GraphMetrics]:
-    """tau-b, OPA and slowdowns of every graph of several layout collections, all configs scored.
-
-    Args:
-        truths: the layout collections' ground truth.
-        rankings: per collection, its submitted rankings (every graph has one).
-
-    Returns:
-        Per collection, its per-graph metrics, every config scored. A lenient partial row ranks the
-        configs it does not list tied after the listed ones (:func:`_predicted_ranks`); its slowdowns
-        look at the listed configs and compare with the graph's best over all configs.
-    """
+    """Per layout collection (``truths``, and its submitted ``rankings``, one per graph), the tau-b, OPA and
+    slowdowns of every graph, every config scored. A lenient partial row ranks the configs it does not list tied
+    after the listed ones (:func:`_predicted_ranks`); its slowdowns look at the listed configs and compare with the
+    graph's best over all configs."""
     if not truths:
         return []
-    rows = [row for truth, r in zip(truths, rankings, strict=True) for row in r.rows(0, truth.best.size)]
+    rows = [r[g] for truth, r in zip(truths, rankings, strict=True) for g in range(truth.best.size)]
     lengths = np.array([len(row) for row in rows], dtype=np.int64) // INDEX_DTYPE.itemsize
     heads = np.minimum(lengths, _HEAD)
     ranks = np.empty(int(lengths.sum()), dtype=np.int32)
@@ -132,16 +121,12 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
 
     n_configs = np.concatenate([np.diff(t.offsets) for t in truths])
     discordant = _discordant(ranks, lengths, np.concatenate([t.n_distinct for t in truths]))
-    y_tied = np.concatenate([t.tied_pairs for t in truths])
-    tau, defined = tau_b_from_counts(lengths, 0, y_tied, 0, discordant)
-    taus = np.where(defined, tau, np.nan)  # NaN: undefined, left out of the means
-    opa, opa_defined = opa_from_counts(lengths, 0, y_tied, 0, discordant)
-    opas = np.where(opa_defined, opa, np.nan)
-    best = np.concatenate([t.best for t in truths])
-    metrics = {"kendall_tau": taus, "opa": opas}
-    curves = search_curves(head_values, heads, best, LAYOUT_K)
-    for k in SLOWDOWN_KS:
-        metrics[f"slowdown{k}"] = error_from_ratio(curves[:, k - 1])
+    counts = (lengths, 0, np.concatenate([t.tied_pairs for t in truths]), 0, discordant)
+    taus, opas = (np.where(defined, values, np.nan)  # NaN: undefined, left out of the means
+                  for values, defined in (tau_b_from_counts(*counts), opa_from_counts(*counts)))
+    curves = search_curves(head_values, heads, np.concatenate([t.best for t in truths]), LAYOUT_K)
+    metrics = {"kendall_tau": taus, "opa": opas,
+               **{f"slowdown{k}": error_from_ratio(curves[:, k - 1]) for k in SLOWDOWN_KS}}
 
     out, graph = [], 0
     for truth, r in zip(truths, rankings, strict=True):
@@ -164,49 +149,44 @@ def pair_metrics(predicted: np.ndarray, runtimes: np.ndarray) -> tuple[float, fl
     opa, opa_defined = opa_from_counts(*counts)
     pairs = counts.n * (counts.n - 1) // 2
     if not defined and counts.n >= 2 and counts.x_tied == pairs and counts.y_tied < pairs:
-        # **Decision** (docs/metrics.md, predictions): every prediction tied while the runtimes differ is a
-        # ranking with no information: tau-b 0 (scipy gives NaN), not a graph left out of the mean, which a
-        # constant prediction would otherwise buy wherever the model's tau is below 0
+        # **Decision** (docs/metrics.md, "Decision: constant predictions score tau-b 0"), not a graph left out
         return 0.0, (float(opa) if opa_defined else math.nan)
     return (float(tau) if defined else math.nan), (float(opa) if opa_defined else math.nan)
 
 
 def _predicted_ranks(n_configs: int, ranking: np.ndarray) -> np.ndarray:
-    """(c,) predicted rank of every config: its place in ``ranking``; configs not listed share the last place.
-
-    **Decision** (ours; the alternative, scoring the listed configs only, is in docs/metrics.md): a lenient partial row leaves the
-    configs it does not list tied after the listed ones, so tau-b is still over every config. A short
-    row then scores near 0 — as Kaggle scored a real 5-index row (docs/codes.md) — instead of escaping the
-    mean with an undefined tau (one listed config) or scoring 1 with two well-ordered ones.
-    """
+    """(c,) predicted rank of every config: its place in ``ranking``; configs not listed share the last place, so
+    tau-b is still over every config (**Decision**: docs/metrics.md, "Lenient partial rows")."""
     rank = np.full(n_configs, ranking.size, dtype=np.int64)
     rank[ranking] = np.arange(ranking.size)
     return rank
 
 
-def _official_graph(runtime: np.ndarray, ranking: np.ndarray,
-                    sampled: np.ndarray) -> tuple[list[float], int, np.ndarray]:
-    """tau-b, OPA and slowdowns of one layout graph under the paper's protocol (docs/metrics.md).
-
-    The ranking is restricted to the sampled indices, in their order, duplicates included (a duplicate
-    ties with itself in predicted rank and runtime); the slowdown's best runtime is the best over the
-    sampled configs. Third: the (K,) search curve (NaN when no sampled config is listed).
-    """
-    predicted = _predicted_ranks(runtime.size, ranking)[sampled]  # lenient partial rows: unlisted tie last
-    sampled_runtime = runtime[sampled]
-    tau, opa = pair_metrics(predicted, sampled_runtime)
-    listed = predicted < ranking.size
-    ordered = sampled_runtime[listed][np.argsort(predicted[listed], kind="stable")]
-    if ordered.size == 0:  # (a partial row that lists none of the sampled configs)
-        return [tau, opa] + [math.nan] * len(SLOWDOWN_KS), int(sampled.size), np.full(LAYOUT_K, math.nan)
-    curve = search_curves(ordered, np.array([ordered.size]), np.array([sampled_runtime.min()]), LAYOUT_K)[0]
-    return [tau, opa, *error_from_ratio(curve[[k - 1 for k in SLOWDOWN_KS]]).tolist()], int(sampled.size), curve
+def layout_metrics(graphs: Iterable[tuple[np.ndarray, np.ndarray, int]]) -> GraphMetrics:
+    """The metrics of one layout collection, graph by graph, from each graph's (n,) predicted ranks or runtimes (lower
+    = faster), (n,) runtimes (every one scored) and ``listed``: the slowdowns look at the first ``listed`` configs in
+    the stable order of the predictions (NaN when ``listed`` is 0) and compare with the best of the runtimes."""
+    rows, counts, curves = [], [], []
+    for predicted, runtimes, listed in graphs:
+        curve = np.full(LAYOUT_K, math.nan)  # (a partial row that lists none of the sampled configs)
+        if listed:
+            head = runtimes[np.argsort(predicted, kind="stable")[:min(listed, _HEAD)]]
+            curve = search_curves(head, np.array([head.size]), np.array([runtimes.min()]), LAYOUT_K)[0]
+        rows.append([*pair_metrics(predicted, runtimes), *(curve[[k - 1 for k in SLOWDOWN_KS]] - 1.0).tolist()])
+        counts.append(runtimes.size)
+        curves.append(curve)
+    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
+    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64),
+                        np.array(curves).reshape(len(rows), LAYOUT_K))
 
 
 def score_official(truth: CollectionTruth, rankings: Rankings, sampled: dict[int, np.ndarray]) -> GraphMetrics:
-    """tau-b, OPA and slowdowns of every graph of one layout collection on the official sampled configs."""
-    rows, counts, curves = zip(*(_official_graph(runtime, rankings.indices(g), sampled[g])
-                                 for g, runtime in enumerate(truth.runtimes)))
-    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, dtype=np.int64),
-                        np.array(curves))
+    """tau-b, OPA and slowdowns of every graph of one layout collection under the paper's protocol (docs/metrics.md):
+    the ranking restricted to the sampled indices, in their order, duplicates included (a duplicate ties with itself
+    in predicted rank and runtime); the slowdowns' best runtime is the best over the sampled configs."""
+    def graph(g: int, runtime: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        ranking = rankings.indices(g)
+        predicted = _predicted_ranks(runtime.size, ranking)[sampled[g]]  # lenient partial rows: unlisted tie last
+        return predicted, runtime[sampled[g]], int(np.count_nonzero(predicted < ranking.size))
+
+    return layout_metrics(graph(g, runtime) for g, runtime in enumerate(truth.runtimes))

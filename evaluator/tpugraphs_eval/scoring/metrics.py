@@ -1,40 +1,24 @@
-"""The metric definitions, as pure functions on arrays (no I/O, no submission format).
-
-Sources (docs/metrics.md):
-- Kendall's tau-b: as ``scipy.stats.kendalltau`` computes it by default (Knight's O(n log n)
-  algorithm; the official ``layout_evaluate.py`` calls scipy on model scores). The discordant pairs
-  are counted by :mod:`kernels` (C: a Fenwick tree over dense runtime ranks; else numpy); the final
-  formula is scipy's, term for term, so values agree with scipy to the last bit in practice (tests
-  assert |diff| <= 1e-12).
-- Tile score (Kaggle): ``2 - min(top-K runtimes) / min(all runtimes)``, K = 5.
-- Top-K error (paper; official ``tpu_graphs/baselines/tiles/metrics.py``) and slowdown@k (official
-  ``layout_evaluate.py``): ``min(first k runtimes of the ranking) / min(reference runtimes) - 1``.
-- Ordered pair accuracy (OPA): TF-Ranking's ``OPAMetric`` (the official baselines' ``val_opa``) with relevance
-  = faster: over the pairs with different runtimes, the share that the prediction orders strictly the same
-  way; from the same pair counts as tau-b, so O(n log n) (docs/metrics.md, "Ordered pair accuracy").
+"""The metric definitions, as pure functions on arrays (no I/O, no submission format); each definition and its
+source: docs/metrics.md and its metric table.
 
 The five metrics of a model's output, array in and float out (``predictions``: (c,) predicted runtimes or any
-scores where lower means faster; ``runtimes``: (c,) the measured ones): :func:`kendall_tau_b`,
-:func:`ordered_pair_accuracy`, :func:`slowdown`, :func:`top_k_error`, :func:`tile_score`. The top k of
-predictions is their stable argsort's first k (ties: the lower config index first), as the official
-``top_error_performance`` takes ``argsort(preds)[:k]``. To score a ranking (config indices, fastest first),
-pass its predicted ranks: ``predictions[ranking] = arange(len(ranking))``.
+scores where lower means faster; ``runtimes``: (c,) the measured ones, in ns, tile possibly divided by the
+normalizer; only their order and ratios matter): :func:`kendall_tau_b`, :func:`ordered_pair_accuracy`,
+:func:`slowdown`, :func:`top_k_error`, :func:`tile_score`. The top k of predictions is their stable argsort's first
+k (ties: the lower config index first), as the official ``top_error_performance`` takes ``argsort(preds)[:k]``. To
+score a ranking (config indices, fastest first), pass its predicted ranks: ``predictions[ranking] =
+arange(len(ranking))``. Tau-b and OPA come from one count of pairs (:func:`pair_counts`, Knight's O(n log n)
+algorithm; the discordant pairs counted by :mod:`kernels`), then scipy's formula term for term.
 
-Runtimes are in ns (tile: possibly divided by the normalizer); only their order and ratios matter.
+No public function here returns NaN: where a metric is undefined it raises :class:`UndefinedMetricError`
+(docs/metrics.md, NaN policy). The vectorised :func:`tau_b_from_counts` and :func:`opa_from_counts` return a
+``defined`` mask beside their values instead; scoring leaves those graphs out of the means (docs/metrics.md,
+collection value **Decision**).
 
-No public function here returns NaN: where a metric is undefined (tau-b of fewer than 2 configs or of
-constant runtimes, OPA without a pair of different runtimes, a ratio to a best runtime that is not finite and
-positive, NaN in the input) it raises :class:`UndefinedMetricError`. The vectorised :func:`tau_b_from_counts`
-and :func:`opa_from_counts` return a ``defined`` mask beside their values instead; scoring marks those graphs undefined and leaves them out of the means (docs/metrics.md, collection value **Decision**).
-
-Means (the one rule, for the evaluator and the kit): a mean of floats that is reported (collection
-values, the overall, references, tile programs, the kit's random-baseline estimates) is
-``math.fsum(values) / n``: the correctly rounded sum, so the same bits on every Python version (builtin
-``sum`` of floats became compensated in 3.12, which changed last digits) and in any order. Only where a
-mean is taken over thousands of rows at once (the leaderboard bootstrap, the kit's feature scaling) is
-it numpy's ``sum``/``mean`` along an axis: numpy's pairwise summation, which the Python version does not
-change either (tests/leaderboard/test_leaderboard_demo.py holds the demo leaderboard to the committed bytes on every
-Python that CI finds).
+Means (the one rule, for the evaluator and the kit): a reported mean is ``math.fsum(values) / n``, the correctly
+rounded sum, so the same bits on every Python version and in any order. Only where thousands of rows are averaged
+at once (the leaderboard bootstrap, the kit's feature scaling) is it numpy's pairwise ``sum``/``mean`` along an
+axis, which the Python version does not change either.
 """
 
 from __future__ import annotations
@@ -172,11 +156,8 @@ def pair_counts(x: np.ndarray, y: np.ndarray) -> PairCounts:
 def kendall_tau_b(x: np.ndarray | list[float], y: np.ndarray | list[float]) -> float:
     """Kendall's tau-b between two 1-D arrays of equal length n (ties allowed in both), in [-1, 1].
 
-    Equals ``scipy.stats.kendalltau(x, y).statistic`` (counts by :func:`pair_counts`, then scipy's formula).
-    Used for the official 1000-config protocol, where duplicated sampled configs tie in both x and y, and
-    for predictions (x = predicted runtimes, y = runtimes: tied predictions are ties, as the official
-    ``layout_evaluate.py`` scores model outputs). Symmetric: ``kendall_tau_b(x, y) == kendall_tau_b(y, x)``, so
-    the order of the two arrays cannot be wrong.
+    Equals ``scipy.stats.kendalltau(x, y).statistic`` (tied predictions are ties, as the official
+    ``layout_evaluate.py`` scores model outputs). Symmetric, so the order of the two arrays cannot be wrong.
 
     Args:
         x: (n,) e.g. predicted runtimes (lower = faster) or a ranking's predicted ranks.
@@ -227,9 +208,8 @@ def ordered_pair_accuracy(*, predictions: np.ndarray | list[float], runtimes: np
 
     Over the pairs (i, j) with ``runtimes[i] < runtimes[j]`` (pairs of equal runtimes are left out), the
     fraction with ``predictions[i] < predictions[j]`` strictly: a pair the predictions tie counts as not
-    correctly ordered. This is TF-Ranking's ``OPAMetric`` (``tfr.keras.metrics.OPAMetric``, the official
-    baselines' ``val_opa``) with relevance = faster, i.e. score = -prediction. With no tie in either array it
-    equals ``(tau_a + 1) / 2``. O(n log n) (:func:`pair_counts`).
+    correctly ordered. TF-Ranking's ``OPAMetric`` (``tfr.keras.metrics.OPAMetric``, the official baselines'
+    ``val_opa``) with relevance = faster (docs/metrics.md, "Ordered pair accuracy").
 
     Args:
         predictions: (c,) predicted runtimes, or any scores where lower means faster (a ranking's ranks).
@@ -256,14 +236,8 @@ def ordered_pair_accuracy(*, predictions: np.ndarray | list[float], runtimes: np
 
 
 def ranking_tau_b(runtimes_in_predicted_order: np.ndarray) -> float:
-    """Kendall's tau-b between a strict ranking and runtimes.
-
-    Args:
-        runtimes_in_predicted_order: (n,) runtime of the config ranked 1st, 2nd, … (x = 0..n-1, no ties).
-
-    Returns:
-        tau-b, positive when faster configs are ranked first. Equals
-        ``scipy.stats.kendalltau(np.arange(n), runtimes_in_predicted_order).statistic``.
+    """Kendall's tau-b between a strict ranking and runtimes: ``scipy.stats.kendalltau(np.arange(n),
+    runtimes_in_predicted_order).statistic``, from (n,) runtimes of the configs ranked 1st, 2nd, …
 
     Raises:
         UndefinedMetricError: n < 2 or all runtimes are equal (scipy returns NaN), or a runtime is NaN.

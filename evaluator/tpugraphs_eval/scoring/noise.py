@@ -1,12 +1,7 @@
-"""Measurement noise (docs/metrics.md, "Measurement noise"), pure functions on arrays.
-
-Configurations of one graph whose feature rows are byte-identical are the same input to any feature-based model;
-their runtime differences are measurement noise. The model: a recorded runtime is ``t * (1 + e)``,
-``e ~ N(0, sd)`` independent per configuration, ``sd`` the pooled relative standard deviation within groups of
-identical rows. The **noise ceiling** is the expected metric of a perfect, noise-free predictor against recorded
-runtimes, estimated by a seeded simulation: predictions ``y`` (the recorded runtimes standing in for ``t``),
-runtimes ``y * (1 + e)``, :data:`DRAWS` draws. Two measurements of the same configurations carry the noise twice:
-the same simulation with ``sd * sqrt(2)``.
+"""Measurement noise, pure functions on arrays (docs/metrics.md, "Measurement noise": the model, the noise
+ceiling and why a seeded simulation): configurations of one graph with byte-identical feature rows give the pooled
+relative sd of their runtimes, and the **noise ceiling** is the expected metric of a perfect, noise-free predictor
+against runtimes ``y * (1 + e)``, ``e ~ N(0, sd)``, over :data:`DRAWS` seeded draws.
 """
 
 from __future__ import annotations

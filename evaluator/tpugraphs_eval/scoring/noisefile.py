@@ -1,10 +1,8 @@
-"""The noise file: a split's measurement noise and noise ceilings, computed once, kept as JSON (docs/metrics.md,
-"Measurement noise"; format: docs/report-json.md, "Noise file").
-
-Reading the feature rows costs a pass over every graph's largest member (GBs), so ``tpugraphs-data noise`` does it
-once per data root and split and writes ``<data root>/noise/<split>.json`` (or a file named with ``-o``); scoring
-reads the file given with ``--noise``, else the one at that place, and says when there is none. The file names
-the ground truth it was computed from (``ground_truth_sha256``); another split's or data root's file is refused.
+"""The noise file: a split's measurement noise and noise ceilings, computed once (``tpugraphs-data noise``: reading
+every feature row is a pass over each graph's largest member, GBs) and kept as JSON at
+``<data root>/noise/<split>.json`` or where ``-o`` says; scoring reads the file given with ``--noise``, else the one
+at that place (docs/metrics.md, "Measurement noise"; format: docs/report-json.md, "Noise file"). The file names the
+ground truth it was computed from (``ground_truth_sha256``); another split's or data root's file is refused.
 """
 
 from __future__ import annotations
@@ -103,12 +101,8 @@ def held_out_noise(root: DataRoot, names: list[dict[str, Any]], runtimes: dict) 
 
 
 def build_noise(root: DataRoot, truth: GroundTruth) -> dict[str, Any]:
-    """The noise file's content for every graph of ``truth`` (read from ``root``'s ``.npz`` files).
-
-    Per graph: configs, duplicate_configs, groups, sum_squares, dof, sd (own; else the collection's pooled value,
-    ``sd_source`` ``pooled``; null with ``sd_source`` null when no graph of the collection has a duplicate),
-    ``ceiling`` and ``two_measurements`` (metric → [mean, spread]; absent without an sd). Per collection: the pooled
-    sd, dof and duplicate configs.
+    """The noise file's content for every graph of ``truth`` (read from ``root``'s ``.npz`` files): per graph
+    :func:`noise_entries`' entry, per collection the pooled sd, dof and duplicate configs.
 
     Raises:
         DataError: a graph's feature member cannot be read (:func:`..truth.rowhash.feature_row_hashes`).

@@ -1,12 +1,6 @@
-"""Scoring predictions: valid predicted runtimes + ground truth → the same per-graph metrics as a ranking's.
-
-Scored as the official code scores model outputs (docs/metrics.md, "Predictions"):
-- layout: Kendall's tau-b of the predictions against the runtimes, as ``scipy.stats.kendalltau`` (tied
-  predictions are ties; official ``layout_evaluate.py``), OPA from the same pair counts (a tied pair is not
-  correctly ordered), and slowdown@k over the first k of a stable argsort of the predictions;
-- tile: the Kaggle score and top-K errors of the first K of a stable argsort of the predictions (official
-  ``tpu_graphs/baselines/tiles/metrics.py`` takes ``argsort(preds)[:k]``), through the ranking route's code.
-"""
+"""Scoring predictions: valid predicted runtimes + ground truth → the same per-graph metrics as a ranking's, as the
+official code scores model outputs (docs/metrics.md, "Predictions"): layout tau-b and OPA with tied predictions as
+ties, and every top k (slowdowns, tile score and errors) from a stable argsort of the predictions."""
 
 from __future__ import annotations
 
@@ -16,66 +10,27 @@ from ..rules.topconfigs import TILE_MAX_LISTED
 from ..submission.predictions import ParsedPredictions
 from ..submission.rankings import INDEX_DTYPE, Rankings
 from ..truth.eval_indices import EvalIndices
-from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .curve import LAYOUT_K
-from .layout import LAYOUT_METRICS, SLOWDOWN_KS, GraphMetrics, pair_metrics
-from .metrics import error_from_ratio, search_curves
+from ..truth.groundtruth import GroundTruth
+from .layout import layout_metrics
 from .score import CollectionResult, tile_metrics
-
-
-def _layout_graph(predictions: np.ndarray, runtimes: np.ndarray) -> tuple[list[float], np.ndarray]:
-    """tau-b, OPA and slowdowns of one graph (both arrays (k,), aligned), in :data:`LAYOUT_METRICS` order, and its
-    (K,) search curve."""
-    tau, opa = pair_metrics(predictions, runtimes)
-    head = runtimes[np.argsort(predictions, kind="stable")[:max(SLOWDOWN_KS)]]
-    curve = search_curves(head, np.array([head.size]), np.array([runtimes.min()]), LAYOUT_K)[0]
-    return [tau, opa, *error_from_ratio(curve[[k - 1 for k in SLOWDOWN_KS]]).tolist()], curve
-
-
-def _layout(truth: CollectionTruth, values: dict[int, np.ndarray], sampled: dict[int, np.ndarray] | None
-            ) -> GraphMetrics:
-    rows, counts, curves = [], [], []
-    for g, runtime in enumerate(truth.runtimes):
-        scored = runtime if sampled is None else runtime[sampled[g]]
-        row, curve = _layout_graph(values[g], scored)
-        rows.append(row)
-        curves.append(curve)
-        counts.append(scored.size)
-    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
-    return GraphMetrics({name: table[:, i] for i, name in enumerate(LAYOUT_METRICS)}, np.array(counts, np.int64),
-                        np.array(curves).reshape(len(rows), LAYOUT_K))
-
-
-def _tile(truth: CollectionTruth, values: dict[int, np.ndarray]) -> GraphMetrics:
-    """The ranking route's tile metrics of each graph's first 10 configs by stable argsort of its predictions."""
-    rankings = Rankings({g: np.argsort(values[g], kind="stable")[:TILE_MAX_LISTED].astype(INDEX_DTYPE).tobytes()
-                         for g in range(truth.best.size)})
-    scored = tile_metrics(truth, rankings)
-    return GraphMetrics(scored.per_graph, truth.graphs.n_configs.astype(np.int64), scored.curves)  # all in the argsort
 
 
 def score_predictions_parsed(parsed: ParsedPredictions, truth: GroundTruth,
                              eval_indices: EvalIndices | None = None) -> dict[str, CollectionResult]:
-    """Per-graph metrics of every present collection from valid predictions.
-
-    Args:
-        parsed: predictions that validated without errors (:func:`..submission.predictions.validate_predictions`
-            with the same ``eval_indices``): every graph has its scored entries.
-        truth: the split's runtimes.
-        eval_indices: the official sampled configs (``--configs official``), or None for all configs.
-
-    Returns:
-        Collection name → :class:`CollectionResult` (the metrics of :func:`.score.score_parsed`), in
-        :data:`catalog.COLLECTIONS` order; ``n_scored``: the configurations each graph's predictions were
-        compared over (tile: c; layout: c, or the official list's m).
-    """
+    """:func:`.score.score_parsed` of predictions that validated without errors
+    (:func:`..submission.predictions.validate_predictions` with the same ``eval_indices``); ``n_scored``: the
+    configurations each graph's predictions were compared over (tile: c; layout: c, or the official list's m)."""
     results = {}
-    for name, collection_truth in truth.collections.items():
-        graphs = collection_truth.graphs
+    for name, t in truth.collections.items():
         values = parsed.values[name]
-        if graphs.collection.kind == "tile":
-            scored = _tile(collection_truth, values)
+        if t.graphs.collection.kind == "tile":  # the ranking route on each graph's first 10 by stable argsort
+            rankings = Rankings({g: np.argsort(values[g], kind="stable")[:TILE_MAX_LISTED].astype(INDEX_DTYPE).tobytes()
+                                 for g in range(t.best.size)})
+            scored = tile_metrics(t, rankings)._replace(n_scored=t.graphs.n_configs.astype(np.int64))  # all compared
         else:
-            scored = _layout(collection_truth, values, None if eval_indices is None else eval_indices[name])
-        results[name] = CollectionResult(graphs.collection, graphs.ids, *scored)
+            runtimes = t.runtimes
+            if eval_indices is not None:
+                runtimes = [y[eval_indices[name][g]] for g, y in enumerate(runtimes)]
+            scored = layout_metrics((values[g], y, y.size) for g, y in enumerate(runtimes))
+        results[name] = CollectionResult(t.graphs.collection, t.graphs.ids, *scored)
     return results

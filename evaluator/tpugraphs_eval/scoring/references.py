@@ -1,22 +1,14 @@
-"""Chance and perfection: what a random and an oracle ranking score on a split, per graph and per collection.
-
-- Random (uniformly random ranking), in expectation, exactly:
-  - tile Kaggle score: ``2 - E[min of k uniformly drawn distinct configs] / best`` with k = min(5, c):
-    with the runtimes sorted, y_(1) <= ... <= y_(c), the i-th smallest is the minimum of the draw with
-    probability C(c-i, k-1) / C(c, k);
-  - layout Kendall's tau-b: 0 (a uniformly random permutation is as likely as its reverse, which
-    flips the sign of tau).
-- Oracle (configs sorted by runtime): tile score 1; layout tau-b of that ranking, below 1 where
-  runtimes tie (docs/metrics.md, references), computed by the same metric code as any submission.
-
-The normalised figure of a collection is ``(value - random) / (oracle - random)``: 0 is chance, 1 is perfect.
+"""Chance and perfection: what a random and an oracle ranking score on a split, per graph and per collection
+(docs/metrics.md, "Random and oracle references"): a uniformly random ranking's exact expected value (tile: from
+the order statistics of the runtimes; layout tau-b: 0) and the oracle's (configs sorted by runtime: tile 1; layout
+the tau-b of that ranking, by the same metric code as any submission). The normalised figure of a collection is
+``(value - random) / (oracle - random)``: 0 is chance, 1 is perfect.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -72,40 +64,25 @@ def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = 
         return np.where(defined, tau, np.nan).reshape(-1)
     out = np.empty(truth.best.size)
     for g, runtime in enumerate(truth.runtimes):
-        rank_of = np.empty(runtime.size, dtype=np.int64)
-        rank_of[np.argsort(runtime, kind="stable")] = np.arange(runtime.size)
+        rank_of = np.argsort(np.argsort(runtime, kind="stable"))  # each config's place in the runtime order
         out[g] = pair_metrics(rank_of[sampled[g]], runtime[sampled[g]])[0]
     return out
 
 
-class GraphReferences(NamedTuple):
-    """The references of every graph of one collection (NaN: undefined tau).
-
-    Attributes:
-        random: (G,) float64 expected value of a uniformly random ranking.
-        oracle: (G,) float64 value of the runtime-sorted ranking.
-    """
-
-    random: np.ndarray
-    oracle: np.ndarray
-
-
-def graph_references(truth: GroundTruth, eval_indices: EvalIndices | None = None) -> dict[str, GraphReferences]:
-    """Collection → :class:`GraphReferences` of every graph.
-
-    The all-configs references depend on the runtimes alone and are computed once per ground truth.
-    """
+def graph_references(truth: GroundTruth,
+                     eval_indices: EvalIndices | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Collection → ((G,) expected value of a uniformly random ranking, (G,) value of the runtime-sorted ranking) of
+    every graph, float64 (NaN: undefined tau). The all-configs references are computed once per ground truth."""
     key = "graph_references"
     if eval_indices is None and key in truth.cache:
         return truth.cache[key]
     out = {}
     for name, collection_truth in truth.collections.items():
         if collection_truth.graphs.collection.kind == "tile":
-            out[name] = GraphReferences(expected_random_tile_scores(collection_truth),
-                                        np.ones(collection_truth.best.size))
+            out[name] = expected_random_tile_scores(collection_truth), np.ones(collection_truth.best.size)
         else:
             oracle = oracle_taus(collection_truth, None if eval_indices is None else eval_indices[name])
-            out[name] = GraphReferences(np.where(np.isnan(oracle), np.nan, 0.0), oracle)
+            out[name] = np.where(np.isnan(oracle), np.nan, 0.0), oracle
     if eval_indices is None:
         truth.cache[key] = out
     return out

@@ -1,10 +1,5 @@
 """Scoring: parsed rankings + ground truth → per-graph metrics → collection and overall values (docs/metrics.md).
-
-Per graph: tile gets the Kaggle score and top-1/5/10 errors; layout gets Kendall's tau-b and
-slowdown@1/10/100. A collection's value is the unweighted mean over its graphs (tile: the Kaggle
-score; layout: tau-b, leaving out graphs whose tau is undefined); the overall score is the unweighted
-mean of the collection values present. Every mean is over the graphs where its metric is defined, and
-says over how many (:meth:`CollectionResult.counts`).
+Every mean is over the graphs where its metric is defined, and says over how many (:meth:`CollectionResult.counts`).
 """
 
 from __future__ import annotations
@@ -79,12 +74,9 @@ class CollectionResult:
         return self._means[self.metric]
 
     def programs(self) -> dict[str, dict[str, float | None]]:
-        """Tile only: program → {metric: mean over its graphs where it is defined (None if none), ``n_graphs``};
-        {} for layout.
-
-        The program is :func:`..dataset.tile_program` of the graph name, as the official ``tiles_evaluate.py``
-        groups graphs (test names, 32 hex digits, are each their own program).
-        """
+        """Tile only ({} for layout): program (:func:`..dataset.tile_program` of the graph name, as the official
+        ``tiles_evaluate.py`` groups graphs) → {metric: mean over its graphs where it is defined (None if none),
+        ``n_graphs``}."""
         if self.collection.kind != "tile":
             return {}
         names = [i.rpartition(":")[2] for i in self.ids]
@@ -101,46 +93,29 @@ class CollectionResult:
 
 
 def tile_metrics(truth: CollectionTruth, rankings: Rankings) -> GraphMetrics:
-    """Tile score and top-K errors of every graph of a collection (every graph has a ranking). Vectorised over all graphs: gather each ranking's runtimes, take the best of its first k.
-
-    The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined): from 5
-    entries the paper's top-10 error cannot be told, and the top-5 value is not it (docs/metrics.md, tile:xla).
-    """
+    """Tile score and top-K errors of every graph of a collection (every graph has a ranking), vectorised over all
+    graphs. The top-K error of a row listing fewer than min(K, c) usable indices is NaN (undefined; docs/metrics.md,
+    tile:xla **Decision**)."""
     flat, lengths = rankings.joined(truth.best.size)
     values = truth.values[np.repeat(truth.offsets[:-1], lengths) + flat]
     curves = search_curves(values, lengths, truth.best, TILE_K)
-    ratios = {k: curves[:, k - 1] for k in sorted({TILE_TOP_K, *TOP_K_ERRORS})}
-    metrics = {"score": tile_score_from_ratio(ratios[TILE_TOP_K])}
-    listed_enough = {k: lengths >= np.minimum(k, truth.graphs.n_configs) for k in TOP_K_ERRORS}
-    metrics.update({f"top{k}_error": np.where(listed_enough[k], error_from_ratio(ratios[k]), np.nan) for k in TOP_K_ERRORS})
-    return GraphMetrics(metrics, lengths, curves)
+    errors = {f"top{k}_error": np.where(lengths >= np.minimum(k, truth.graphs.n_configs),
+                                        error_from_ratio(curves[:, k - 1]), np.nan) for k in TOP_K_ERRORS}
+    return GraphMetrics({"score": tile_score_from_ratio(curves[:, TILE_TOP_K - 1]), **errors}, lengths, curves)
 
 
 def score_parsed(parsed: ParsedSubmission, truth: GroundTruth,
                  eval_indices: EvalIndices | None = None) -> dict[str, CollectionResult]:
-    """Per-graph metrics of every present collection.
-
-    Args:
-        parsed: rankings of a submission that validated without errors (every graph has one).
-        truth: the split's runtimes.
-        eval_indices: the official sampled configs (``--configs official``), or None for all configs.
-
-    Returns:
-        Collection name → :class:`CollectionResult`, in :data:`tpugraphs_eval.dataset.COLLECTIONS` order.
-    """
+    """Collection name → :class:`CollectionResult` of every present collection (in
+    :data:`tpugraphs_eval.dataset.COLLECTIONS` order), from the rankings of a submission that validated without
+    errors, against all configs or, with ``eval_indices``, the official sampled ones (``--configs official``)."""
     layouts = [name for name, t in truth.collections.items() if t.graphs.collection.kind == "layout"]
     if eval_indices is None:  # every layout collection in one pass: one C call for all tau-b
         scored = score_all_configs([truth.collections[n] for n in layouts], [parsed.rankings[n] for n in layouts])
     else:
         scored = [score_official(truth.collections[n], parsed.rankings[n], eval_indices[n]) for n in layouts]
     by_name = dict(zip(layouts, scored, strict=True))
-    results = {}
-    for name, collection_truth in truth.collections.items():
-        graphs = collection_truth.graphs
-        if graphs.collection.kind == "tile":
-            scored = tile_metrics(collection_truth, parsed.rankings[name])
-        else:
-            scored = by_name[name]
-        results[name] = CollectionResult(graphs.collection, graphs.ids, *scored)
-    return results
+    return {name: CollectionResult(t.graphs.collection, t.graphs.ids,
+                                   *(by_name[name] if name in by_name else tile_metrics(t, parsed.rankings[name])))
+            for name, t in truth.collections.items()}
 

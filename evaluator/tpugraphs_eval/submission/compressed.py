@@ -1,11 +1,8 @@
-"""Unpacking a submission: a zip or gzip file → the CSV bytes inside (Kaggle accepts both).
-
-A submission is recognised as compressed by its first bytes, whatever its name. A zip must hold exactly
-one CSV file (folders and macOS metadata, ``__MACOSX/`` and ``._*``, do not count); a gzip is one CSV.
-Either is unpacked in chunks of 1 MiB (:func:`..safeopen.read_stream`), and unpacking stops as soon as more than
-:data:`MAX_UNPACKED_BYTES` came out, so that a small archive that unpacks to gigabytes (a zip bomb) is
-refused with a code instead of filling memory: a zip member by the size it declares (zipfile yields no
-more than that), a gzip after a first pass that counts without keeping.
+"""Unpacking a submission: a zip or gzip file, recognised by its first bytes whatever its name, → the CSV bytes
+inside (Kaggle accepts both; the rules: docs/codes.md). Either is unpacked in chunks of 1 MiB
+(:func:`..safeopen.read_stream`) and refused as soon as more than :data:`MAX_UNPACKED_BYTES` came out (a zip bomb):
+a zip member by the size it declares (zipfile yields no more than that), a gzip after a first pass that counts
+without keeping.
 """
 
 from __future__ import annotations
@@ -23,17 +20,16 @@ MAX_UNPACKED_BYTES = 256 << 20
 """256 MiB: about 6 times the largest real test submission can be (70 layout rows of at most ~590,000
 characters each, docs/codes.md: about 41 MB; a real Kaggle test submission is about 10 MB), 4 times the
 leaderboard's 64 MiB file cap."""
-_CORRUPT = (EOFError, zlib.error, OSError, ValueError, NotImplementedError, RuntimeError)
-"""What reading a damaged archive raises (with ``zipfile.BadZipFile``, :func:`_corrupt`): an error, never a crash."""
 
 
 def _corrupt() -> tuple[type[Exception], ...]:
-    """:data:`_CORRUPT` and zipfile's and gzip's own errors; those modules are imported when an archive is read
-    (most submissions are plain CSV: docs/performance.md, "Imports")."""
+    """What reading a damaged archive raises: an error, never a crash. zipfile and gzip are imported when an archive
+    is read (most submissions are plain CSV: docs/performance.md, "Imports")."""
     import gzip
     import zipfile
 
-    return (zipfile.BadZipFile, gzip.BadGzipFile, *_CORRUPT)
+    return (zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, OSError, ValueError, NotImplementedError,
+            RuntimeError)
 
 
 def unpack(data: bytes, log: ProblemLog) -> bytes | None:

@@ -1,16 +1,12 @@
 """Reading a submission: the bytes of a submission file → data rows ``(line, ID, TopConfigs)``.
 
-Everything about the *shape* of the file is checked here (docs/codes.md): a zip or gzip wrapper
-(:mod:`.compressed`), encoding, byte-order mark, line endings, blank lines, header, delimiter, column
-count, quoting. What the fields *mean* (IDs, configuration indices) is checked by
-:mod:`tpugraphs_eval.submission.validation`. What changes no value (RFC 4180 quoting, a BOM, CRLF or
-CR CR LF line ends) is read as every CSV reader reads it, with one note per file.
-
-The rules are :mod:`..rules.csvshape` (shared with the Codabench scoring program). Two ways through a file, one set
-of rules: a *plain* file (ASCII, LF line ends, no quotes, no NUL — what every CSV writer produces) is cut at its
-commas and newlines without copying its TopConfigs fields (an accelerator: tests/submission/test_fuzz.py holds it
-equal to the rules on every input); any line that is not simply ``ID,TopConfigs`` there, and every line of any
-other file, goes through :meth:`..rules.csvshape.ShapeReader.line`, which knows every problem.
+Everything about the *shape* of the file is checked here (docs/codes.md), by the rules of :mod:`..rules.csvshape`
+(shared with the Codabench scoring program): a zip or gzip wrapper (:mod:`.compressed`), encoding, byte-order mark,
+line endings, blank lines, header, delimiter, column count, quoting; what the fields *mean* is checked by
+:mod:`.validation`. A *plain* file (ASCII, LF line ends, no quotes, no NUL) is cut at its commas and newlines without
+copying its TopConfigs fields (an accelerator: tests/submission/test_fuzz.py holds it equal to the rules on every
+input); any line that is not simply ``ID,TopConfigs`` there, and every line of any other file, goes through
+:meth:`..rules.csvshape.ShapeReader.line`, which knows every problem.
 """
 
 from __future__ import annotations
@@ -20,11 +16,11 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple, NoReturn, Union
+from typing import BinaryIO, NoReturn, Union
 
 from ..dataset import BY_NAME
 from ..errors import UsageError
-from ..rules.csvshape import HEADER, STOP, ShapeReader
+from ..rules.csvshape import HEADER, ShapeReader
 from ..rules.sniff import refusal
 from ..safeopen import InputRefused, read_regular_file, read_stream, too_large
 from .compressed import MAX_UNPACKED_BYTES, unpack
@@ -41,30 +37,15 @@ unpack to."""
 
 SubmissionSource = Union[str, os.PathLike, bytes, BinaryIO]
 """A submission: a path, the file's bytes, or a binary file object."""
-
-
-class Row(NamedTuple):
-    """One data row of a submission.
-
-    Attributes:
-        line: 1-based line number in the file.
-        id: the ID field as text (not yet checked against the split).
-        configs: the TopConfigs field, raw (bytes, or a memoryview into the file's bytes; not parsed).
-    """
-
-    line: int
-    id: str
-    configs: bytes | memoryview
+Row = tuple[int, str, Union[bytes, memoryview]]
+"""One data row: its 1-based line number, the ID field as text (not yet checked against the split) and the raw
+TopConfigs field (bytes, or a memoryview into the file's bytes; not parsed)."""
 
 
 def read_submission_bytes(source: SubmissionSource) -> bytes:
-    """The submission's bytes from a path, bytes-like object or binary file object, at most
-    :data:`MAX_SUBMISSION_BYTES` (256 MiB) of them whatever the source.
-
-    A path is checked with ``fstat`` before it is read (:func:`tpugraphs_eval.safeopen.read_regular_file`);
-    bytes by their length; a file object is read from its current position in chunks of 1 MiB
-    (:func:`tpugraphs_eval.safeopen.read_stream`) and reading stops one byte past the cap, so an endless stream
-    never fills memory.
+    """The submission's bytes from a path (checked with ``fstat`` before it is read), bytes-like object or binary file
+    object (read from its current position, stopping one byte past the cap), at most :data:`MAX_SUBMISSION_BYTES`
+    (256 MiB) of them whatever the source.
 
     Raises:
         UsageError: the path does not exist (``SUBMISSION_NOT_FOUND``), is not a regular file
@@ -170,10 +151,8 @@ class SubmissionCsv:
             ident, comma, configs = line.partition(b",")
             if shape.header_seen and comma and ident and b"," not in configs and shape.delimiter == b"," \
                     and ident.strip() != HEADER[0]:
-                yield number, ident.decode("ascii"), configs  # a Row, as a plain tuple
-                continue
-            row = shape.line(number, line)
-            if row is not None:
+                yield number, ident.decode("ascii"), configs  # a Row
+            elif (row := shape.line(number, line)) is not None:
                 yield row
 
     def _plain_rows(self) -> Iterator[Row]:
@@ -189,16 +168,9 @@ class SubmissionCsv:
             number += 1
             comma = data.find(b",", pos, newline)
             if (shape.header_seen and shape.delimiter == b"," and comma > pos
-                    and data.find(b",", comma + 1, newline) < 0):
-                ident = data[pos:comma]
-                if ident.strip() != HEADER[0]:
-                    yield number, ident.decode("ascii"), view[comma + 1:newline]  # a Row, as a plain tuple
-                    pos = newline + 1
-                    continue
-            row = shape.line(number, data[pos:newline])
-            if row is STOP:
-                return
-            if row is not None:
+                    and data.find(b",", comma + 1, newline) < 0 and (ident := data[pos:comma]).strip() != HEADER[0]):
+                yield number, ident.decode("ascii"), view[comma + 1:newline]  # a Row
+            elif (row := shape.line(number, data[pos:newline])) is not None:  # never STOP: a plain file holds no NUL
                 yield row
             pos = newline + 1
         self.last_line = number

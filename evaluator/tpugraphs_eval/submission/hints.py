@@ -1,14 +1,8 @@
-"""Hints that name a mistake once instead of a cascade of per-line errors.
-
-- :class:`IdHints`: near misses for IDs that name no graph (whitespace, ``.npz``, ``/`` for ``:``, case,
-  another split, a missing collection prefix, a cut-off ID, a partial copy of the dataset).
-- the header-level mistakes (Excel's ``sep=,`` line, a pandas index column, a tab or ``;`` delimiter) are rules
-  of :mod:`..rules.csvshape`.
-- :func:`collections_hint`: a per-collection file validated without ``--collections``.
-- :class:`FieldHints`: TopConfigs written with spaces (``0 1 2``), as a list (``[0, 1, 2]``) or joined by commas
-  in a quoted field (``"0,1,2"``), read with their indices and reported as one problem for the whole file.
-
-Which mistakes are read with a note and which refused with one hint: docs/codes.md.
+"""Hints that name a mistake once instead of a cascade of per-line errors: :class:`IdHints` (near misses for IDs
+that name no graph), :func:`collections_hint` (a per-collection file validated without ``--collections``) and
+:class:`FieldHints` (TopConfigs written with spaces, as a list or joined by commas: read with their indices and
+reported once per file). The header-level mistakes are rules of :mod:`..rules.csvshape`. Which mistakes are read
+with a note and which refused with one hint: docs/codes.md.
 """
 
 from __future__ import annotations
@@ -57,9 +51,7 @@ class IdHints:
     def _elsewhere(self) -> dict[str, str]:
         """Submission ID → the other split holding it."""
         found = {}
-        for split in SPLITS:
-            if split == self.catalog.split:
-                continue
+        for split in (s for s in SPLITS if s != self.catalog.split):
             for collection in COLLECTIONS:
                 for name in self.catalog.root.graph_names(collection, split):
                     found.setdefault(submission_id(collection, name), split)

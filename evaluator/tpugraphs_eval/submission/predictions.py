@@ -1,16 +1,9 @@
 """Predictions instead of a ranking: each graph's predicted runtime of every configuration, validated like a
-submission (every problem in one pass, each with a code of :mod:`.problems`, its line and ID).
-
-Three sources, one checker:
-- a mapping ``{ID: array}`` (the API, e.g. a model's outputs inside a training loop);
-- a table ``ID, config, prediction`` (one row per graph and configuration, any row order), as Parquet or CSV;
-- an ``.npz`` archive with one array per graph, the member named by the graph's ID.
-
-Arrays are indexed by configuration (``array[i]`` predicts config i; length c). With the official sampled
-configs (``--configs official``) a layout graph needs only its sampled configs: a table may list just those,
-and an array may instead be aligned with the official list (length m of the list, duplicates included; an
-array of length c is read by configuration). Lower = faster; only the order of a graph's predictions counts.
-How they are scored: :mod:`..scoring.predictions`; how that differs from a ranking: docs/metrics.md.
+submission (every problem in one pass, each with a code of :mod:`.problems`, its line and ID), from a mapping
+``{ID: array}`` (the API), a table ``ID, config, prediction`` (Parquet or CSV, any row order) or an ``.npz`` archive
+of one array per graph named by its ID. An array predicts config i at ``array[i]`` (length c; with
+``--configs official`` a layout graph's may instead be aligned with the official list, and a table may list just
+its sampled configs). Lower = faster. The format and how it is scored: docs/metrics.md, "Predictions".
 """
 
 from __future__ import annotations
@@ -101,9 +94,6 @@ class _Checker:
                              line=line(at), id=graph_id)
         return ok
 
-    def store(self, spec: RowSpec, values: np.ndarray) -> None:
-        self.parsed.values[spec.collection][spec.position] = values
-
     def finish(self, n_rows: int, sha256: str) -> tuple[Validation, ParsedPredictions]:
         for name, n in self.absent.items():
             if name in self.catalog.left_out:
@@ -138,12 +128,8 @@ def _check_array(checker: _Checker, graph_id: str, spec: RowSpec, array: np.ndar
     values = array.astype(np.float64)
     if not checker.finite(graph_id, values, lambda at: f"entries {preview(at.tolist())}", lambda at: None):
         return
-    checker.store(spec, values[sampled] if sampled is not None and values.size == spec.n_configs else values)
-
-
-def _array_digest(digest, graph_id: str, array: np.ndarray) -> None:
-    digest.update(f"{graph_id}\0{array.dtype.str}\0{array.shape}\0".encode())
-    digest.update(np.ascontiguousarray(array).tobytes())
+    scored = values[sampled] if sampled is not None and values.size == spec.n_configs else values
+    checker.parsed.values[spec.collection][spec.position] = scored
 
 
 def _check_mapping(checker: _Checker, items: Iterable[tuple[str, Any]]) -> str:
@@ -159,7 +145,8 @@ def _check_mapping(checker: _Checker, items: Iterable[tuple[str, Any]]) -> str:
                 checker.log.add("PREDICTION_NOT_NUMBER", f"the predictions are not an array of numbers ({err}).",
                                 id=graph_id)
             continue
-        _array_digest(digest, graph_id, array)
+        digest.update(f"{graph_id}\0{array.dtype.str}\0{array.shape}\0".encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
         if spec is not None:
             _check_array(checker, graph_id, spec, array)
     return digest.hexdigest()
@@ -169,15 +156,13 @@ _NPZ_PROBLEMS = {"NPZ_MEMBER_TOO_LARGE": "PREDICTION_WRONG_SHAPE", "NPZ_ENCRYPTE
                  "NPZ_COMPRESSION_UNSUPPORTED": "PREDICTIONS_UNREADABLE"}  # else PREDICTION_NOT_NUMBER
 
 
-def _check_npz(checker: _Checker, path: Path) -> tuple[int, str]:
+def _check_npz(checker: _Checker, path: Path) -> int:
     """The arrays of an npz archive, member by member, through the one ``.npz`` reader (:mod:`..truth.npz`): a
     member declaring more bytes than any graph needs is not read."""
     from ..truth.npz import Unusable, check_member, opened, read_array
 
-    digest = hashlib.sha256()
-    longest = max((int(g.n_configs.max()) for g in checker.catalog.collections.values() if g.n_configs.size),
-                  default=0)
-    longest = max([longest, *(int(s.size) for lists in checker.sampled.values() for s in lists.values())])
+    longest = max([0, *(int(g.n_configs.max()) for g in checker.catalog.collections.values() if g.n_configs.size),
+                   *(int(s.size) for lists in checker.sampled.values() for s in lists.values())])
     members: dict = {}
     try:
         with opened(path) as (archive, members):
@@ -193,11 +178,10 @@ def _check_npz(checker: _Checker, path: Path) -> tuple[int, str]:
                     checker.log.add(_NPZ_PROBLEMS.get(code, "PREDICTION_NOT_NUMBER"), f"the member cannot be used "
                                     f"([{code}] {reason}): it is not read.", id=graph_id)
                     continue
-                _array_digest(digest, graph_id, array)
                 _check_array(checker, graph_id, spec, array)
     except Unusable as err:  # the archive itself
         checker.log.add("PREDICTIONS_UNREADABLE", f"the npz archive cannot be read: [{err.args[0]}] {err.args[1]}.")
-    return len(members), digest.hexdigest()
+    return len(members)
 
 
 # --- a table: Parquet or CSV -----------------------------------------------------------------------------
@@ -235,8 +219,7 @@ class _Table:
     def where(self, rows: np.ndarray, text: np.ndarray | None = None) -> str:
         """``line 5 (`abc`), line 9 (empty)`` or ``row 4, row 8``: a few of the rows, for messages (an empty
         cell, read as null, is called empty)."""
-        word = "line" if self.csv else "row"
-        offset = 2 if self.csv else 1
+        word, offset = ("line", 2) if self.csv else ("row", 1)
         shown = [f"{word} {r + offset}" + ("" if text is None else " (empty)" if text[r] is None or text[r] == ""
                                            else f" (`{shorten(str(text[r]))}`)")
                  for r in rows[:5].tolist()]
@@ -249,10 +232,9 @@ def _check_table_graph(checker: _Checker, table: _Table, graph_id: str, spec: Ro
     sampled = checker.official(spec)
     first_line = table.line(int(rows[0]))
     config = table.config[rows]
-    ok = True
+    problems = checker.log.counts.total()  # every problem below makes the graph unusable
     bad_config = (config < 0) | (config >= c)
     if bad_config.any():
-        ok = False
         at = rows[bad_config]
         checker.log.add("PREDICTION_BAD_CONFIG", f"{at.size} row(s) name no configuration of this graph (it has "
                         f"{c}, numbered 0..{c - 1}): {table.where(at, table.config_text)}.",
@@ -262,7 +244,6 @@ def _check_table_graph(checker: _Checker, table: _Table, graph_id: str, spec: Ro
     configs, good_rows = config[good][order], rows[good][order]
     repeated = np.flatnonzero(configs[1:] == configs[:-1]) + 1  # the second and later rows of a config
     if repeated.size:
-        ok = False
         again = np.sort(good_rows[repeated])
         names = np.unique(configs[repeated])
         checker.log.add("PREDICTION_DUPLICATE_CONFIG", f"{names.size} configuration(s) have more than one row "
@@ -271,24 +252,21 @@ def _check_table_graph(checker: _Checker, table: _Table, graph_id: str, spec: Ro
     needed = np.arange(c) if sampled is None else np.unique(sampled)
     absent = needed[~np.isin(needed, configs)]
     if absent.size:
-        ok = False
         scope = "" if sampled is None else " of the official sampled configs"
         checker.log.add("PREDICTION_MISSING_CONFIGS", f"{absent.size} of the {needed.size} configurations{scope} "
                         f"have no prediction: {preview(absent.tolist())}.", line=first_line, id=graph_id)
     not_number = table.not_number[rows]
     if not_number.any():
-        ok = False
         at = rows[not_number]
         checker.log.add("PREDICTION_NOT_NUMBER", f"{at.size} prediction(s) are empty or not numbers: "
                         f"{table.where(at, table.prediction_text)}.", line=table.line(int(at[0])), id=graph_id)
     values = table.prediction[rows]
-    if not checker.finite(graph_id, np.where(not_number, 0.0, values), lambda at: table.where(rows[at]),
-                          lambda at: table.line(int(rows[at[0]]))):
-        ok = False
-    if ok:
+    checker.finite(graph_id, np.where(not_number, 0.0, values), lambda at: table.where(rows[at]),
+                   lambda at: table.line(int(rows[at[0]])))
+    if checker.log.counts.total() == problems:
         by_config = np.empty(c, dtype=np.float64)
         by_config[configs] = table.prediction[good_rows]
-        checker.store(spec, by_config if sampled is None else by_config[sampled])
+        checker.parsed.values[spec.collection][spec.position] = by_config if sampled is None else by_config[sampled]
 
 
 def row_limit(catalog: SplitCatalog) -> int:
@@ -341,20 +319,6 @@ def _check_table(checker: _Checker, path: Path, csv: bool) -> int:
     return table.n_rows
 
 
-def _open_path(path: Path) -> bytes:
-    """The first bytes of the predictions file (its format), or a coded UsageError."""
-    if not path.exists():
-        raise UsageError(f"predictions file {path} does not exist", code="SUBMISSION_NOT_FOUND")
-    if not path.is_file():
-        raise UsageError(f"predictions file {path} is not a regular file", code="SUBMISSION_NOT_A_FILE")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(4)
-    except OSError as err:
-        raise UsageError(f"predictions file {path} cannot be read: {err.strerror or err}",
-                         code="SUBMISSION_UNREADABLE") from None
-
-
 def validate_predictions(source: PredictionsSource, catalog: SplitCatalog, *, sampled: EvalIndices | None = None,
                          mode: Mode = "strict") -> tuple[Validation, ParsedPredictions]:
     """Check predictions against the graphs of a split, every problem in one pass.
@@ -387,9 +351,18 @@ def validate_predictions(source: PredictionsSource, catalog: SplitCatalog, *, sa
         raise UsageError(f"predictions are a mapping {{ID: array}} or the path of a Parquet, CSV or npz file, not "
                          f"{type(source).__name__}")
     path = Path(source)
-    magic = _open_path(path)
+    if not path.exists():
+        raise UsageError(f"predictions file {path} does not exist", code="SUBMISSION_NOT_FOUND")
+    if not path.is_file():
+        raise UsageError(f"predictions file {path} is not a regular file", code="SUBMISSION_NOT_A_FILE")
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)  # the format
+    except OSError as err:
+        raise UsageError(f"predictions file {path} cannot be read: {err.strerror or err}",
+                         code="SUBMISSION_UNREADABLE") from None
     if magic.startswith(b"PK"):
-        n_rows, _ = _check_npz(checker, path)
+        n_rows = _check_npz(checker, path)
     elif magic == b"PAR1":
         n_rows = _check_table(checker, path, csv=False)
     elif not magic:

@@ -1,9 +1,7 @@
 """The problems a submission can have, as the package reports them: :class:`Code` records, :class:`Problem` and the
-log that collects them.
-
-The codes and their strict and lenient severities are one table, :data:`..rules.codes.PROBLEM_CODES` (shared with
-the Codabench scoring program and the exported Kaggle metric); docs/codes.md lists it. Codes never change meaning
-once released: tools may match on them.
+log that collects them. The codes and their severities are one table, :data:`..rules.codes.PROBLEM_CODES` (shared
+with the Codabench scoring program and the exported Kaggle metric; docs/codes.md lists it). Codes never change
+meaning once released: tools may match on them.
 """
 
 from __future__ import annotations
@@ -92,11 +90,6 @@ MAX_LISTED_PER_CODE = 1000
 """Problems of one code listed one by one; further ones are counted exactly and summarised in one problem."""
 
 
-def errors_in(counts: Counter[str], mode: Mode) -> int:
-    """How many of the counted problems are errors under ``mode``."""
-    return sum(n for code, n in counts.items() if CODES[code].severity(mode) == Severity.ERROR)
-
-
 class ProblemLog:
     """Collects problems in file order for one validation run under one mode.
 
@@ -141,5 +134,5 @@ class ProblemLog:
         return self.problems + extra
 
 
-__all__ = ["CODES", "MODES", "Code", "Mode", "Problem", "ProblemLog", "Severity", "codes_markdown", "errors_in",
+__all__ = ["CODES", "MODES", "Code", "Mode", "Problem", "ProblemLog", "Severity", "codes_markdown",
            "markdown_cell", "preview"]

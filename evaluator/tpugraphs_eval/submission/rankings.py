@@ -39,16 +39,12 @@ class Rankings(dict[int, bytes]):
         """
         return np.frombuffer(self[position], dtype=INDEX_DTYPE)
 
-    def rows(self, start: int, stop: int) -> list[bytes]:
-        """The packed rankings of graphs ``start``..``stop - 1``, in order (every one must have a ranking)."""
-        return [self[g] for g in range(start, stop)]
-
     def joined(self, n_graphs: int) -> Joined:
         """Graphs 0..``n_graphs - 1`` back to back (every one must have a ranking, as in a valid submission).
 
         Raises:
             KeyError: a graph has no ranking.
         """
-        rows = self.rows(0, n_graphs)
+        rows = [self[g] for g in range(n_graphs)]
         lengths = np.array([len(row) for row in rows], dtype=np.int64) // INDEX_DTYPE.itemsize
         return Joined(np.frombuffer(b"".join(rows), dtype=INDEX_DTYPE), lengths)

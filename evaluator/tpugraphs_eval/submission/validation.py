@@ -21,7 +21,7 @@ from ..rules.topconfigs import MAX_FIELD_BYTES, TILE_MAX_LISTED, too_long
 from ..truth.groundtruth import SplitCatalog
 from .csvfile import SubmissionCsv, SubmissionSource, read_submission_bytes
 from .hints import FieldHints, IdHints, code_of, collections_hint
-from .problems import CODES, Mode, Problem, ProblemLog, Severity, errors_in, preview
+from .problems import CODES, Mode, Problem, ProblemLog, Severity, preview
 from .rankings import INDEX_DTYPE, Rankings
 from .topconfigs import diagnose
 
@@ -54,10 +54,8 @@ _SHOWN_CODES = 8
 
 @dataclass(repr=False)
 class Validation:
-    """The outcome of validating one submission against one split.
-
-    Its ``repr`` and notebook table (``_repr_html_``) are short: the verdict and the count of each problem code
-    (the problems themselves: :attr:`problems`, or ``tpugraphs-eval validate``).
+    """The outcome of validating one submission against one split (its ``repr`` and notebook table are short: the
+    verdict and the count of each problem code).
 
     Attributes:
         mode: ``strict`` or ``lenient``.
@@ -81,7 +79,7 @@ class Validation:
     @property
     def n_errors(self) -> int:
         """Number of error-severity problems."""
-        return errors_in(self.counts, self.mode)
+        return self.by_severity()[Severity.ERROR]
 
     @property
     def valid(self) -> bool:
@@ -117,12 +115,8 @@ class Validation:
 
 
 def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode: Mode = "strict") -> Validation:
-    """Check a submission against the graphs of a split, reporting every problem in one pass.
-
-    Every row first gets the fast check ``scan_indices`` (:mod:`kernels`: plain integers, in range, no
-    repeats, in one pass); only rows it does not pass as clean are diagnosed in detail
-    (:func:`topconfigs.diagnose`), after :class:`hints.FieldHints` has recognised indices joined by
-    spaces or written as a list (one problem for the file, not one per row).
+    """Check a submission against the graphs of a split, reporting every problem in one pass: every row first gets
+    the fast check ``scan_indices`` (:mod:`kernels`), and only rows it does not pass as clean are diagnosed in detail.
 
     Args:
         source: path, bytes or binary file object of the CSV, at most 256 MiB whatever the source
@@ -144,7 +138,11 @@ def validate_submission(source: SubmissionSource, catalog: SplitCatalog, *, mode
     for line, graph_id, configs in csv_file:
         rows.read(line, graph_id, configs)
     rows.finish()
-    _cut_off(csv_file, log)
+    if csv_file.last_line and not csv_file.ends_with_newline:  # right after a line with problems a cut would explain?
+        last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
+        if last:
+            log.add("NO_FINAL_NEWLINE", "the file ends without a newline right after a line with problems: "
+                    "was it cut off?", line=csv_file.last_line, id=last[0].id)
     missing = _missing_ids(catalog, rows.ledger.lines, log)
     return Validation(mode, log.listed(), log.counts, rows.parsed, missing, csv_file.sha256, rows.n_rows)
 
@@ -168,8 +166,7 @@ class _Rows:
         self.n_rows = 0
 
     def read(self, line: int, graph_id: str, configs: bytes | memoryview) -> None:
-        """Check one row. Every row first gets the fast ``scan_indices``; only rows it does not pass as clean are
-        diagnosed in detail."""
+        """Check one row."""
         self.n_rows += 1
         spec = self.catalog.row_specs.get(graph_id)
         if len(configs) > MAX_FIELD_BYTES:
@@ -247,22 +244,11 @@ class _Rows:
                              f"scored: the {catalog.root.noun} has no {name} {catalog.split} graphs.")
 
 
-def _cut_off(csv_file: SubmissionCsv, log: ProblemLog) -> None:
-    """NO_FINAL_NEWLINE when the file ends without a newline right after a line with problems a cut would explain."""
-    if csv_file.last_line and not csv_file.ends_with_newline:
-        last = [p for p in log.problems if p.line == csv_file.last_line and p.code not in _NOT_TRUNCATION]
-        if last:
-            log.add("NO_FINAL_NEWLINE", "the file ends without a newline right after a line with problems: "
-                    "was it cut off?", line=csv_file.last_line, id=last[0].id)
-
-
 def _missing_ids(catalog: SplitCatalog, lines: dict[str, int], log: ProblemLog) -> dict[str, list[str]]:
     """IDs of the split without a row (``lines``: the known IDs with one), and one MISSING_IDS problem per collection
     that has some."""
-    if not lines and any(log.counts[code] for code in _NOTHING_READ):
-        return {}  # nothing was readable: one problem says so, no need for five more
-    if len(lines) == len(catalog.index):
-        return {}  # every ID of the split has a row (lines holds known IDs only)
+    if (not lines and any(log.counts[code] for code in _NOTHING_READ)) or len(lines) == len(catalog.index):
+        return {}  # nothing was readable (one problem says so), or every ID has a row (lines holds known IDs only)
     missing = missing_ids(lines, {name: graphs.ids for name, graphs in catalog.collections.items()}, catalog.split)
     hint = collections_hint(catalog, lines)  # said once, on the first MISSING_IDS
     for _, _, message in missing:
