@@ -44,7 +44,6 @@ _DATA_ROOT_HELP = ("folder holding npz/ (official layout), or `demo` for the bun
 
 _seed = int_at_least(0, 2**63 - 1)
 """A random seed: an integer from 0 to 2**63 - 1 (argparse's coded usage error otherwise)."""
-_count = int_at_least(0)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     common(sub)
     scoring(sub)
     sub.add_argument("--seed", type=_seed, default=0, help="random seed; the same seed writes the same file (default 0)")
-    sub.add_argument("--draws", type=_count, default=10,
+    sub.add_argument("--draws", type=int_at_least(0), default=10,
                      help="random files scored to estimate the metrics without a closed form (seeds seed+1 … "
                           "seed+N; default 10, 0 to skip)")
 
@@ -116,19 +115,6 @@ def _refuse_output_is_input(args, root, splits: tuple[str, ...] = (), inputs: tu
     refuse_output_is_input([("-o", args.output), ("--json", args.json)], [*inputs, *graph_files], data_root=root.path)
 
 
-def _score_or_reason(root, split: str, output: Path, args) -> tuple[object | None, object | None, str | None]:
-    """(truth, report) of the written file when the split has runtimes, else the reason it has none."""
-    try:
-        truth = load_ground_truth(root, split, progress=not args.no_progress)
-    except NoGroundTruthError:  # the file was validated above: only the score is missing
-        return None, None, (f"the {split} split of {root.label} holds no runtimes (every config_runtime is 0: the "
-                            "public test files); the file was validated against its config counts only")
-    except DataError as err:
-        return None, None, str(err).split("\n")[0]
-    evaluator = Evaluator.over(truth.catalog, truth, Options(configs=args.configs), eval_indices_dir=args.eval_indices)
-    return truth, evaluator.evaluate(output), None
-
-
 def _report(args, root, n_rows: int, extra: dict, title: str, labels: tuple[str, str]) -> int:
     """What ``random`` and ``learned`` print after writing -o: the file's scores and normalised values (``labels``)
     beside random's and the oracle's when the split has runtimes (``random`` adds its draws); the same to --json."""
@@ -136,12 +122,20 @@ def _report(args, root, n_rows: int, extra: dict, title: str, labels: tuple[str,
     notice(root)
     payload = {"command": args.command, "output": str(args.output), "split": args.split, "data_root": root.label,
                "synthetic": root.synthetic, "rows": n_rows, "valid": True, **extra}
-    truth, report, reason = _score_or_reason(root, args.split, args.output, args)
-    if report is None:
+    try:
+        truth = load_ground_truth(root, args.split, progress=not args.no_progress)
+    except NoGroundTruthError:  # the file was validated above: only the score is missing
+        truth, reason = None, (f"the {args.split} split of {root.label} holds no runtimes (every config_runtime is "
+                               "0: the public test files); the file was validated against its config counts only")
+    except DataError as err:
+        truth, reason = None, str(err).split("\n")[0]
+    if truth is None:
         print(f"not scored: {reason}")
         payload.update(scored=False, reason=reason)
         write_json(args.json, payload)
         return EXIT_OK
+    report = Evaluator.over(truth.catalog, truth, Options(configs=args.configs),
+                            eval_indices_dir=args.eval_indices).evaluate(args.output)
     expectations = {} if args.command != "random" else random_expectations(
         truth, draws=args.draws, seed=args.seed, options=report.options, eval_indices_dir=args.eval_indices)
     rows = score_rows(report)
@@ -156,6 +150,7 @@ def _report(args, root, n_rows: int, extra: dict, title: str, labels: tuple[str,
     print("normalised = (score - random) / (oracle - random): 0 is chance, 1 is the oracle.")
     payload.update(scored=True, overall=report.overall, collections=rows)
     write_json(args.json, payload)
+    return EXIT_OK
     return EXIT_OK
 
 
@@ -200,8 +195,7 @@ def _learned(args) -> int:
     validation, counts = _fit_and_write(args, root, catalog, trainable, train_split)
     if untrained:
         print(f"no {train_split} graphs of {', '.join(untrained)}: their rows are random (seed {args.fill_random})")
-    few = {name: n for name, n in counts.items() if n < FEW_TRAINING_GRAPHS}
-    if few:
+    if few := {name: n for name, n in counts.items() if n < FEW_TRAINING_GRAPHS}:
         print("warning: few training graphs: " + ", ".join(f"{name} ({n} graph{'s' * (n != 1)})" for name, n in
                                                        few.items())
               + ": a model learned from so few graphs may rank worse than chance; its values say little")

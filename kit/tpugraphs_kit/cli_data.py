@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 from tpugraphs_eval._version import __version__
@@ -45,12 +46,8 @@ def _names(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     return names
 
 
-def _collections(text: str) -> list[str]:
-    return _names(text, tuple(c.name for c in COLLECTIONS), "collection")
-
-
-def _splits(text: str) -> list[str]:
-    return _names(text, SPLITS, "split")
+_collections = partial(_names, allowed=tuple(c.name for c in COLLECTIONS), what="collection")
+_splits = partial(_names, allowed=SPLITS, what="split")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -163,14 +160,13 @@ def _download(args) -> int:
     except DownloadFailures as err:  # every archive was attempted: report each failure, keep the successes
         results, failures = err.results, err.errors
     for result in results:
-        archive = result.archive
         if result.status == "skipped":
-            print(f"{archive.name}: already installed (use --force to download it again)")
+            print(f"{result.archive.name}: already installed (use --force to download it again)")
         else:
             checked = ("size checked" if result.size_checked
                        else "no Content-Length: checked by reading the tar to its end-of-archive marker")
             sha = ", sha256 checked" if result.sha256_checked else ""
-            print(f"{archive.name}: {result.files} files extracted, {checked}{sha}")
+            print(f"{result.archive.name}: {result.files} files extracted, {checked}{sha}")
     for err in failures:
         print(f"tpugraphs-data: error: [{err.code}] {safe(err.args[0])}", file=sys.stderr)
     if failures:

@@ -59,8 +59,7 @@ def list_graphs(root: RootLike, collection_name: str | Collection, split: str) -
         KitError: unknown collection or split.
         DataError: the folder exists but is empty or unreadable.
     """
-    root, coll = data_root(root), collection(collection_name)
-    files = root.graph_files(coll, check_split(split))
+    files = data_root(root).graph_files(collection(collection_name), check_split(split))
     return [p.stem for p in files or []]
 
 
@@ -218,8 +217,7 @@ def iter_graphs(root: RootLike, collection_name: str | Collection, split: str, k
     Args:
         progress: True or False; None (default) draws the bar when stderr is a terminal.
     """
-    root = data_root(root)
-    coll = collection(collection_name)
+    root, coll = data_root(root), collection(collection_name)
     names = list_graphs(root, coll, split)
     for name in track(names, len(names), f"{coll.name} {split}", progress, min_items=1):
         yield load_graph(root, coll, split, name, keys)

@@ -1,18 +1,14 @@
 """Getting the real data: the official tar archives, downloaded (resume, deadlines, size check), then extracted safely.
 
 Source (google-research-datasets/tpu_graphs, README and ``tpu_graphs/echo_download_commands.py``): one tar per
-collection and split under :data:`BASE_URL`, named ``npz_tile_xla_{split}.tar`` (the README's name and the
-script's since commit 94ac089; an earlier script said ``npz_tiles_tile_{split}.tar``) and
-``npz_layout_{xla,nlp}_{default,random}_{split}.tar``; untarred in the data root (the official instructions use
-``~/data/tpugraphs``) they give the ``npz/...`` layout the evaluator reads.
+collection and split under :data:`BASE_URL`, named ``npz_tile_xla_{split}.tar`` (an earlier script said
+``npz_tiles_tile_{split}.tar``) and ``npz_layout_{xla,nlp}_{default,random}_{split}.tar``; untarred in the data
+root (officially ``~/data/tpugraphs``) they give the ``npz/...`` layout the evaluator reads.
 
-Each archive is downloaded to ``<data root>/.downloads/<name>.part`` (:func:`fetch`: resumed with an HTTP
-``Range`` request, every attempt bounded by ``timeout`` and :data:`MIN_SPEED`, the whole by ``deadline``, through
-:class:`tpugraphs_kit.watchdog.Watchdog`), checked (its size; its sha256 where the address serves
-:data:`CHECKSUMS`), extracted by :func:`tpugraphs_kit.extract.safe_extract` (which checks that a tar sent without
-``Content-Length`` is whole), and only then marked done (``.downloads/<name>.done``,
-:func:`tpugraphs_kit.download_paths.marked_done`). What is refused, and what a failure keeps or deletes:
-docs/kit.md, "The real-data download".
+Each archive is downloaded to ``<data root>/.downloads/<name>.part`` (:func:`fetch`), checked (its size; its sha256
+where the address serves :data:`CHECKSUMS`), extracted by :func:`tpugraphs_kit.extract.safe_extract`, and only then
+marked done (``.downloads/<name>.done``). What is refused, and what a failure keeps or deletes: docs/kit.md, "The
+real-data download".
 """
 
 from __future__ import annotations
@@ -23,8 +19,8 @@ import re
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from http.client import HTTPException
 from pathlib import Path
@@ -58,12 +54,7 @@ def archive_name(collection_name: str, split: str) -> str:
     Raises:
         KitError: ``UNKNOWN_COLLECTION``, ``UNKNOWN_SPLIT``.
     """
-    coll = collection(collection_name)
-    check_split(split)
-    if coll.kind == "tile":
-        return f"npz_tile_xla_{split}.tar"
-    _, source, search = coll.name.split(":")
-    return f"npz_layout_{source}_{search}_{split}.tar"
+    return f"npz_{collection(collection_name).name.replace(':', '_')}_{check_split(split)}.tar"
 
 
 @dataclass(frozen=True)
@@ -252,7 +243,8 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     refuse_special(path)  # the finished download is renamed onto it
     limits = _Limits(timeout, deadline, max_bytes)
     total, last_error = None, None
-    with _byte_bar(path.name, progress) as bar:
+    with progress_bar(path.name, transfer=True) if wanted(progress) else nullcontext() as shown:
+        bar = None if shown is None else (shown, shown.add_task(path.name, total=None))  # (progress, task)
         for _ in range(retries + 1):
             if limits.left() <= 0:
                 raise _past_deadline(url, deadline, part)
@@ -273,23 +265,10 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
     return path, total
 
 
-@contextmanager
-def _byte_bar(name: str, progress: bool | None) -> Iterator[tuple[Any, Any] | None]:
-    """A byte progress bar on stderr as ``(progress, task)`` while the block runs, or None when not :func:`wanted`."""
-    if not wanted(progress):
-        yield None
-        return
-    with progress_bar(name, transfer=True) as bar:
-        yield bar, bar.add_task(name, total=None)
-
-
 def _try_once(url: str, part: Path, limits: _Limits, bar, total: int | None) -> tuple[int | None, object]:
-    """One :func:`_attempt`: ``(the size the server announced, None)``, or ``(total, the error to retry after)``.
-
-    Raises:
-        DownloadError: ``DOWNLOAD_FAILED`` (an HTTP error, a missing ``file://`` source: final), what
-            :func:`_attempt` raises (``ARCHIVE_TOO_LARGE`` deletes the partial file).
-    """
+    """One :func:`_attempt`: ``(the size the server announced, None)``, or ``(total, the error to retry after)``;
+    raises ``DOWNLOAD_FAILED`` (an HTTP error, a missing ``file://`` source: final) and what :func:`_attempt` raises
+    (``ARCHIVE_TOO_LARGE`` deleting the partial file)."""
     try:
         return _attempt(url, part, limits, bar), None
     except urllib.error.HTTPError as err:
@@ -406,16 +385,6 @@ def download(root: str | os.PathLike[str], collections: Iterable[str] | None = N
     return out
 
 
-def _check_sha256(tar: Path, archive: Archive, sums: dict[str, str]) -> None:
-    """Refuse (and delete) a downloaded ``tar`` whose sha256 is not the one :data:`CHECKSUMS` lists for it."""
-    expected = sums.get(archive.name)
-    if expected is None or file_hexdigest(tar) != expected:
-        tar.unlink(missing_ok=True)
-        why = f"not listed in {CHECKSUMS}" if expected is None else f"its sha256 differs from {CHECKSUMS}'s"
-        raise DownloadError("CHECKSUM_MISMATCH", f"{archive.url}: {why} (a changed or damaged copy); nothing was "
-                                                 "extracted and the downloaded file was deleted")
-
-
 def _install(archive: Archive, root: Path, folder: Path, sums: dict[str, str] | None, keep_archives: bool,
              force: bool, max_members: int, fetching: dict[str, Any]) -> Fetched:
     """Download, extract and mark done one archive (see :func:`download`; ``fetching``: :func:`fetch`'s options)."""
@@ -423,8 +392,12 @@ def _install(archive: Archive, root: Path, folder: Path, sums: dict[str, str] | 
     if marked_done(done, archive.name) and not force:
         return Fetched(archive, "skipped")
     tar, total = fetch(archive.url, folder / archive.name, **fetching)
-    if sums is not None:
-        _check_sha256(tar, archive, sums)
+    expected = None if sums is None else sums.get(archive.name)
+    if sums is not None and (expected is None or file_hexdigest(tar) != expected):  # refused, and deleted
+        tar.unlink(missing_ok=True)
+        why = f"not listed in {CHECKSUMS}" if expected is None else f"its sha256 differs from {CHECKSUMS}'s"
+        raise DownloadError("CHECKSUM_MISMATCH", f"{archive.url}: {why} (a changed or damaged copy); nothing was "
+                                                 "extracted and the downloaded file was deleted")
     try:
         placed = safe_extract(tar, root, max_bytes=fetching["max_bytes"], max_members=max_members,
                               folder=collection(archive.collection).split_dir(archive.split))

@@ -1,24 +1,22 @@
 """Safe extraction of an official TpuGraphs tar archive into a data root.
 
-The official archives (``npz_tile_xla_{split}.tar``, ``npz_layout_*_{split}.tar``) are plain, uncompressed tar
-files holding only folders and regular ``.npz`` files under ``npz/``, so anything else is refused rather than
-interpreted, and the whole archive with it (:func:`check_archive` lists the refusals and their codes; docs/kit.md,
-"The real-data download"). Links of any kind are refused whatever their target: links chained across members,
-such as ``npz/e -> d/..`` then ``npz/d -> ..``, are how an archive escapes lexical checks. Confining members to
-``npz/`` keeps them out of the downloader's ``.downloads/`` folder and its done-markers. Limits are checked as
-each header is read, so a tar bomb stops at its first header over a limit, before any data is read or written.
+The official archives are plain, uncompressed tar files holding only folders and regular ``.npz`` files under
+``npz/``, so anything else is refused rather than interpreted, and the whole archive with it (:func:`check_archive`
+lists the refusals and their codes; docs/kit.md, "The real-data download"). Links of any kind are refused whatever
+their target: links chained across members, such as ``npz/e -> d/..`` then ``npz/d -> ..``, are how an archive
+escapes lexical checks. Confining members to ``npz/`` keeps them out of the downloader's ``.downloads/`` folder.
+Limits are checked as each header is read, so a tar bomb stops at its first header over a limit, before any data
+is read or written.
 
-Flow: every header is checked first; then the files are written into a new staging folder ``<dest>/.extract-*``,
-and only when all of them are written are they moved (renamed) into place under ``dest``, after checking that no
-folder on their way already exists as a link or a file. Nothing on disk is ever followed through a link: below
-``dest`` every folder is opened with ``O_NOFOLLOW`` relative to its parent's descriptor and files are created
-with ``O_EXCL | O_NOFOLLOW``; ``dest`` itself may be a link (a data root kept on another disk). The staging folder
-is removed in every case; a refused or failed archive leaves ``dest`` as it was (only an I/O error during the
-final renames, after every check has passed, could leave part of an archive moved).
+Flow: every header is checked first; the files are written into a new staging folder ``<dest>/.extract-*``, and
+renamed into place under ``dest`` only when all are written and no folder on their way is a link or a file. Below
+``dest`` (which may itself be a link: a data root on another disk) nothing is followed through a link: folders are
+opened with ``O_NOFOLLOW`` relative to their parent's descriptor, files created with ``O_EXCL | O_NOFOLLOW``. A
+refused or failed archive leaves ``dest`` as it was (only an I/O error during the final renames could leave part
+of an archive moved).
 
-These checks are our own, not ``tarfile``'s ``filter="data"`` (which exists only from Python 3.11.4 on, and
-allows links inside the destination). They need ``dir_fd`` support in :mod:`os` (Linux, macOS; not Windows,
-where extraction fails with ``UNSUPPORTED_PLATFORM``).
+These checks are our own, not ``tarfile``'s ``filter="data"`` (which allows links inside the destination); they
+need ``dir_fd`` support in :mod:`os` (Linux, macOS; elsewhere ``UNSUPPORTED_PLATFORM``).
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
+from contextlib import closing
 from io import FileIO
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -68,12 +67,8 @@ class _BoundedTarInfo(tarfile.TarInfo):
 
     @classmethod
     def fromtarfile(cls, tar: tarfile.TarFile) -> tarfile.TarInfo:
-        """The next member (:meth:`tarfile.TarInfo.fromtarfile`), after checking its header block's declared size.
-
-        Raises:
-            DownloadError: ``ARCHIVE_TOO_LARGE`` naming the archive, the header, its offset and its size;
-                ``UNSAFE_ARCHIVE`` for a GNU sparse file, naming it and its offset.
-        """
+        """The next member (:meth:`tarfile.TarInfo.fromtarfile`), after the checks of the class doc: raises
+        ``ARCHIVE_TOO_LARGE`` (a long header) or ``UNSAFE_ARCHIVE`` (a sparse file), naming it and its offset."""
         start = tar.fileobj.tell()
         header = cls.frombuf(tar.fileobj.read(tarfile.BLOCKSIZE), tar.encoding, tar.errors)
         if header.type == tarfile.GNUTYPE_SPARSE:  # tarfile would read its extension blocks, as many as it chains
@@ -195,18 +190,16 @@ def _place(member: tarfile.TarInfo, name: PurePosixPath, files: set[PurePosixPat
     """Add a member's clean ``name`` to the ``files`` or ``folders`` seen so far (its parents to the folders); why it
     is refused (a name twice, both a file and a folder, below a file), or None."""
     parents = set(name.parents) - {PurePosixPath(".")}
-    why = None
+    folders |= parents
+    if name in files:
+        return "is both a file and a folder" if member.isdir() else "appears twice"
     if member.isdir():
-        why = "is both a file and a folder" if name in files else None
         folders.add(name)
-    elif name in files:
-        why = "appears twice"
     elif name in folders:
-        why = "is both a file and a folder"
+        return "is both a file and a folder"
     else:
         files.add(name)
-    folders |= parents
-    return why if why is not None or not parents & files else "is inside a path that is also a file"
+    return "is inside a path that is also a file" if parents & files else None
 
 
 def _listed(items: list[str]) -> str:
@@ -253,7 +246,6 @@ class _Tree:
     def close(self) -> None:
         for fd in self._fds.values():
             os.close(fd)
-        self._fds.clear()
 
 
 def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, name: PurePosixPath, staging: _Tree) -> None:
@@ -263,11 +255,12 @@ def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, name: PurePosixPa
         shutil.copyfileobj(data, out, _CHUNK)
 
 
-def _check_targets(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], dest: _Tree) -> None:
-    """Before moving anything: every folder on the way is a real folder (or missing), no file lands on a folder."""
+def _move_into_place(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], staging: _Tree, dest: _Tree) -> list[Path]:
+    """Rename each staged file to its place under ``dest``: folders merge with existing ones; a link where a file
+    goes is replaced, never followed. Checked before anything moves: every folder on the way is a real folder (or
+    missing), no file lands on a folder (``UNSAFE_TARGET``)."""
     for member, name in checked:
-        folder_parts = name.parts if member.isdir() else name.parent.parts
-        parent = dest.folder(folder_parts, create=False)
+        parent = dest.folder(name.parts if member.isdir() else name.parent.parts, create=False)
         if parent is not None and not member.isdir():
             try:
                 mode = os.stat(name.name, dir_fd=parent, follow_symlinks=False).st_mode
@@ -277,11 +270,6 @@ def _check_targets(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], dest: _
                 raise DownloadError("UNSAFE_TARGET", f"{os.path.join(dest.root, *name.parts)} is a folder, the archive "
                                                      "holds a file there: move it away and run again (nothing was "
                                                      "installed)")
-
-
-def _move_into_place(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], staging: _Tree, dest: _Tree) -> list[Path]:
-    """Rename each staged file to its place under ``dest``: folders merge with existing ones; a link where a file
-    goes is replaced, never followed."""
     placed = []
     for member, name in checked:
         if member.isdir():
@@ -294,12 +282,9 @@ def _move_into_place(checked: list[tuple[tarfile.TarInfo, PurePosixPath]], stagi
 
 
 def _open_archive(archive: Path) -> BinaryIO:
-    """``archive`` for reading, only when it is a regular file: opened without following a link and without
-    blocking (O_NONBLOCK: a FIFO would block an ordinary open), then checked with ``fstat``.
-
-    Raises:
-        DownloadError: ``BAD_ARCHIVE`` (not a regular file, naming what it is, or unreadable).
-    """
+    """``archive`` for reading, only when it is a regular file (``BAD_ARCHIVE`` otherwise, naming what it is, or
+    when unreadable): opened without following a link and without blocking (a FIFO would block an ordinary open),
+    then checked with ``fstat``."""
     try:
         fd = os.open(archive, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
@@ -334,22 +319,15 @@ def safe_extract(archive: str | os.PathLike[str], dest: str | os.PathLike[str], 
         with _open_archive(archive) as raw, tarfile.open(fileobj=raw, mode="r:", tarinfo=_BoundedTarInfo) as tar:
             checked = check_archive(tar, archive, max_bytes=max_bytes, max_members=max_members, folder=folder)
             dest.mkdir(parents=True, exist_ok=True)
-            staging_path = tempfile.mkdtemp(prefix=".extract-", dir=dest)
-            trees = []
-            try:
-                trees.append(staging := _Tree(staging_path))
+            with (tempfile.TemporaryDirectory(prefix=".extract-", dir=dest, ignore_cleanup_errors=True) as staging_path,
+                  closing(_Tree(staging_path)) as staging):
                 for member, name in checked:
                     if member.isdir():
                         staging.folder(name.parts, create=True)
                     else:
                         _write_file(tar, member, name, staging)
-                trees.append(target := _Tree(str(dest)))
-                _check_targets(checked, target)
-                return _move_into_place(checked, staging, target)
-            finally:
-                for tree in trees:
-                    tree.close()
-                shutil.rmtree(staging_path, ignore_errors=True)
+                with closing(_Tree(str(dest))) as target:
+                    return _move_into_place(checked, staging, target)
     except tarfile.ReadError as err:
         code = "TRUNCATED_ARCHIVE" if "unexpected end" in str(err) else "BAD_ARCHIVE"
         raise DownloadError(code, f"{archive} is not a complete, uncompressed tar archive ({err}); nothing "

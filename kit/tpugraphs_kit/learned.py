@@ -88,15 +88,14 @@ def fit_collection(root: RootLike, collection_name: str, split: str = "train", *
             data-access errors.
     """
     sums = _sums(root, collection_name, split, {}, alpha=alpha, max_configs=max_configs, seed=seed, progress=progress)
-    return _solve(collection_name, split, [sums.get(None)], alpha)
+    return _solve(collection_name, split, list(sums.values()), alpha)  # every graph in group None
 
 
 def fit_folds(root: RootLike, collection_name: str, split: str, folds: Mapping[str, int], *,
               alpha: float = DEFAULT_ALPHA, max_configs: int = DEFAULT_MAX_CONFIGS, seed: int = 0,
               progress: bool | None = None) -> dict[int, RidgeRanker | KitError]:
-    """Fold → the ridge model of one collection fitted on the graphs of ``split`` in the other folds (one pass
-    over the graphs: each graph's terms are summed into its fold's, a fold's model solves the others' sums;
-    the layout config sample is drawn as :func:`fit_collection` draws it over the whole split).
+    """Fold → the ridge model of one collection fitted on the graphs of ``split`` in the other folds, in one pass over
+    the graphs (docs/kit.md, "Out-of-fold rankings").
 
     Args:
         folds: graph ID → its fold (a fold file, :func:`tpugraphs_eval.truth.graph_lists.read_folds`); graphs of the
@@ -146,9 +145,8 @@ def _sums(root: RootLike, collection_name: str, split: str, groups: Mapping[str,
     return sums
 
 
-def _solve(collection_name: str, source: str, terms: list[list | None], alpha: float) -> RidgeRanker:
+def _solve(collection_name: str, source: str, terms: list[list], alpha: float) -> RidgeRanker:
     """The ridge model of the summed ``terms`` (:func:`_sums`' values); ``source`` names the graphs in errors."""
-    terms = [t for t in terms if t is not None]
     if not terms:
         raise KitError("NO_TRAINING_DATA", f"no {collection_name} {source} graph has varying positive runtimes to "
                                            "learn from")
