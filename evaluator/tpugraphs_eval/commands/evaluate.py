@@ -214,12 +214,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     inputs: list[Path] = args.submissions if args.predictions is None else [args.predictions]
     from ..outputs import graphs_root, refuse_output_is_input, write_stream
 
-    outputs, folders = [("--json", args.json)], []
+    outputs, folders, pages = [("--json", args.json)], [], []
     if args.html:
         from ..report.html import is_page_folder, page_paths
 
-        # refuses two submissions with the same file name now
-        outputs += [("--html", page) for page in page_paths(args.html, inputs)]
+        pages = page_paths(args.html, inputs)  # refuses two submissions with the same file name now
+        outputs += [("--html", page) for page in pages]
         if is_page_folder(args.html, len(inputs)):  # the folder of pages, checked itself
             outputs, folders = [("--html", args.html), *outputs], ["--html"]
     refuse_output_is_input(outputs, [*inputs, args.solution], folders=folders,
@@ -243,12 +243,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n",
                      "the JSON report")
     if args.html:
-        from ..report.html import is_page_folder, page_paths, write_html
+        from ..report.html import write_html
 
-        folder = is_page_folder(args.html, len(reports))
-        for page, report in zip(page_paths(args.html, inputs), reports):
+        for page, report in zip(pages, reports):
             if report is not None:  # an unreadable file has no page (its error is shown)
-                write_html(page, report, make_folder=folder)
+                write_html(page, report, make_folder=bool(folders))
     code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
     with stop_at_closed_pipe():  # the reader went away (`| head`): the exit code stands
         _show(console, args, inputs, reports, failures, validate_only)
@@ -285,9 +284,8 @@ COMMANDS = tuple(HANDLERS)
 
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
-    argv = _argv(argv)
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_argv(argv))
     if args.command is None:  # as the other entry points say it: usage, then a coded error (exit 2)
         parser.error("the following arguments are required: COMMAND, or the submission file(s) to score "
                      "(`tpugraphs-eval --help` lists the commands)")

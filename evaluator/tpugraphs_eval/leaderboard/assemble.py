@@ -91,9 +91,8 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
         if row.rank is None:
             continue
         record = records[row.chosen]
-        values = {n: record.boards["public"].collections.get(n) for n in names}
-        kept = {n: v if np.isfinite(record.per_graph_values("public", n)).sum() >= MIN_PUBLIC_GRAPHS
-                else None for n, v in values.items()}
+        kept = {n: record.boards["public"].collections.get(n) if np.isfinite(record.per_graph_values("public", n)).sum()
+                >= MIN_PUBLIC_GRAPHS else None for n in names}
         teams.append(PublicTeam(row.rank, row.team, row.score, kept, len(row.submissions),
                                 last_submission([entries[i] for i in row.submissions])).to_dict())
     return {"leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": "public", "ranked_by": "public",
@@ -186,8 +185,6 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
         bootstrap: the store where the final submissions' resampled overalls are kept between builds
             (:func:`ranked_team_samples`; the same document with or without it).
     """
-    if view not in VIEWS:
-        raise ValueError(f"view must be one of {VIEWS}")
     if view == "public":
         return public_document(name, folder, records, truth, manifest, options, max_daily)
     entries = folder.entries

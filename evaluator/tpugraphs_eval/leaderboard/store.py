@@ -147,7 +147,6 @@ class Store:
         return db
 
     def _open(self) -> None:
-        assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         info = os.lstat(self.path) if os.path.lexists(self.path) else None
         why = None if info is None or stat.S_ISREG(info.st_mode) else "not a regular file"
@@ -171,7 +170,6 @@ class Store:
         self.writable = True
 
     def _set_aside(self, why: str) -> None:
-        assert self.path is not None
         aside = self.path.with_name(self.path.name + SET_ASIDE)
         for suffix in ("", "-journal"):
             if os.path.lexists(f"{self.path}{suffix}"):
