@@ -38,9 +38,6 @@ class _Version(argparse.Action):
     kernel in use (C extension or numpy), looked up only when asked: the kernels' module imports numpy, which
     ``--help`` and a misspelt option need not wait for."""
 
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs):
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
     def __call__(self, parser, namespace, values, option_string=None):
         from .. import kernels
         from ..source_digest import source_digest
@@ -79,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate and score a TpuGraphs submission (ID,TopConfigs CSV). "
                     "`tpugraphs-eval SUBMISSION ...` is short for `tpugraphs-eval score SUBMISSION ...`.",
         epilog="Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem, 3 internal error.")
-    parser.add_argument("--version", action=_Version, help="show the version and the kernel in use, and exit")
+    parser.add_argument("--version", action=_Version, nargs=0, default=argparse.SUPPRESS,
+                        help="show the version and the kernel in use, and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):
@@ -92,16 +90,14 @@ def _parser() -> argparse.ArgumentParser:
                          help="predicted runtimes instead of a submission: a Parquet or CSV table `ID,config,prediction` "
                               "or an npz of one array per graph ID (lower = faster; docs/metrics.md, Predictions)")
         add_scoring_options(sub, scored=name == "score")
-        sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the "
-                                                        "tables then go to stderr); a list of reports when "
-                                                        "several submissions are given")
+        sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the tables "
+                         "then go to stderr); a list of reports when several submissions are given")
         sub.add_argument("--max-problems", type=int_at_least(0), default=5, metavar="N",
                          help="problems shown per code in the terminal (default 5; JSON: every one counted, 1,000 listed)")
         sub.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
-        sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
-                                                        "(verdict and problems; scored: charts, worst graphs, tile "
-                                                        "programs); with several submissions PATH is a folder of "
-                                                        "NAME.html pages")
+        sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report (verdict "
+                         "and problems; scored: charts, worst graphs, tile programs); with several submissions PATH "
+                         "is a folder of NAME.html pages")
         if name == "score":
             sub.add_argument("--validate-only", action="store_true", help="same as the `validate` command")
             sub.add_argument("--per-graph", action="store_true",

@@ -202,12 +202,9 @@ class Store:
     def _select(self, sql: str, *params: str) -> tuple | None:
         """The first row of ``sql``, or None: none, no store, or a store this build could not write (its new tables
         rolled back) or that fails to read (a damaged page: the row is scored again)."""
-        if self._ready() is None:
-            return None
-        try:
-            return self.db.execute(sql, params).fetchone()
-        except sqlite3.Error:
-            return None
+        with contextlib.suppress(sqlite3.Error):
+            return self._ready() and self.db.execute(sql, params).fetchone()
+        return None
 
     def _write(self, table: str, key: str, *values: str | bytes | None) -> None:
         self.used[table].add(key)
