@@ -240,8 +240,7 @@ def _modified(info: os.stat_result | None) -> str | None:
     """The modification time of a file of that ``lstat`` (None: it could not be looked at), UTC, as
     :func:`parse_time` writes times; None when unknown (the scorer then records the file as unreadable)."""
     try:
-        ns = info.st_mtime_ns
-        return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=ns // 1000)).isoformat() + "Z"
+        return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=info.st_mtime_ns // 1000)).isoformat() + "Z"
     except (AttributeError, OverflowError):  # not looked at, or a time outside years 1 to 9999
         return None
 

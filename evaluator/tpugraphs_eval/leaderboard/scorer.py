@@ -99,11 +99,8 @@ def _init_worker(solution: str, digest: str, options: Options, max_bytes: int) -
 
 
 def _score_in_worker(entry: Entry) -> tuple[Record, os.stat_result | None]:
-    """:func:`_score` in a worker (which reads the file: no file travels between processes).
-
-    Raises:
-        DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
-    """
+    """:func:`_score` in a worker (which reads the file: no file travels between processes); a :class:`DataError`
+    when the solution it loaded is not the build's (:func:`_init_worker`)."""
     if _WORKER["changed"]:
         raise DataError(f"the solution file {_WORKER['solution']} changed during the build: build again")
     return _score(entry, _WORKER["truth"], _WORKER["options"], _WORKER["max_bytes"])
