@@ -78,8 +78,7 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
             graphs with a defined metric in all, so every overall ranked on it would be one graph's value.
     """
     entries = folder.entries
-    defined = defined_public_graphs(truth)
-    counts = {c.name: defined.get(c.name, 0) for c in COLLECTIONS}
+    counts = {c.name: 0 for c in COLLECTIONS} | defined_public_graphs(truth)
     if not overall_shown(counts):
         raise DataError(f"the public leaderboard of this solution holds {sum(counts.values())} graph(s) with a "
                         f"defined metric, fewer than {MIN_PUBLIC_GRAPHS}: a public leaderboard ranked on it would "
