@@ -218,8 +218,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         outputs += [("--html", page) for page in pages]
         if is_page_folder(args.html, len(inputs)):  # the folder of pages, checked itself
             outputs, folders = [("--html", args.html), *outputs], ["--html"]
-    refuse_output_is_input(outputs, [*inputs, args.solution], folders=folders,
-                           data_root=graphs_root(args))
+    refuse_output_is_input(outputs, [*inputs, args.solution], folders=folders, data_root=graphs_root(args))
     console = (display.quiet_console if args.quiet else display.console)(stderr=args.json == "-")
     evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)
@@ -236,8 +235,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.json:
         dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
                  for i, (p, r) in enumerate(zip(inputs, reports))]
-        write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n",
-                     "the JSON report")
+        write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n", "the JSON report")
     if args.html:
         from ..report.html import write_html
 
