@@ -123,12 +123,8 @@ def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalo
 
 
 def _refuse_public_selection(public_only: bool, collections: Sequence[str] | None, graphs: object = None) -> None:
-    """Refuse a ``--collections`` or ``--graphs`` selection in the public view (code ``USAGE_ERROR``): the public
-    values of a chosen selection could show what :mod:`.rules.public_rule` hides (docs/options.md, ``--collections``).
-
-    Raises:
-        UsageError: ``public_only`` with ``collections`` or ``graphs`` not None.
-    """
+    """Raise :class:`UsageError` for ``public_only`` with ``collections`` or ``graphs`` not None: the public values of
+    a chosen selection could show what :mod:`.rules.public_rule` hides (docs/options.md, ``--collections``)."""
     if public_only and collections is not None:
         raise UsageError("--collections cannot be combined with --public-only: the public overall over a chosen "
                          "set of collections would show a collection's value, or one public graph's value, that "
@@ -193,8 +189,7 @@ class Evaluator:
             split: ``train``, ``valid`` or ``test``; may be None with ``solution`` (its split is used).
             data_root: a path, ``"demo"``, a :class:`DataRoot` or None (:func:`resolve_data_root`); not with solution.
             solution: a solution file (:mod:`.truth.solution`) instead of a data root; both leaderboards are scored.
-            options: see :func:`score_submission`.
-            eval_indices_dir: see :func:`score_submission`.
+            options, eval_indices_dir: see :func:`score_submission`.
             validate_only: check files against the config counts only; runtimes are not read.
             public_only: with ``solution``: only the public leaderboard's graphs and numbers.
             collections: score only these collections (:func:`select_collections`); the overall is
@@ -401,10 +396,9 @@ def score_predictions(predictions: PredictionsSource,
                              f"the options ask for {options.tile_runtime!r}")
         evaluator = Evaluator.over(truth.catalog, truth, options, eval_indices_dir=eval_indices_dir,
                                    collections=collections)
-    elif isinstance(truth_or_data_root, (str, os.PathLike)) and Path(truth_or_data_root).is_file():
-        evaluator = Evaluator.load(split=split, solution=truth_or_data_root, options=options,
-                                   eval_indices_dir=eval_indices_dir, collections=collections)
     else:
-        evaluator = Evaluator.load(split=split, data_root=truth_or_data_root, options=options,
-                                   eval_indices_dir=eval_indices_dir, collections=collections)
+        solution = isinstance(truth_or_data_root, (str, os.PathLike)) and Path(truth_or_data_root).is_file()
+        where = {"solution" if solution else "data_root": truth_or_data_root}
+        evaluator = Evaluator.load(split=split, options=options, eval_indices_dir=eval_indices_dir,
+                                   collections=collections, **where)
     return evaluator.score_predictions(predictions)

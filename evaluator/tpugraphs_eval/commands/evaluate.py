@@ -38,9 +38,6 @@ class _Version(argparse.Action):
     kernel in use (C extension or numpy), looked up only when asked: the kernels' module imports numpy, which
     ``--help`` and a misspelt option need not wait for."""
 
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs):
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
     def __call__(self, parser, namespace, values, option_string=None):
         from .. import kernels
         from ..source_digest import source_digest
@@ -79,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate and score a TpuGraphs submission (ID,TopConfigs CSV). "
                     "`tpugraphs-eval SUBMISSION ...` is short for `tpugraphs-eval score SUBMISSION ...`.",
         epilog="Exit codes: 0 valid (and scored), 1 invalid submission, 2 usage or data problem, 3 internal error.")
-    parser.add_argument("--version", action=_Version, help="show the version and the kernel in use, and exit")
+    parser.add_argument("--version", action=_Version, nargs=0, default=argparse.SUPPRESS,
+                        help="show the version and the kernel in use, and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in (("score", "validate, then score against the split's runtimes (default command)"),
                             ("validate", "validate only: needs config counts, not runtimes (works on public test files)")):
@@ -92,16 +90,14 @@ def _parser() -> argparse.ArgumentParser:
                          help="predicted runtimes instead of a submission: a Parquet or CSV table `ID,config,prediction` "
                               "or an npz of one array per graph ID (lower = faster; docs/metrics.md, Predictions)")
         add_scoring_options(sub, scored=name == "score")
-        sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the "
-                                                        "tables then go to stderr); a list of reports when "
-                                                        "several submissions are given")
+        sub.add_argument("--json", metavar="PATH", help="write the JSON report to PATH (`-` for stdout; the tables "
+                         "then go to stderr); a list of reports when several submissions are given")
         sub.add_argument("--max-problems", type=int_at_least(0), default=5, metavar="N",
                          help="problems shown per code in the terminal (default 5; JSON: every one counted, 1,000 listed)")
         sub.add_argument("--quiet", "-q", action="store_true", help="print only the verdict line")
-        sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report "
-                                                        "(verdict and problems; scored: charts, worst graphs, tile "
-                                                        "programs); with several submissions PATH is a folder of "
-                                                        "NAME.html pages")
+        sub.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page of the report (verdict "
+                         "and problems; scored: charts, worst graphs, tile programs); with several submissions PATH "
+                         "is a folder of NAME.html pages")
         if name == "score":
             sub.add_argument("--validate-only", action="store_true", help="same as the `validate` command")
             sub.add_argument("--per-graph", action="store_true",
@@ -214,16 +210,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     inputs: list[Path] = args.submissions if args.predictions is None else [args.predictions]
     from ..outputs import graphs_root, refuse_output_is_input, write_stream
 
-    outputs, folders = [("--json", args.json)], []
+    outputs, folders, pages = [("--json", args.json)], [], []
     if args.html:
         from ..report.html import is_page_folder, page_paths
 
-        # refuses two submissions with the same file name now
-        outputs += [("--html", page) for page in page_paths(args.html, inputs)]
+        pages = page_paths(args.html, inputs)  # refuses two submissions with the same file name now
+        outputs += [("--html", page) for page in pages]
         if is_page_folder(args.html, len(inputs)):  # the folder of pages, checked itself
             outputs, folders = [("--html", args.html), *outputs], ["--html"]
-    refuse_output_is_input(outputs, [*inputs, args.solution], folders=folders,
-                           data_root=graphs_root(args))
+    refuse_output_is_input(outputs, [*inputs, args.solution], folders=folders, data_root=graphs_root(args))
     console = (display.quiet_console if args.quiet else display.console)(stderr=args.json == "-")
     evaluator = load_evaluator(args, validate_only=validate_only,
                                progress=not (args.no_progress or args.quiet) and console.is_terminal)
@@ -240,15 +235,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.json:
         dicts = [r.to_dict() if r else {"submission": str(p), "error": failures[i]}
                  for i, (p, r) in enumerate(zip(inputs, reports))]
-        write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n",
-                     "the JSON report")
+        write_stream(args.json, json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2) + "\n", "the JSON report")
     if args.html:
-        from ..report.html import is_page_folder, page_paths, write_html
+        from ..report.html import write_html
 
-        folder = is_page_folder(args.html, len(reports))
-        for page, report in zip(page_paths(args.html, inputs), reports):
+        for page, report in zip(pages, reports):
             if report is not None:  # an unreadable file has no page (its error is shown)
-                write_html(page, report, make_folder=folder)
+                write_html(page, report, make_folder=bool(folders))
     code = EXIT_USAGE_OR_DATA if failures else EXIT_OK if all(r.valid for r in reports) else EXIT_INVALID
     with stop_at_closed_pipe():  # the reader went away (`| head`): the exit code stands
         _show(console, args, inputs, reports, failures, validate_only)
@@ -285,9 +278,8 @@ COMMANDS = tuple(HANDLERS)
 
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv`` (without the program name); returns the exit code."""
-    argv = _argv(argv)
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_argv(argv))
     if args.command is None:  # as the other entry points say it: usage, then a coded error (exit 2)
         parser.error("the following arguments are required: COMMAND, or the submission file(s) to score "
                      "(`tpugraphs-eval --help` lists the commands)")

@@ -78,8 +78,7 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
             graphs with a defined metric in all, so every overall ranked on it would be one graph's value.
     """
     entries = folder.entries
-    defined = defined_public_graphs(truth)
-    counts = {c.name: defined.get(c.name, 0) for c in COLLECTIONS}
+    counts = {c.name: 0 for c in COLLECTIONS} | defined_public_graphs(truth)
     if not overall_shown(counts):
         raise DataError(f"the public leaderboard of this solution holds {sum(counts.values())} graph(s) with a "
                         f"defined metric, fewer than {MIN_PUBLIC_GRAPHS}: a public leaderboard ranked on it would "
@@ -91,9 +90,8 @@ def public_document(name: str, folder: Folder, records: list[Record], truth: Gro
         if row.rank is None:
             continue
         record = records[row.chosen]
-        values = {n: record.boards["public"].collections.get(n) for n in names}
-        kept = {n: v if np.isfinite(record.per_graph_values("public", n)).sum() >= MIN_PUBLIC_GRAPHS
-                else None for n, v in values.items()}
+        kept = {n: record.boards["public"].collections.get(n) if np.isfinite(record.per_graph_values("public", n)).sum()
+                >= MIN_PUBLIC_GRAPHS else None for n in names}
         teams.append(PublicTeam(row.rank, row.team, row.score, kept, len(row.submissions),
                                 last_submission([entries[i] for i in row.submissions])).to_dict())
     return {"leaderboard_format": LEADERBOARD_FORMAT, "name": name, "view": "public", "ranked_by": "public",
@@ -186,8 +184,6 @@ def assemble(name: str, folder: Folder, records: list[Record], truth: GroundTrut
         bootstrap: the store where the final submissions' resampled overalls are kept between builds
             (:func:`ranked_team_samples`; the same document with or without it).
     """
-    if view not in VIEWS:
-        raise ValueError(f"view must be one of {VIEWS}")
     if view == "public":
         return public_document(name, folder, records, truth, manifest, options, max_daily)
     entries = folder.entries

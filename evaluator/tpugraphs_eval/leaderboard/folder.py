@@ -1,16 +1,14 @@
 """The submissions folder: one sub-folder per team holding submission files, each with optional metadata.
 
-Layout and rules (which entries are submissions, metadata, hostile names, merged teams): docs/leaderboard.md,
-"The submissions folder"::
+Layout and rules (which entries are submissions, metadata, ignored entries and notes, hostile names, merged teams):
+docs/leaderboard.md, "The submissions folder"::
 
     SUBMISSIONS_DIR/<team>/<name>.csv   (or .gz, .zip; any case) one submission
     SUBMISSIONS_DIR/<team>/<name>.json  its optional metadata (:func:`submission_stem`):
                                         {"submitted": "2023-11-17T12:00:00Z", "description": "...", "selected": true}
 
-Nothing found is skipped silently: what is not a submission is an ``IGNORED_ENTRY``, a team folder that cannot be
-read a ``TEAM_FOLDER_NOT_READ`` note, a fault of a metadata file a ``METADATA_INVALID`` note, never an error of the
-build. Names come from the file system and are untrusted: only ever *shown* (:func:`display_name`, then escaped by
-each renderer), never used to build a path. Files are read as :mod:`reading` reads them (no link followed).
+Names are untrusted: only ever *shown* (:func:`display_name`, then escaped by each renderer), never used to build a
+path. Files are read as :mod:`reading` reads them (no link followed).
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ import os
 import re
 import stat
 import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -191,16 +190,12 @@ def _parse_metadata(text: str, entry: Entry, bad: Callable[[str], None]) -> None
             entry.submitted = parse_time(data["submitted"])
         except ValueError as err:
             bad(f"`submitted`: {safe(str(err))[:200]}; the time is unknown")
-    if "description" in data:
-        if isinstance(data["description"], str):
-            entry.description = safe(data["description"])
-        else:
-            bad("`description` must be a string; ignored")
-    if "selected" in data:
-        if isinstance(data["selected"], bool):
-            entry.selected = data["selected"]
-        else:
-            bad("`selected` must be true or false; read as false")
+    for key, kind, value, fault in (("description", str, safe, "must be a string; ignored"),
+                                    ("selected", bool, bool, "must be true or false; read as false")):
+        if key in data and isinstance(data[key], kind):
+            setattr(entry, key, value(data[key]))
+        elif key in data:
+            bad(f"`{key}` {fault}")
 
 
 def _ignored(path: str, why: str) -> dict[str, Any]:
@@ -245,14 +240,13 @@ def _modified(info: os.stat_result | None) -> str | None:
     """The modification time of a file of that ``lstat`` (None: it could not be looked at), UTC, as
     :func:`parse_time` writes times; None when unknown (the scorer then records the file as unreadable)."""
     try:
-        ns = info.st_mtime_ns
-        return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=ns // 1000)).isoformat() + "Z"
+        return (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=info.st_mtime_ns // 1000)).isoformat() + "Z"
     except (AttributeError, OverflowError):  # not looked at, or a time outside years 1 to 9999
         return None
 
 
 def _listing(folder: Path) -> list[str]:
-    return sorted(os.listdir(folder), key=lambda n: os.fsencode(n))
+    return sorted(os.listdir(folder), key=os.fsencode)
 
 
 def read_folder(root: Path, memory: Store | None = None) -> Folder:
@@ -281,16 +275,15 @@ def read_folder(root: Path, memory: Store | None = None) -> Folder:
             ignored.append(_ignored(team, "a file at the top level (submissions go in a team folder)"))
             continue
         teams.append(team)  # a team folder, or what stands in its place (a link, a FIFO): the team is listed
-        if kind != "dir":
-            what = "a symbolic link, not followed" if kind == "link" else f"{words}, not a folder"
-            team_notes[team] = [note("TEAM_FOLDER_NOT_READ", f"the team folder {team} is {what}: no submission of "
-                                                             "it is read")]
-            continue
-        try:
-            names = _listing(team_path)
-        except OSError as err:
-            team_notes[team] = [note("TEAM_FOLDER_NOT_READ", f"the team folder {team} cannot be listed "
-                                     f"({err.strerror or err}): no submission of it is read")]
+        names, what = None, "is a symbolic link, not followed" if kind == "link" else f"is {words}, not a folder"
+        if kind == "dir":
+            try:
+                names = _listing(team_path)
+            except OSError as err:
+                what = f"cannot be listed ({err.strerror or err})"
+        if names is None:
+            team_notes[team] = [note("TEAM_FOLDER_NOT_READ", f"the team folder {team} {what}: no submission of it "
+                                                             "is read")]
             continue
         found, skipped = _read_team(team, team_path, names, memory)
         entries += found
@@ -306,15 +299,14 @@ def _read_team(team: str, team_path: Path, names: list[str],
     stats = {raw: _lstat(os.path.join(team_path, raw)) for raw in names}  # one lstat per name
     kinds = {raw: "other" if info is None else _kind_of(info.st_mode) for raw, info in stats.items()}
     visible = [raw for raw in names if not raw.startswith(".") and kinds[raw] != "dir"]
-    owners: dict[str, list[str]] = {}  # stem → the submissions of that stem
+    owners: dict[str, list[str]] = defaultdict(list)  # stem → the submissions of that stem
+    metadata: dict[str, list[str]] = defaultdict(list)  # stem → the metadata files of that stem
     for raw in visible:
-        stem = submission_stem(raw)
-        if stem is not None:
-            owners.setdefault(stem, []).append(raw)
-    metadata: dict[str, list[str]] = {}  # stem → the metadata files of that stem
+        if (stem := submission_stem(raw)) is not None:
+            owners[stem].append(raw)
     for raw in visible:
         if raw.lower().endswith(".json") and raw[:-5] in owners:
-            metadata.setdefault(raw[:-5], []).append(raw)
+            metadata[raw[:-5]].append(raw)
     entries, ignored = [], []
     for raw in names:
         file = display_name(raw)
@@ -326,7 +318,7 @@ def _read_team(team: str, team_path: Path, names: list[str],
             ignored.append(_ignored(shown, "a folder inside a team folder (not read)"))
         elif stem is not None:
             entry = Entry(team, file, team_path / raw, modified=_modified(stats[raw]))
-            _attach_metadata(entry, team_path, owners[stem], metadata.get(stem, []), memory, stats)
+            _attach_metadata(entry, team_path, owners[stem], metadata[stem], memory, stats)
             entries.append(entry)
         elif raw.lower().endswith(".json") and raw[:-5] in owners:
             continue  # read with its submission

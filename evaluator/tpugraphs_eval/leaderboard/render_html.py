@@ -305,38 +305,29 @@ def _submissions(document: dict[str, Any]) -> str:
     return _table(head, rows, "submissions", wide=frozenset({1, 2}))
 
 
-def _page(title: str, body: str) -> str:
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{e(CSP)}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<link rel="icon" href="data:,">'
-        f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>"
-        f"<h1>{e(title)}</h1>{body}"
-        f"<script>{_JS}</script></body></html>\n"
-    )
-
-
 def render_html(document: dict[str, Any]) -> str:
     """The whole leaderboard as one HTML page (a ``public`` document: summary and teams table only)."""
     summary = "".join(f'<p class="{"synthetic" if line.startswith("SYNTHETIC") else "summary"}">{e(line)}</p>'
                       for line in summary_lines(document))
     if document["view"] == "public":
-        return _page(f"Public leaderboard: {document['name']}",
-                     f'{summary}<h2>Teams</h2><p class="muted">Click a column header to sort.</p>'
-                     f"{_public_teams(document)}")
-    notes = [n for team in document["teams"] for n in team["notes"]]
-    notes_html = ("<h2>Team notes</h2><ul>" + "".join(f"<li>{e(n['code'])}: {e(n['message'])}</li>" for n in notes)
-                  + "</ul>") if notes else ""
-    ignored = ("<h2>Ignored entries</h2><ul>" + "".join(f"<li>{e(i['message'])}</li>" for i in document["ignored"])
-               + "</ul>") if document["ignored"] else ""
-    return _page(
-        f"Leaderboard: {document['name']}",
-        f"{summary}"
-        f"<h2>Teams</h2><p class=\"muted\">Click a column header to sort. Highlighted rows are statistically tied "
-        f"with the leader.</p>{_teams(document)}{notes_html}"
-        f"<h2>Overall score and 95% interval</h2>{_plot(document)}"
-        f"{_shakeup(document)}"
-        f"<h2>Submissions</h2>{_submissions(document)}{ignored}"
-        "<p class=\"muted\">Every problem of every submission is listed in leaderboard.json.</p>")
+        title = f"Public leaderboard: {document['name']}"
+        body = f'<h2>Teams</h2><p class="muted">Click a column header to sort.</p>{_public_teams(document)}'
+    else:
+        notes = [n for team in document["teams"] for n in team["notes"]]
+        notes_html = ("<h2>Team notes</h2><ul>" + "".join(f"<li>{e(n['code'])}: {e(n['message'])}</li>" for n in notes)
+                      + "</ul>") if notes else ""
+        ignored = ("<h2>Ignored entries</h2><ul>" + "".join(f"<li>{e(i['message'])}</li>" for i in document["ignored"])
+                   + "</ul>") if document["ignored"] else ""
+        title = f"Leaderboard: {document['name']}"
+        body = (f"<h2>Teams</h2><p class=\"muted\">Click a column header to sort. Highlighted rows are statistically "
+                f"tied with the leader.</p>{_teams(document)}{notes_html}"
+                f"<h2>Overall score and 95% interval</h2>{_plot(document)}{_shakeup(document)}"
+                f"<h2>Submissions</h2>{_submissions(document)}{ignored}"
+                "<p class=\"muted\">Every problem of every submission is listed in leaderboard.json.</p>")
+    return ("<!DOCTYPE html>\n"
+            '<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{e(CSP)}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<link rel="icon" href="data:,">'
+            f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>"
+            f"<h1>{e(title)}</h1>{summary}{body}<script>{_JS}</script></body></html>\n")

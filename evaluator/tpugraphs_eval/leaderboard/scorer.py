@@ -99,11 +99,8 @@ def _init_worker(solution: str, digest: str, options: Options, max_bytes: int) -
 
 
 def _score_in_worker(entry: Entry) -> tuple[Record, os.stat_result | None]:
-    """:func:`_score` in a worker (which reads the file: no file travels between processes).
-
-    Raises:
-        DataError: the solution file this worker loaded is not the one the build loaded (it was replaced).
-    """
+    """:func:`_score` in a worker (which reads the file: no file travels between processes); a :class:`DataError`
+    when the solution it loaded is not the build's (:func:`_init_worker`)."""
     if _WORKER["changed"]:
         raise DataError(f"the solution file {_WORKER['solution']} changed during the build: build again")
     return _score(entry, _WORKER["truth"], _WORKER["options"], _WORKER["max_bytes"])
@@ -150,15 +147,17 @@ class _Pass:
         self.counts = {"cached": 0, "scored": 0, "unread": 0}
         self.advance = advance or (lambda n: None)
 
+    def _keep(self, i: int, record: Record, count: str) -> None:
+        self.records[i] = record
+        self.counts[count] += 1
+        self.advance(1)
+
     def _found(self, i: int, sha: str) -> bool:
         """Take entry ``i``'s record from the store when it holds one for bytes of that sha256."""
         record = self.store.get(self.key_of(sha), self.entries[i].id)
-        if record is None:
-            return False
-        self.records[i] = record
-        self.counts["cached"] += 1
-        self.advance(1)
-        return True
+        if record is not None:
+            self._keep(i, record, "cached")
+        return record is not None
 
     def misses(self) -> Iterator[tuple[int, int]]:
         """The first pass, lazily: ``(index, size)`` of each entry the store holds no record of."""
@@ -172,9 +171,7 @@ class _Pass:
                 continue
             data = _size(entry) if empty else _read(entry, self.max_bytes)
             if isinstance(data, Record):
-                self.records[i] = data
-                self.counts["unread"] += 1
-                self.advance(1)
+                self._keep(i, data, "unread")
             elif isinstance(data, int):
                 yield i, data if data <= self.max_bytes else 0  # too large: recorded unread by the scorer
             else:
@@ -186,15 +183,12 @@ class _Pass:
     def done(self, i: int, result: tuple[Record, os.stat_result | None]) -> None:
         """Keep entry ``i``'s record scored now (stored under the hash of the bytes actually scored, the report's)."""
         record, info = result
-        self.records[i] = record
-        if record.status == "error":  # unreadable or too large (found by the scorer's read)
-            self.counts["unread"] += 1
-        else:
+        unread = record.status == "error"  # unreadable or too large (found by the scorer's read)
+        if not unread:
             if info is not None:
                 self.store.remember("files", self.entries[i].path, info, record.sha256)
             self.store.put(self.key_of(record.sha256), record)
-            self.counts["scored"] += 1
-        self.advance(1)
+        self._keep(i, record, "unread" if unread else "scored")
 
 
 def score_entries(entries: list[Entry], truth: GroundTruth, solution: Path, options: Options, store: Store, *,

@@ -147,7 +147,6 @@ class Store:
         return db
 
     def _open(self) -> None:
-        assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         info = os.lstat(self.path) if os.path.lexists(self.path) else None
         why = None if info is None or stat.S_ISREG(info.st_mode) else "not a regular file"
@@ -171,7 +170,6 @@ class Store:
         self.writable = True
 
     def _set_aside(self, why: str) -> None:
-        assert self.path is not None
         aside = self.path.with_name(self.path.name + SET_ASIDE)
         for suffix in ("", "-journal"):
             if os.path.lexists(f"{self.path}{suffix}"):
@@ -204,12 +202,9 @@ class Store:
     def _select(self, sql: str, *params: str) -> tuple | None:
         """The first row of ``sql``, or None: none, no store, or a store this build could not write (its new tables
         rolled back) or that fails to read (a damaged page: the row is scored again)."""
-        if self._ready() is None:
-            return None
-        try:
-            return self.db.execute(sql, params).fetchone()
-        except sqlite3.Error:
-            return None
+        with contextlib.suppress(sqlite3.Error):
+            return self._ready() and self.db.execute(sql, params).fetchone()
+        return None
 
     def _write(self, table: str, key: str, *values: str | bytes | None) -> None:
         self.used[table].add(key)
