@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
@@ -179,14 +180,14 @@ class CollectionTruth:
             truth.ranks = np.empty(values.size, dtype=np.int32)  # filled graph by graph: no per-graph arrays kept
             truth.n_distinct = np.empty(offsets.size - 1, dtype=np.int64)
             truth.tied_pairs = np.empty(offsets.size - 1, dtype=np.int64)
-            for g, (a, b) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)):
+            for g, (a, b) in enumerate(pairwise(offsets.tolist())):
                 truth.n_distinct[g], truth.tied_pairs[g] = dense_ranks_into(values[a:b], truth.ranks[a:b])
         return truth
 
     @property
     def runtimes(self) -> list[np.ndarray]:
         """Per graph, a (c,) view of its runtimes in :attr:`values`."""
-        return [self.values[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist(), strict=True)]
+        return [self.values[a:b] for a, b in pairwise(self.offsets.tolist())]
 
 
 @dataclass
@@ -337,8 +338,7 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files).")  # each command adds what it can do instead (commands/no_truth_hint.py)
     values, not_positive, overflow = _scored_values(stored, catalog, tile_runtime, where)
-    raise_faults(f"the {split} split of {root.label} cannot be scored", not_positive)
-    raise_faults(f"the {split} split of {root.label} cannot be scored", overflow)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", not_positive or overflow)
     truths = {c.name: CollectionTruth.from_values(catalog.collections[c.name], runtime,
                                                   None if public is None else np.asarray(public[c.name], dtype=bool))
               for c, runtime in values.items()}

@@ -68,14 +68,10 @@ def parquet_manifest(path: Path, handle: BinaryIO) -> Any:
         raise refuse(f"holds a manifest that is not valid JSON ({err})") from None
 
 
-def column_data_sha256(data: bytes) -> str | None:
+def column_data_sha256(data: bytes) -> str:
     """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks; the layout:
-    :func:`parquet_manifest`), or None if ``data`` does not end like a Parquet file (footer length, ``PAR1``)."""
-    if len(data) < 12 or data[-4:] != PARQUET_MAGIC:
-        return None
+    :func:`parquet_manifest`, whose checks ``data`` has passed: it ends like a Parquet file)."""
     footer = int.from_bytes(data[-8:-4], "little")
-    if footer > len(data) - 12:
-        return None
     return hashlib.sha256(memoryview(data)[:len(data) - 8 - footer]).hexdigest()
 
 
@@ -88,8 +84,7 @@ def manifest_faults(manifest: dict[str, Any]) -> list[str]:
     if manifest.get("split") not in SPLITS:
         faults.append(f"has split {manifest.get('split')!r}, not one of {', '.join(SPLITS)}")
     for key, what in (("ground_truth_sha256", "the runtimes' sha256"), ("data_sha256", "the column data's sha256")):
-        sha = manifest.get(key)
-        if not (isinstance(sha, str) and len(sha) == 64 and all(ch in "0123456789abcdef" for ch in sha)):
+        if not (isinstance(sha := manifest.get(key), str) and re.fullmatch("[0-9a-f]{64}", sha)):
             faults.append(f"lacks {what} ({key}: 64 hex digits)")
     counts = manifest.get("counts")
     fields = ("graphs", "configs", "public_graphs")
