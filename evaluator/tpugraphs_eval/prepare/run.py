@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..dataset import BY_NAME, COLLECTIONS, TILE_TOP_K, Collection
+from ..dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
 from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION
 from ..errors import DataError, UsageError
 from ..file_digest import file_hexdigest
@@ -60,7 +60,7 @@ class PrepareOptions:
 
     def check(self) -> None:
         """Raises :class:`UsageError` for a value out of range, an unknown split or collection."""
-        bad = [s for s in self.from_splits if s not in ("train", "valid", "test")]
+        bad = [s for s in self.from_splits if s not in SPLITS]
         if bad or not self.from_splits or len(set(self.from_splits)) != len(self.from_splits):
             raise UsageError(f"--from takes distinct splits among train, valid, test, not {','.join(self.from_splits)}")
         if not 0.0 < self.test_fraction < 1.0:
@@ -77,9 +77,14 @@ class PrepareOptions:
     def given(cls, from_splits: Sequence[str] = ("train",), test_fraction: float = DEFAULT_TEST_FRACTION,
               public_fraction: float = DEFAULT_PUBLIC_FRACTION, max_configs: int = DEFAULT_MAX_CONFIGS,
               collections: Sequence[str] | None = None) -> PrepareOptions:
-        """The options as given, the splits and collections put in the package's order (:func:`_in_order`)."""
-        return cls(_in_order(from_splits, ("train", "valid", "test")), test_fraction, public_fraction, max_configs,
-                   None if collections is None else _in_order(collections, tuple(c.name for c in COLLECTIONS)))
+        """The options as given, the splits and collections put in the package's order (splits train, valid, test;
+        collections as :data:`..dataset.COLLECTIONS`), unknown or repeated names kept for :meth:`check`: any order
+        prepares the same bytes."""
+        def in_order(given: Sequence[str], order: Sequence[str]) -> tuple[str, ...]:
+            return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
+
+        return cls(in_order(from_splits, SPLITS), test_fraction, public_fraction, max_configs,
+                   None if collections is None else in_order(collections, [c.name for c in COLLECTIONS]))
 
     def to_dict(self) -> dict[str, Any]:
         return {"from": list(self.from_splits), "test_fraction": self.test_fraction,
@@ -366,12 +371,6 @@ def _move_into_place(work: Path, final: Path) -> None:
     except OSError as err:
         raise UsageError(f"cannot move the prepared folder into place at {final}: {err.strerror or err}",
                          code="OUTPUT_WRITE_FAILED") from None
-
-
-def _in_order(given: Sequence[str], order: tuple[str, ...]) -> tuple[str, ...]:
-    """``given`` in the package's order (splits train, valid, test; collections as :data:`..dataset.COLLECTIONS`),
-    unknown or repeated names kept for the options' own checks: any order prepares the same bytes."""
-    return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
 
 
 def source_name(root: DataRoot) -> str:

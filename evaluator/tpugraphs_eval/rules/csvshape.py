@@ -249,9 +249,8 @@ class ShapeReader:
             return None
         id_text = fields[0].decode("utf-8")
         if len(fields) == 1:
-            hint = ""
-            if b":" in body and (b";" in body or b"\t" in body or b" " in body):
-                hint = " (a tab, `;` or space where the comma should be?)"
+            hint = " (a tab, `;` or space where the comma should be?)" if b":" in body and (
+                b";" in body or b"\t" in body or b" " in body) else ""
             add("MISSING_COLUMN", f"the line has one field; expected `ID,TopConfigs`{hint}.", line=number, id=id_text)
             return None
         if len(fields) > 2:

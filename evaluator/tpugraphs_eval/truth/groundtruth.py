@@ -269,11 +269,7 @@ def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
-    """``array`` as int64 when every value is a whole number in [-2^63, 2^63) (so stored without loss), else None.
-
-    Integer arrays convert unless uint64 holds 2^63 or more; float arrays unless a value is not finite or
-    not a whole number.
-    """
+    """``array`` as int64 when every value is a whole number in [-2^63, 2^63) (so stored without loss), else None."""
     if array.dtype.kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() >= 2**63:
         return None
     if array.dtype.kind == "f":
@@ -347,10 +343,8 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
 
 def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, where):
     """``(values, not_positive, overflow)`` of ``stored`` (collection → every graph's runtimes and normalizers, back
-    to back): collection → the runtimes scored (tile: float64, divided by the normalizer when ``normalized``); the
-    RUNTIME_NOT_POSITIVE faults of graphs with a runtime or normalizer that is not finite and positive; the
-    RUNTIME_OVERFLOW faults of graphs whose float values are not finite and positive after the division or whose
-    slowest / fastest ratio overflows (the metrics' ratios would be inf or NaN; int64 values cannot overflow)."""
+    to back): collection → the runtimes scored (tile: float64, divided by the normalizer when ``normalized``), and
+    the faults of :func:`build_ground_truth`'s Raises (int64 values cannot overflow)."""
     values, not_positive, overflow = {}, [], []
     for collection, (runtime, normalizer) in stored.items():
         graphs = catalog.collections[collection.name]
@@ -360,10 +354,8 @@ def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, whe
             not_positive += [("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
                               f"{graphs.n_configs[g]} {key} values are not finite and positive") for g in np.flatnonzero(bad)]
         if collection.kind == "tile":
-            runtime = runtime.astype(np.float64)
-            if tile_runtime == "normalized":
-                with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-                    runtime = runtime / normalizer
+            with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+                runtime = runtime.astype(np.float64) / (normalizer if tile_runtime == "normalized" else 1)
         if runtime.dtype.kind == "f":
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 ratio = np.maximum.reduceat(runtime, offsets[:-1]) / np.minimum.reduceat(runtime, offsets[:-1])

@@ -57,12 +57,11 @@ USAGE_WARNINGS = {
 
 
 def assign_usage(read: GraphsRead, public_fraction: float, seed: int) -> dict[str, np.ndarray]:
-    """Collection → (G,) bool Public mask: a seeded random ``public_fraction`` of each collection's graphs.
+    """Collection → (G,) bool Public mask: a seeded random ``public_fraction`` of each collection's graphs (the
+    rule: docs/leaderboard.md, "Solution files"); a collection's draw depends only on (seed, its name).
 
-    Stratified by collection; the draw for a collection depends only on (seed, collection name), so
-    adding a collection does not change the others. ``round(public_fraction * G)`` (halves to even),
-    then clamped to [1, G - 1] when G >= 2: a fraction of 0 or 1 still leaves one graph on the other side.
-    A collection of one graph is Public only when ``round(public_fraction)`` is 1 (a fraction above 0.5).
+    Raises:
+        UsageError: ``public_fraction`` is not in [0, 1].
     """
     if not 0.0 <= public_fraction <= 1.0:
         raise UsageError(f"the public fraction must be between 0 and 1, not {public_fraction}")
@@ -99,12 +98,19 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
     seen: dict[str, int] = {}
     faults = []
     for line, row in enumerate(rows[1:], start=2):
-        if fault := _usage_row_fault(row, ids, seen):
-            faults.append(f"line {line}: {fault}")
-            continue
-        seen[row[0]] = line
-        collection, position = ids[row[0]]
-        masks[collection][position] = row[1] == "Public"
+        shown = shorten(row[0]) if row else ""
+        if len(row) != 2:
+            faults.append(f"line {line}: {len(row)} field(s), expected 2 (`ID,Usage`)")
+        elif row[0] in seen:
+            faults.append(f"line {line}: `{shown}` again (first on line {seen[row[0]]})")
+        elif row[0] not in ids:
+            faults.append(f"line {line}: `{shown}` is not a graph of the split")
+        elif row[1] not in USAGES:
+            faults.append(f"line {line}: `{shown}`: usage `{shorten(row[1])}` is neither Public nor Private")
+        else:
+            seen[row[0]] = line
+            collection, position = ids[row[0]]
+            masks[collection][position] = row[1] == "Public"
     if missing := [i for i in ids if i not in seen]:
         faults.append(f"{len(missing)} graph(s) have no Usage row, e.g. {', '.join(missing[:3])}")
     if faults:
@@ -112,21 +118,6 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
         raise DataError(f"the usage file {path} cannot be used (each graph of the split once, as "
                         "`<ID>,Public` or `<ID>,Private`):\n  " + "\n  ".join(faults[:10]) + more)
     return masks, hashlib.sha256(data).hexdigest()
-
-
-def _usage_row_fault(row: list[str], ids: dict[str, tuple[str, int]], seen: dict[str, int]) -> str | None:
-    """Why one row of a usage file cannot be used (``seen``: ID → line of its first row), or None."""
-    if len(row) != 2:
-        return f"{len(row)} field(s), expected 2 (`ID,Usage`)"
-    graph_id, usage = row
-    shown = shorten(graph_id)
-    if graph_id in seen:
-        return f"`{shown}` again (first on line {seen[graph_id]})"
-    if graph_id not in ids:
-        return f"`{shown}` is not a graph of the split"
-    if usage not in USAGES:
-        return f"`{shown}`: usage `{shorten(usage)}` is neither Public nor Private"
-    return None
 
 
 def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
@@ -257,11 +248,9 @@ def read_manifest(path: Path, data: bytes | None = None) -> dict[str, Any]:
             cut off, a damaged footer, no manifest) or ``SOLUTION_MANIFEST_INVALID`` (another format; a
             missing or mistyped field).
     """
-    if data is None:
-        with open_input(path, MAX_SOLUTION_BYTES, "solution file", missing_code="SOLUTION_UNREADABLE") as handle:
-            manifest = parquet_manifest(path, handle)
-    else:
-        manifest = parquet_manifest(path, io.BytesIO(data))
+    with (io.BytesIO(data) if data is not None
+          else open_input(path, MAX_SOLUTION_BYTES, "solution file", missing_code="SOLUTION_UNREADABLE")) as handle:
+        manifest = parquet_manifest(path, handle)
     # true and 1.0 equal 1 in Python: the type is checked too
     if not isinstance(manifest, dict) or type(manifest.get("format")) is not int or manifest["format"] != SOLUTION_FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__

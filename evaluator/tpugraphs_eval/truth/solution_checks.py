@@ -156,11 +156,9 @@ _TEST_NAME = re.compile("[0-9a-f]{32}")
 
 
 def rows_split(read: GraphsRead) -> tuple[str, bool, str] | None:
-    """The split the rows' graphs show, when they show one, as ``(split, demo, what the rows are)``: the demo's split
-    when they are exactly the graphs of that split of the bundled synthetic demo (their names' digest,
-    :data:`..dataset.DEMO_GRAPH_NAMES_SHA256`); a split whose real graph counts every collection has
-    (:data:`tpugraphs_eval.dataset.REAL_GRAPH_COUNTS`, which differ between splits); ``test`` when every graph is
-    named by 32 hex digits (SPEC: train and valid names are descriptive); else None (any other data)."""
+    """The split the rows' graphs show, when they show one, as ``(split, demo, what the rows are)``, else None (the
+    rule: docs/leaderboard.md, "Solution files"; the demo's names: :data:`..dataset.DEMO_GRAPH_NAMES_SHA256`, the
+    real counts: :data:`..dataset.REAL_GRAPH_COUNTS`; SPEC: only test graphs are named by 32 hex digits)."""
     names = {c.name: tuple(sorted(name for name, _ in graphs)) for c, graphs in read.items()}
     digest = graph_names_digest(names)
     for split, demo in DEMO_GRAPH_NAMES_SHA256.items():
