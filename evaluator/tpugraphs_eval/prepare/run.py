@@ -60,8 +60,8 @@ class PrepareOptions:
 
     def check(self) -> None:
         """Raises :class:`UsageError` for a value out of range, an unknown split or collection."""
-        bad = [s for s in self.from_splits if s not in SPLITS]
-        if bad or not self.from_splits or len(set(self.from_splits)) != len(self.from_splits):
+        splits = set(self.from_splits)
+        if not splits or not splits <= set(SPLITS) or len(splits) != len(self.from_splits):
             raise UsageError(f"--from takes distinct splits among train, valid, test, not {','.join(self.from_splits)}")
         if not 0.0 < self.test_fraction < 1.0:
             raise UsageError(f"--test-fraction must be between 0 and 1 (exclusive), not {self.test_fraction}")

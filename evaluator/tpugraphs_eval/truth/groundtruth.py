@@ -262,10 +262,7 @@ def catalog_of(root: DataRoot, split: str, read: GraphsRead) -> SplitCatalog:
 
 def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """(G,) count of values that are not finite and positive, per graph of a back-to-back array."""
-    bad = ~(values > 0)
-    if values.dtype.kind == "f":
-        bad |= ~np.isfinite(values)
-    return np.add.reduceat(bad.astype(np.int64), offsets[:-1])
+    return np.add.reduceat((~((values > 0) & np.isfinite(values))).astype(np.int64), offsets[:-1])
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:

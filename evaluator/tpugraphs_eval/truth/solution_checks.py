@@ -115,9 +115,8 @@ def check_schema(path: Path, schema) -> None:
     if missing := sorted(set(_COLUMN_KINDS) - set(schema)):
         raise DataError(f"{path}: the solution file lacks the columns {', '.join(missing)}",
                         code="SOLUTION_SCHEMA_INVALID")
-    wrong = [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
-             if not fits(kind, schema[name])]
-    if wrong:
+    if wrong := [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
+                 if not fits(kind, schema[name])]:
         raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}", code="SOLUTION_SCHEMA_INVALID")
 
 
