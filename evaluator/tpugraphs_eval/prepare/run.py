@@ -12,8 +12,8 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..dataset import BY_NAME, COLLECTIONS, TILE_TOP_K, Collection
+from ..dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
 from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION
 from ..errors import DataError, UsageError
 from ..file_digest import file_hexdigest
@@ -60,8 +60,8 @@ class PrepareOptions:
 
     def check(self) -> None:
         """Raises :class:`UsageError` for a value out of range, an unknown split or collection."""
-        bad = [s for s in self.from_splits if s not in ("train", "valid", "test")]
-        if bad or not self.from_splits or len(set(self.from_splits)) != len(self.from_splits):
+        splits = set(self.from_splits)
+        if not splits or not splits <= set(SPLITS) or len(splits) != len(self.from_splits):
             raise UsageError(f"--from takes distinct splits among train, valid, test, not {','.join(self.from_splits)}")
         if not 0.0 < self.test_fraction < 1.0:
             raise UsageError(f"--test-fraction must be between 0 and 1 (exclusive), not {self.test_fraction}")
@@ -77,9 +77,14 @@ class PrepareOptions:
     def given(cls, from_splits: Sequence[str] = ("train",), test_fraction: float = DEFAULT_TEST_FRACTION,
               public_fraction: float = DEFAULT_PUBLIC_FRACTION, max_configs: int = DEFAULT_MAX_CONFIGS,
               collections: Sequence[str] | None = None) -> PrepareOptions:
-        """The options as given, the splits and collections put in the package's order (:func:`_in_order`)."""
-        return cls(_in_order(from_splits, ("train", "valid", "test")), test_fraction, public_fraction, max_configs,
-                   None if collections is None else _in_order(collections, tuple(c.name for c in COLLECTIONS)))
+        """The options as given, the splits and collections put in the package's order (splits train, valid, test;
+        collections as :data:`..dataset.COLLECTIONS`), unknown or repeated names kept for :meth:`check`: any order
+        prepares the same bytes."""
+        def in_order(given: Sequence[str], order: Sequence[str]) -> tuple[str, ...]:
+            return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
+
+        return cls(in_order(from_splits, SPLITS), test_fraction, public_fraction, max_configs,
+                   None if collections is None else in_order(collections, [c.name for c in COLLECTIONS]))
 
     def to_dict(self) -> dict[str, Any]:
         return {"from": list(self.from_splits), "test_fraction": self.test_fraction,
@@ -125,7 +130,6 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
     root = raw if isinstance(raw, DataRoot) else resolve_data_root(raw)
     wanted = set(options.collections) if options.collections is not None else None
     plan = _Plan(root, options, seed, [])
-    present: set[Collection] = set()
     for split in options.from_splits:
         if split == "test":  # labelled (the demo) or not, the prepared test split takes its place
             _checked_split(root, split, wanted, progress)
@@ -133,10 +137,10 @@ def _plan(raw: str | os.PathLike[str] | DataRoot, options: PrepareOptions, seed:
                              "split takes its place (its remaining graphs would have nowhere to go): draw from "
                              "train or valid")
         for c, graphs in _checked_split(root, split, wanted, progress).items():
-            present.add(c)
             for name, arrays in graphs:
                 plan.source.append((c, split, name))
                 plan.runtimes[(c.name, split, name)] = arrays
+    present = {c for c, _, _ in plan.source}
     plan.collections = [c for c in COLLECTIONS if c in present]
     plan.left_out = {c.name: "not in --collections" if wanted is not None and c.name not in wanted  # and why
                      else f"no graph in the source split(s) {', '.join(options.from_splits)}"
@@ -168,36 +172,27 @@ def _link_or_copy(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
-def _keep(plan: _Plan, c: Collection, split: str, name: str, configs: int) -> np.ndarray | None:
-    if c.kind != "layout" or configs <= plan.options.max_configs:
-        return None
-    rng = np.random.default_rng(seeded_int(plan.seed, "configs", c.name, split, name))
-    return np.sort(rng.choice(configs, plan.options.max_configs, replace=False))
-
-
 def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str, Any]:
     from ..progress import progress_bar
 
     root = plan.root.path
     sources = {g: root / g[0].split_dir(g[1]) / f"{g[2]}.npz" for g in plan.source + plan.copied}
-    total = sum(p.stat().st_size for p in sources.values())
-    with ExitStack() as stack:
-        advance: Callable[[int], None] = lambda n: None  # noqa: E731
-        if progress:
-            bar = stack.enter_context(progress_bar("preparing", transfer=True))
-            task = bar.add_task("preparing", total=total)
-            advance = lambda n: bar.advance(task, n)  # noqa: E731
+    bar = progress_bar("preparing", transfer=True)  # drawn with ``progress`` only
+    task = bar.add_task("preparing", total=sum(p.stat().st_size for p in sources.values()))
+    with bar if progress else nullcontext():
         hashes = {f"{c.split_dir(split)}/{name}.npz": file_hexdigest(sources[(c, split, name)])
                   for c, split, name in plan.copied + plan.held}
         for g in sorted(plan.copied, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
             _link_or_copy(sources[g], public / c.split_dir(split) / f"{name}.npz")
-            advance(sources[g].stat().st_size)
+            bar.advance(task, sources[g].stat().st_size)
         names, truth_root = [], private / ".truth"
         for g in sorted(plan.held, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
-            runtimes = plan.runtimes[(c.name, split, name)]
-            keep = _keep(plan, c, split, name, runtimes.runtime.size)
+            runtimes, keep = plan.runtimes[(c.name, split, name)], None
+            if c.kind == "layout" and runtimes.runtime.size > plan.options.max_configs:  # a seeded sample of configs
+                rng = np.random.default_rng(seeded_int(plan.seed, "configs", c.name, split, name))
+                keep = np.sort(rng.choice(runtimes.runtime.size, plan.options.max_configs, replace=False))
             opaque = opaque_name(plan.seed, stratum(c), name)
             target = public / c.split_dir("test") / f"{opaque}.npz"
             if target.exists():
@@ -206,21 +201,15 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
                                 code="PREPARE_NAME_CLASH")
             target.parent.mkdir(parents=True, exist_ok=True)
             write_public_test_file(sources[g], target, keep)
-            advance(sources[g].stat().st_size)
-            _write_truth(truth_root / c.split_dir("test") / f"{opaque}.npz", runtimes, keep)
+            bar.advance(task, sources[g].stat().st_size)
+            truth = truth_root / c.split_dir("test") / f"{opaque}.npz"  # its ground truth only, for build_solution
+            truth.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(truth, config_runtime=runtimes.runtime if keep is None else runtimes.runtime[keep],
+                     **({} if runtimes.normalizer is None else {"config_runtime_normalizers": runtimes.normalizer}))
             names.append({"collection": c.name, "split": split, "graph": name, "program": program_of(c, name),
                           "test_graph": opaque, "configs": int(runtimes.runtime.size),
                           "kept_configs": keep.tolist() if keep is not None else None})
     return {"names": names, "hashes": dict(sorted(hashes.items()))}
-
-
-def _write_truth(path: Path, runtimes: Any, keep: np.ndarray | None) -> None:
-    """The held-out graph's ground truth only (sampled like its public file), for :func:`build_solution`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {"config_runtime": runtimes.runtime if keep is None else runtimes.runtime[keep]}
-    if runtimes.normalizer is not None:
-        arrays["config_runtime_normalizers"] = runtimes.normalizer
-    np.savez(path, **arrays)
 
 
 def _sample_submission(public: Path, collections: list[Collection]) -> str:
@@ -382,12 +371,6 @@ def _move_into_place(work: Path, final: Path) -> None:
     except OSError as err:
         raise UsageError(f"cannot move the prepared folder into place at {final}: {err.strerror or err}",
                          code="OUTPUT_WRITE_FAILED") from None
-
-
-def _in_order(given: Sequence[str], order: tuple[str, ...]) -> tuple[str, ...]:
-    """``given`` in the package's order (splits train, valid, test; collections as :data:`..dataset.COLLECTIONS`),
-    unknown or repeated names kept for the options' own checks: any order prepares the same bytes."""
-    return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
 
 
 def source_name(root: DataRoot) -> str:

@@ -52,8 +52,7 @@ def split_lines(data, add):
     """(line number, content without terminator) of every line of ``data`` (bytes, or a binary file read a line at a
     time); LF, CRLF, CR CR LF (a CSV writer's CRLF in a file opened in text mode on Windows, one line end for pandas)
     and lone CR all end a line, with one CRLF note for the file when any line ends otherwise than in LF."""
-    number = 0
-    cr_lines = 0
+    number = cr_lines = 0
     for raw in io.BytesIO(data) if isinstance(data, bytes) else data:
         body = raw[:-1] if raw.endswith(b"\n") else raw
         if body.endswith(b"\r"):
@@ -75,12 +74,9 @@ def other_delimiter(header):
         if delimiter not in header:
             continue
         fields = header.split(delimiter) if b'"' not in header else split_quoted(header, delimiter)
-        if isinstance(fields, str):
-            continue
-        if index_column(fields):
-            return delimiter, name, True
-        if [f.strip().lower() for f in fields[:2]] == _HEADER_LOWER:
-            return delimiter, name, False
+        if not isinstance(fields, str) and (index_column(fields)
+                                            or [f.strip().lower() for f in fields[:2]] == _HEADER_LOWER):
+            return delimiter, name, index_column(fields)
     return None
 
 
@@ -113,8 +109,7 @@ class ShapeReader:
         self.index_column = False
         self.last_line = 0
         self._quoted_lines = []  # the first few lines with quoted fields (for the note)
-        self._n_quoted = 0
-        self._last_quoted = 0
+        self._n_quoted = self._last_quoted = 0
 
     def read(self, data):
         """Every data row ``(line, ID, TopConfigs bytes)`` of a whole file (bytes, or a binary file: its rows are
@@ -249,9 +244,8 @@ class ShapeReader:
             return None
         id_text = fields[0].decode("utf-8")
         if len(fields) == 1:
-            hint = ""
-            if b":" in body and (b";" in body or b"\t" in body or b" " in body):
-                hint = " (a tab, `;` or space where the comma should be?)"
+            hint = " (a tab, `;` or space where the comma should be?)" if b":" in body and (
+                b";" in body or b"\t" in body or b" " in body) else ""
             add("MISSING_COLUMN", f"the line has one field; expected `ID,TopConfigs`{hint}.", line=number, id=id_text)
             return None
         if len(fields) > 2:

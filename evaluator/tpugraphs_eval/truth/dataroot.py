@@ -7,6 +7,7 @@ a non-Apple disk, and ``.DS_Store``): they are ignored, and reports name them (:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from dataclasses import dataclass
@@ -149,9 +150,7 @@ def _dot_files(root: Path, split: str) -> tuple[str, ...]:
     """:meth:`DataRoot.ignored_files`, listed once per data root and split."""
     found = []
     for collection in COLLECTIONS:
-        folder = root / collection.split_dir(split)
-        try:
-            found += [str(p.relative_to(root)) for p in folder.iterdir() if p.name.startswith(".")]
-        except OSError:
-            continue
+        with contextlib.suppress(OSError):
+            found += [str(p.relative_to(root)) for p in (root / collection.split_dir(split)).iterdir()
+                      if p.name.startswith(".")]
     return tuple(sorted(found))

@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from typing import NamedTuple
 
 import numpy as np
@@ -179,14 +180,14 @@ class CollectionTruth:
             truth.ranks = np.empty(values.size, dtype=np.int32)  # filled graph by graph: no per-graph arrays kept
             truth.n_distinct = np.empty(offsets.size - 1, dtype=np.int64)
             truth.tied_pairs = np.empty(offsets.size - 1, dtype=np.int64)
-            for g, (a, b) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)):
+            for g, (a, b) in enumerate(pairwise(offsets.tolist())):
                 truth.n_distinct[g], truth.tied_pairs[g] = dense_ranks_into(values[a:b], truth.ranks[a:b])
         return truth
 
     @property
     def runtimes(self) -> list[np.ndarray]:
         """Per graph, a (c,) view of its runtimes in :attr:`values`."""
-        return [self.values[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist(), strict=True)]
+        return [self.values[a:b] for a, b in pairwise(self.offsets.tolist())]
 
 
 @dataclass
@@ -261,18 +262,11 @@ def catalog_of(root: DataRoot, split: str, read: GraphsRead) -> SplitCatalog:
 
 def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """(G,) count of values that are not finite and positive, per graph of a back-to-back array."""
-    bad = ~(values > 0)
-    if values.dtype.kind == "f":
-        bad |= ~np.isfinite(values)
-    return np.add.reduceat(bad.astype(np.int64), offsets[:-1])
+    return np.add.reduceat((~((values > 0) & np.isfinite(values))).astype(np.int64), offsets[:-1])
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
-    """``array`` as int64 when every value is a whole number in [-2^63, 2^63) (so stored without loss), else None.
-
-    Integer arrays convert unless uint64 holds 2^63 or more; float arrays unless a value is not finite or
-    not a whole number.
-    """
+    """``array`` as int64 when every value is a whole number in [-2^63, 2^63) (so stored without loss), else None."""
     if array.dtype.kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() >= 2**63:
         return None
     if array.dtype.kind == "f":
@@ -337,8 +331,7 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files).")  # each command adds what it can do instead (commands/no_truth_hint.py)
     values, not_positive, overflow = _scored_values(stored, catalog, tile_runtime, where)
-    raise_faults(f"the {split} split of {root.label} cannot be scored", not_positive)
-    raise_faults(f"the {split} split of {root.label} cannot be scored", overflow)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", not_positive or overflow)
     truths = {c.name: CollectionTruth.from_values(catalog.collections[c.name], runtime,
                                                   None if public is None else np.asarray(public[c.name], dtype=bool))
               for c, runtime in values.items()}
@@ -347,10 +340,8 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
 
 def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, where):
     """``(values, not_positive, overflow)`` of ``stored`` (collection → every graph's runtimes and normalizers, back
-    to back): collection → the runtimes scored (tile: float64, divided by the normalizer when ``normalized``); the
-    RUNTIME_NOT_POSITIVE faults of graphs with a runtime or normalizer that is not finite and positive; the
-    RUNTIME_OVERFLOW faults of graphs whose float values are not finite and positive after the division or whose
-    slowest / fastest ratio overflows (the metrics' ratios would be inf or NaN; int64 values cannot overflow)."""
+    to back): collection → the runtimes scored (tile: float64, divided by the normalizer when ``normalized``), and
+    the faults of :func:`build_ground_truth`'s Raises (int64 values cannot overflow)."""
     values, not_positive, overflow = {}, [], []
     for collection, (runtime, normalizer) in stored.items():
         graphs = catalog.collections[collection.name]
@@ -360,10 +351,8 @@ def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, whe
             not_positive += [("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
                               f"{graphs.n_configs[g]} {key} values are not finite and positive") for g in np.flatnonzero(bad)]
         if collection.kind == "tile":
-            runtime = runtime.astype(np.float64)
-            if tile_runtime == "normalized":
-                with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-                    runtime = runtime / normalizer
+            with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+                runtime = runtime.astype(np.float64) / (normalizer if tile_runtime == "normalized" else 1)
         if runtime.dtype.kind == "f":
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 ratio = np.maximum.reduceat(runtime, offsets[:-1]) / np.minimum.reduceat(runtime, offsets[:-1])

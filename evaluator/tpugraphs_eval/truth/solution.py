@@ -47,6 +47,7 @@ SOLUTION_FORMAT = 1
 MAX_USAGE_FILE_BYTES = 16 << 20
 """Largest usage file read: 16 MiB (one short line per graph; the full test split's is about 30 KB)."""
 USAGES = ("Public", "Private")
+_ORDER = {c.name: i for i, c in enumerate(COLLECTIONS)}
 
 USAGE_WARNINGS = {
     "NO_PUBLIC_GRAPHS": "a collection has no Public graph: the public leaderboard has no score for it (—, NaN)",
@@ -56,12 +57,11 @@ USAGE_WARNINGS = {
 
 
 def assign_usage(read: GraphsRead, public_fraction: float, seed: int) -> dict[str, np.ndarray]:
-    """Collection → (G,) bool Public mask: a seeded random ``public_fraction`` of each collection's graphs.
+    """Collection → (G,) bool Public mask: a seeded random ``public_fraction`` of each collection's graphs (the
+    rule: docs/leaderboard.md, "Solution files"); a collection's draw depends only on (seed, its name).
 
-    Stratified by collection; the draw for a collection depends only on (seed, collection name), so
-    adding a collection does not change the others. ``round(public_fraction * G)`` (halves to even),
-    then clamped to [1, G - 1] when G >= 2: a fraction of 0 or 1 still leaves one graph on the other side.
-    A collection of one graph is Public only when ``round(public_fraction)`` is 1 (a fraction above 0.5).
+    Raises:
+        UsageError: ``public_fraction`` is not in [0, 1].
     """
     if not 0.0 <= public_fraction <= 1.0:
         raise UsageError(f"the public fraction must be between 0 and 1, not {public_fraction}")
@@ -98,12 +98,19 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
     seen: dict[str, int] = {}
     faults = []
     for line, row in enumerate(rows[1:], start=2):
-        if fault := _usage_row_fault(row, ids, seen):
-            faults.append(f"line {line}: {fault}")
-            continue
-        seen[row[0]] = line
-        collection, position = ids[row[0]]
-        masks[collection][position] = row[1] == "Public"
+        shown = shorten(row[0]) if row else ""
+        if len(row) != 2:
+            faults.append(f"line {line}: {len(row)} field(s), expected 2 (`ID,Usage`)")
+        elif row[0] in seen:
+            faults.append(f"line {line}: `{shown}` again (first on line {seen[row[0]]})")
+        elif row[0] not in ids:
+            faults.append(f"line {line}: `{shown}` is not a graph of the split")
+        elif row[1] not in USAGES:
+            faults.append(f"line {line}: `{shown}`: usage `{shorten(row[1])}` is neither Public nor Private")
+        else:
+            seen[row[0]] = line
+            collection, position = ids[row[0]]
+            masks[collection][position] = row[1] == "Public"
     if missing := [i for i in ids if i not in seen]:
         faults.append(f"{len(missing)} graph(s) have no Usage row, e.g. {', '.join(missing[:3])}")
     if faults:
@@ -113,21 +120,6 @@ def usage_from_file(path: Path, read: GraphsRead) -> tuple[dict[str, np.ndarray]
     return masks, hashlib.sha256(data).hexdigest()
 
 
-def _usage_row_fault(row: list[str], ids: dict[str, tuple[str, int]], seen: dict[str, int]) -> str | None:
-    """Why one row of a usage file cannot be used (``seen``: ID → line of its first row), or None."""
-    if len(row) != 2:
-        return f"{len(row)} field(s), expected 2 (`ID,Usage`)"
-    graph_id, usage = row
-    shown = shorten(graph_id)
-    if graph_id in seen:
-        return f"`{shown}` again (first on line {seen[graph_id]})"
-    if graph_id not in ids:
-        return f"`{shown}` is not a graph of the split"
-    if usage not in USAGES:
-        return f"`{shown}`: usage `{shorten(usage)}` is neither Public nor Private"
-    return None
-
-
 def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
     """``{code, collection, message}`` per collection with no Public or no Private graph (``counts`` as in
     the manifest: collection → ``graphs``, ``public_graphs``), each message saying how to fix it.
@@ -135,18 +127,16 @@ def usage_warnings(counts: dict[str, dict[str, int]]) -> list[dict[str, str]]:
     A seeded draw leaves a side empty only for a collection of one graph (see :func:`assign_usage`); a
     usage file may leave any collection's side empty."""
     warnings = []
-    for name, count in counts.items():
+    for name, count in counts.items():  # (a collection read has one graph or more)
         graphs, public = count["graphs"], count["public_graphs"]
-        for code, side, other, empty in (("NO_PUBLIC_GRAPHS", "Public", "Private", public == 0),
-                                         ("NO_PRIVATE_GRAPHS", "Private", "Public", public == graphs)):
-            if not empty or graphs == 0:
+        for code, side, other, fraction, empty in (("NO_PUBLIC_GRAPHS", "Public", "Private", "above 0.5", public == 0),
+                                                   ("NO_PRIVATE_GRAPHS", "Private", "Public", "of 0.5 or less",
+                                                    public == graphs)):
+            if not empty:
                 continue
-            if graphs == 1:
-                fraction = "above 0.5" if side == "Public" else "of 0.5 or less"
-                fix = (f"its single graph is {other}: a collection needs two or more graphs to be on both "
-                       f"leaderboards (--public-fraction {fraction}, or a --usage-file, makes it {side})")
-            else:
-                fix = f"the usage file marks all {graphs} of its graphs {other}: mark some of them {side} there"
+            fix = (f"its single graph is {other}: a collection needs two or more graphs to be on both leaderboards "
+                   f"(--public-fraction {fraction}, or a --usage-file, makes it {side})" if graphs == 1 else
+                   f"the usage file marks all {graphs} of its graphs {other}: mark some of them {side} there")
             warnings.append({"code": code, "collection": name,
                              "message": f"{name}: no {side} graph, so the {side.lower()} leaderboard has no score "
                                         f"for it (shown as —, NaN in the Kaggle metric); {fix}"})
@@ -179,8 +169,7 @@ def build_solution(root: DataRoot, split: str, out: Path, *, public_fraction: fl
         masks = assign_usage(read, public_fraction, seed)
         usage = {"source": "seeded", "public_fraction": public_fraction, "seed": seed}
     frame, counts = _solution_rows(read, masks), usage_counts(read, masks)
-    shown = rows_split(read)  # a copy of the demo's files (another folder) is synthetic all the same
-    synthetic = root.synthetic or (shown is not None and shown[1])
+    synthetic = root.synthetic or (rows_split(read) or ("", False))[1]  # a copy of the demo's files is synthetic too
     manifest = {"format": SOLUTION_FORMAT, "evaluator_version": __version__, "split": split,
                 "source": source or root.label, "synthetic": synthetic, "ground_truth_sha256": truth.sha256,
                 "counts": counts, "usage": usage, "warnings": usage_warnings(counts)}
@@ -207,19 +196,16 @@ def _solution_rows(read: GraphsRead, masks: dict[str, np.ndarray]) -> Any:
     ``masks`` (collection → (G,) bool, True for Public)."""
     import polars as pl
 
-    columns: dict[str, list[np.ndarray]] = {k: [] for k in ("collection", "graph", "config", "runtime",
-                                                             "normalizer", "usage")}
+    rows = []  # per graph, its columns
     for collection, graphs in read.items():
         for (name, arrays), public in zip(graphs, masks[collection.name].tolist(), strict=True):
             c = arrays.runtime.size
-            columns["collection"].append(np.full(c, collection.name, dtype=object))
-            columns["graph"].append(np.full(c, name, dtype=object))
-            columns["config"].append(np.arange(c, dtype=np.int32))
-            columns["runtime"].append(arrays.runtime)
-            columns["normalizer"].append(arrays.normalizer if arrays.normalizer is not None
-                                         else np.zeros(c, dtype=np.int64))  # 0 (never a normalizer): null
-            columns["usage"].append(np.full(c, "Public" if public else "Private", dtype=object))
-    return pl.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()}).with_columns(
+            rows.append((np.full(c, collection.name, dtype=object), np.full(c, name, dtype=object),
+                         np.arange(c, dtype=np.int32), arrays.runtime,
+                         arrays.normalizer if arrays.normalizer is not None else np.zeros(c, dtype=np.int64),
+                         np.full(c, "Public" if public else "Private", dtype=object)))  # normalizer 0: null
+    names = ("collection", "graph", "config", "runtime", "normalizer", "usage")
+    return pl.DataFrame({name: np.concatenate(parts) for name, parts in zip(names, zip(*rows))}).with_columns(
         pl.when(pl.col("normalizer") != 0).then(pl.col("normalizer")).alias("normalizer"))
 
 
@@ -262,11 +248,9 @@ def read_manifest(path: Path, data: bytes | None = None) -> dict[str, Any]:
             cut off, a damaged footer, no manifest) or ``SOLUTION_MANIFEST_INVALID`` (another format; a
             missing or mistyped field).
     """
-    if data is None:
-        with open_input(path, MAX_SOLUTION_BYTES, "solution file", missing_code="SOLUTION_UNREADABLE") as handle:
-            manifest = parquet_manifest(path, handle)
-    else:
-        manifest = parquet_manifest(path, io.BytesIO(data))
+    with (io.BytesIO(data) if data is not None
+          else open_input(path, MAX_SOLUTION_BYTES, "solution file", missing_code="SOLUTION_UNREADABLE")) as handle:
+        manifest = parquet_manifest(path, handle)
     # true and 1.0 equal 1 in Python: the type is checked too
     if not isinstance(manifest, dict) or type(manifest.get("format")) is not int or manifest["format"] != SOLUTION_FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
@@ -330,40 +314,21 @@ def read_solution(path: Path, *,
                         code="SOLUTION_ROWS_INVALID")
     if unknown := set(frame["collection"].unique().to_list()) - set(BY_NAME):
         raise DataError(f"{path}: unknown collections {sorted(unknown)[:5]}", code="SOLUTION_ROWS_INVALID")
-    blocks = _graph_blocks(frame)
-    if blocks is None:  # not in the order build_solution writes: sort (slower), then it must be
-        frame = frame.with_columns(pl.col("collection").replace_strict(
-            {c.name: i for i, c in enumerate(COLLECTIONS)}, return_dtype=pl.Int32).alias("_order")).sort(
-            ["_order", "graph", "config"]).drop("_order")
-        blocks = _graph_blocks(frame)
-        if blocks is None:
+    if (graphs := _graphs_of(frame)) is None:  # not in build_solution's order: sort (slower), then it must be
+        frame = frame.with_columns(pl.col("collection").replace_strict(_ORDER, return_dtype=pl.Int32).alias(
+            "_order")).sort(["_order", "graph", "config"]).drop("_order")
+        if (graphs := _graphs_of(frame)) is None:
             raise DataError(f"{path}: a graph has missing or repeated configs, or two usages",
                             code="SOLUTION_ROWS_INVALID")
-    read, masks = _graphs_of(frame, *blocks)
+    read, masks = graphs
     verify_rows(path, manifest, read, masks, check_runtimes)
     return manifest, read, masks
 
 
-def _graphs_of(frame, starts: np.ndarray, sizes: np.ndarray) -> tuple[GraphsRead, dict[str, np.ndarray]]:
-    """The graphs' arrays of the solution rows ``frame`` (graph k: ``sizes[k]`` rows from row ``starts[k]``), in
-    collection order, and each collection's (G,) Public mask."""
-    heads = frame[starts.tolist()]  # one row per graph: its collection, name and usage
-    runtime = frame["runtime"].to_numpy()
-    normalizer = frame["normalizer"].fill_null(0).to_numpy()
-    read: GraphsRead = {}
-    public: dict[str, list[bool]] = {}
-    for (collection, name, usage), a, n in zip(heads.select("collection", "graph", "usage").iter_rows(),
-                                                starts.tolist(), sizes.tolist(), strict=True):
-        c = BY_NAME[collection]
-        read.setdefault(c, []).append((name, GraphRuntimes(runtime[a:a + n],
-                                                           normalizer[a:a + n] if c.kind == "tile" else None)))
-        public.setdefault(collection, []).append(usage == "Public")
-    return {c: read[c] for c in COLLECTIONS if c in read}, {n: np.array(m, dtype=bool) for n, m in public.items()}
-
-
-def _graph_blocks(frame) -> tuple[np.ndarray, np.ndarray] | None:
-    """(row where each graph starts, its number of configs) when the rows are in build order — collections in
-    catalog order, graphs sorted by name, configs 0..c-1, one usage per graph — else None."""
+def _graphs_of(frame) -> tuple[GraphsRead, dict[str, np.ndarray]] | None:
+    """The graphs' arrays of the solution rows ``frame``, in collection order, and each collection's (G,) Public
+    mask; None unless the rows are in build order: collections in catalog order, graphs sorted by name, configs
+    0..c-1, one usage per graph."""
     import polars as pl
 
     changed = (pl.col("collection") != pl.col("collection").shift(1)) | (pl.col("graph") != pl.col("graph").shift(1))
@@ -372,12 +337,18 @@ def _graph_blocks(frame) -> tuple[np.ndarray, np.ndarray] | None:
     start = flags["start"].to_numpy()
     starts = np.flatnonzero(start)
     sizes = np.diff(np.r_[starts, frame.height])
-    config = frame["config"].to_numpy()
-    in_order = (config == np.arange(frame.height) - np.repeat(starts, sizes)).all()
-    one_usage = not (flags["usage"].to_numpy() & ~start).any()
-    keys = frame[starts.tolist()].select("collection", "graph").rows()
-    order = {c.name: i for i, c in enumerate(COLLECTIONS)}
-    sorted_keys = all((order[a[0]], a[1]) < (order[b[0]], b[1]) for a, b in zip(keys, keys[1:]))
-    return (starts, sizes) if in_order and one_usage and sorted_keys else None
-
-
+    heads = frame[starts.tolist()].select("collection", "graph", "usage").rows()  # one row per graph
+    keys = [(_ORDER[collection], name) for collection, name, _ in heads]
+    if not ((frame["config"].to_numpy() == np.arange(frame.height) - np.repeat(starts, sizes)).all()
+            and not (flags["usage"].to_numpy() & ~start).any() and all(a < b for a, b in zip(keys, keys[1:]))):
+        return None
+    runtime = frame["runtime"].to_numpy()
+    normalizer = frame["normalizer"].fill_null(0).to_numpy()
+    read: GraphsRead = {}  # in catalog order, as the rows are
+    public: dict[str, list[bool]] = {}
+    for (collection, name, usage), a, n in zip(heads, starts.tolist(), sizes.tolist(), strict=True):
+        c = BY_NAME[collection]
+        read.setdefault(c, []).append((name, GraphRuntimes(runtime[a:a + n],
+                                                           normalizer[a:a + n] if c.kind == "tile" else None)))
+        public.setdefault(collection, []).append(usage == "Public")
+    return read, {n: np.array(m, dtype=bool) for n, m in public.items()}

@@ -68,14 +68,10 @@ def parquet_manifest(path: Path, handle: BinaryIO) -> Any:
         raise refuse(f"holds a manifest that is not valid JSON ({err})") from None
 
 
-def column_data_sha256(data: bytes) -> str | None:
+def column_data_sha256(data: bytes) -> str:
     """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks; the layout:
-    :func:`parquet_manifest`), or None if ``data`` does not end like a Parquet file (footer length, ``PAR1``)."""
-    if len(data) < 12 or data[-4:] != PARQUET_MAGIC:
-        return None
+    :func:`parquet_manifest`, whose checks ``data`` has passed: it ends like a Parquet file)."""
     footer = int.from_bytes(data[-8:-4], "little")
-    if footer > len(data) - 12:
-        return None
     return hashlib.sha256(memoryview(data)[:len(data) - 8 - footer]).hexdigest()
 
 
@@ -88,8 +84,7 @@ def manifest_faults(manifest: dict[str, Any]) -> list[str]:
     if manifest.get("split") not in SPLITS:
         faults.append(f"has split {manifest.get('split')!r}, not one of {', '.join(SPLITS)}")
     for key, what in (("ground_truth_sha256", "the runtimes' sha256"), ("data_sha256", "the column data's sha256")):
-        sha = manifest.get(key)
-        if not (isinstance(sha, str) and len(sha) == 64 and all(ch in "0123456789abcdef" for ch in sha)):
+        if not (isinstance(sha := manifest.get(key), str) and re.fullmatch("[0-9a-f]{64}", sha)):
             faults.append(f"lacks {what} ({key}: 64 hex digits)")
     counts = manifest.get("counts")
     fields = ("graphs", "configs", "public_graphs")
@@ -120,9 +115,8 @@ def check_schema(path: Path, schema) -> None:
     if missing := sorted(set(_COLUMN_KINDS) - set(schema)):
         raise DataError(f"{path}: the solution file lacks the columns {', '.join(missing)}",
                         code="SOLUTION_SCHEMA_INVALID")
-    wrong = [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
-             if not fits(kind, schema[name])]
-    if wrong:
+    if wrong := [f"{name} is {schema[name]}, not {kind}" for name, kind in _COLUMN_KINDS.items()
+                 if not fits(kind, schema[name])]:
         raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}", code="SOLUTION_SCHEMA_INVALID")
 
 
@@ -161,11 +155,9 @@ _TEST_NAME = re.compile("[0-9a-f]{32}")
 
 
 def rows_split(read: GraphsRead) -> tuple[str, bool, str] | None:
-    """The split the rows' graphs show, when they show one, as ``(split, demo, what the rows are)``: the demo's split
-    when they are exactly the graphs of that split of the bundled synthetic demo (their names' digest,
-    :data:`..dataset.DEMO_GRAPH_NAMES_SHA256`); a split whose real graph counts every collection has
-    (:data:`tpugraphs_eval.dataset.REAL_GRAPH_COUNTS`, which differ between splits); ``test`` when every graph is
-    named by 32 hex digits (SPEC: train and valid names are descriptive); else None (any other data)."""
+    """The split the rows' graphs show, when they show one, as ``(split, demo, what the rows are)``, else None (the
+    rule: docs/leaderboard.md, "Solution files"; the demo's names: :data:`..dataset.DEMO_GRAPH_NAMES_SHA256`, the
+    real counts: :data:`..dataset.REAL_GRAPH_COUNTS`; SPEC: only test graphs are named by 32 hex digits)."""
     names = {c.name: tuple(sorted(name for name, _ in graphs)) for c, graphs in read.items()}
     digest = graph_names_digest(names)
     for split, demo in DEMO_GRAPH_NAMES_SHA256.items():
