@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import namedtuple
 
 import numpy as np
 import pandas as pd
@@ -59,14 +60,8 @@ class ParticipantVisibleError(Exception):
         self.problems = list(problems)
 
 
-class _Graph:
-    """One graph of the solution: its collection, kind, runtimes y ((c,) float64) and Usage."""
-
-    def __init__(self, collection, y, usage):
-        self.collection = collection
-        self.kind = collection.split(":", 1)[0]
-        self.y = y
-        self.usage = usage
+_Graph = namedtuple("_Graph", "collection kind y usage")
+"""One graph of the solution: its collection, kind (``tile``/``layout``), runtimes y ((c,) float64) and Usage."""
 
 
 def _collection_of(graph_id):
@@ -162,7 +157,7 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
                 raise ValueError(f"solution row {cut(graph_id)}: normalizers must be {runtime.size} positive integers")
             if tile_runtime == "normalized":
                 y = y / normalizer
-        graphs[graph_id] = _Graph(collection, y, usage)
+        graphs[graph_id] = _Graph(collection, collection.split(":", 1)[0], y, usage)
         all_zero[collection] = all_zero.get(collection, True) and not runtime.any()
         if not_positive is None and runtime.min() <= 0:
             not_positive = (graph_id, int((runtime <= 0).sum()), runtime.size)
@@ -289,8 +284,7 @@ def _in_order(errors, file_errors, one_based, mistakes):
     if one_based is not None:
         withdrawn = one_based[1]
         errors = [e for e in errors if e[2] not in withdrawn.get(e[0], ())]
-    ordered = [e for _, e in sorted([(0, e) for e in file_errors] + [(1, e) for e in errors],
-                                    key=lambda item: (item[1][0] is None, item[1][0] or 0, item[0]))]
+    ordered = sorted(file_errors + errors, key=lambda e: (e[0] is None, e[0] or 0))  # stable: shape errors first
     whole_file = ([one_based[0]] if one_based is not None else []) + mistake_problems(mistakes)
     return ordered + [(line, None, code, message) for code, message, line in whole_file]
 
@@ -335,14 +329,13 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
     values = validate(submission, graphs, row_id_column_name, mode, lines, file_errors, keep=value)
     if usage is not None and any(g.usage not in ("Public", "Private") for g in graphs.values()):
         raise ValueError("scoring one Usage needs a Usage column of Public/Private on every solution row")
-    per_collection = {}
+    per_collection, out = {collection: [] for collection in COLLECTIONS}, {}
     for graph_id, graph in graphs.items():
         if usage is None or graph.usage == usage:
-            per_collection.setdefault(graph.collection, []).append(values[graph_id])
-    out = {}
-    for collection in COLLECTIONS:
-        if collection in per_collection:
-            defined = [v for v in per_collection[collection] if not math.isnan(v)]
+            per_collection[graph.collection].append(values[graph_id])
+    for collection, kept in per_collection.items():
+        defined = [v for v in kept if not math.isnan(v)]
+        if kept:
             out[collection] = math.fsum(defined) / len(defined) if defined else None
     values = [v for v in out.values() if v is not None]
     out["overall"] = math.fsum(values) / len(values) if values else None
