@@ -1,12 +1,9 @@
 """``tpugraphs-eval export codabench``: a Codabench competition bundle (competition.yaml version 2).
 
-The bundle holds ``competition.yaml``, ``logo.png``, ``pages/`` (:mod:`.codabench_pages`), ``scoring_program/``
-(``score.py``: :mod:`.codabench_program`; ``tpugraphs_metric.py``: :mod:`.metric_file`; :data:`BUNDLED_RULES`), the
-reference data of the two phases, a sample submission and, with ``prepared``, ``public_data/`` and
-``starting_kit/``; zip the folder's *contents* to upload it. The layout and the **Decision**s on it (worker image:
-the program vendors the metric file, so the stock image runs it; phases: Public on the Public graphs, Final on the
-Private ones from the day after, its output hidden; the board keeps the last submission, ``Force_Last``):
-docs/hosting.md, "Codabench bundle".
+``scoring_program/`` holds ``score.py`` (:mod:`.codabench_program`), ``tpugraphs_metric.py`` (:mod:`.metric_file`)
+and :data:`BUNDLED_RULES`. The layout and the **Decision**s on it (worker image: the program vendors the metric
+file, so the stock image runs it; phases: Public on the Public graphs, Final on the Private ones from the day after,
+its output hidden; the board keeps the last submission, ``Force_Last``): docs/hosting.md, "Codabench bundle".
 """
 
 from __future__ import annotations
@@ -49,7 +46,8 @@ def _scalar(value: Any) -> str:
     (``null``, ``true``, numbers, ``{}`` and ``[]``: to_yaml writes the others as blocks; strings double-quoted)."""
     if isinstance(value, dt.date):
         return value.isoformat()
-    return json.dumps(value if value is None or isinstance(value, (bool, int, float, dict, list)) else str(value))
+    plain = value is None or isinstance(value, (bool, int, float)) or (isinstance(value, (dict, list)) and not value)
+    return json.dumps(value if plain else str(value))
 
 
 def to_yaml(value: Any, indent: int = 0) -> str:
@@ -70,14 +68,6 @@ FINAL_DAYS = 14
 """Length of the Final (results) phase (days)."""
 
 
-def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
-    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC): the Final
-    phase opens one day after the Public phase ends, as Codabench's unpacker (``_validate_phase_ordering``) wants."""
-    public_end = start + dt.timedelta(days=PUBLIC_DAYS)
-    final = public_end + dt.timedelta(days=1)
-    return start, public_end, final, final + dt.timedelta(days=FINAL_DAYS)
-
-
 FINAL_PHASE_LIMITS = {"max_submissions": 1, "max_submissions_per_day": 1, "hide_output": True,
                       "hide_score_output": True}
 """The Final phase's secrecy settings (docs/hosting.md, "no private value before the end")."""
@@ -87,11 +77,13 @@ def competition(title: str, start: dt.date, synthetic: bool = False,
                 collections: Sequence[str] | None = None) -> dict[str, Any]:
     """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards).
 
-    ``start``: the Public phase's first day (:func:`phase_dates` gives the others). ``synthetic``: the
+    ``start``: the Public phase's first day (a date: Codabench reads it as 00:00 UTC). ``synthetic``: the
     solution is the bundled synthetic demo; the description and the leaderboard's title say so (the caller
     labels ``title``). ``collections``: those the solution holds (default all), one leaderboard column each.
     """
-    start, public_end, final, end = phase_dates(start)
+    public_end = start + dt.timedelta(days=PUBLIC_DAYS)
+    final = public_end + dt.timedelta(days=1)  # the day after, as Codabench's unpacker (_validate_phase_ordering) wants
+    end = final + dt.timedelta(days=FINAL_DAYS)
     columns = [{"title": "Overall", "key": "overall", "index": 0, "sorting": "desc", "precision": 5}]
     columns += [{"title": c.name, "key": codabench_program.leaderboard_key(c.name), "index": i, "sorting": "desc",
                  "precision": 5} for i, c in enumerate(
@@ -198,7 +190,7 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
             the bundle also carries ``public_data/`` and ``starting_kit/``, and the pages' validate command reads it.
         notebooks: the kit's starter notebooks, copied into ``starting_kit/`` with ``prepared`` (hosting does not
             import the kit: the caller finds them).
-        start: the Public phase's first day (default today; the others: :func:`phase_dates`).
+        start: the Public phase's first day (default today; the others: :func:`competition`).
 
     Returns:
         The competition.yaml content.
@@ -219,7 +211,8 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if set(frame.Usage) != set(PHASE_USAGES):
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
-    counts = _counts(frame)
+    counts = {name: (len(part), int((part.Usage == "Public").sum()), int(part.runtimes.str.count(";").sum()) + len(part))
+              for name, part in frame.groupby(frame.ID.str.rsplit(":", n=1).str[0], sort=False)}  # graphs, public, configs
     config = competition(title, start or dt.date.today(), synthetic, list(counts))
     if prepared is not None:
         for phase in config["phases"]:
@@ -228,12 +221,6 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     publish_folder(out, lambda staging: _write_files(staging, config, frame, counts, settings, manifest["split"],
                                                      prepared, notebooks), zip_path=zip_path)
     return config
-
-
-def _counts(frame) -> dict[str, tuple[int, int, int]]:
-    """Collection → (graphs, public graphs, configurations) of a solution table (:func:`.kaggle_metric.solution_frame`)."""
-    return {name: (len(part), int((part.Usage == "Public").sum()), int(part.runtimes.str.count(";").sum()) + len(part))
-            for name, part in frame.groupby(frame.ID.str.rsplit(":", n=1).str[0], sort=False)}
 
 
 def publish_folder(out: Path, fill: Callable[[Path], None], what: str = "bundle", zip_path: Path | None = None) -> None:

@@ -181,23 +181,9 @@ def read_graphs(path: Path, tile_runtime: str, metric, pd) -> dict:
     return graphs
 
 
-def _output_problem(output_dir: Path) -> str | None:
-    """What keeps the program from writing into ``output_dir`` (a file; a folder where no file can be made), or
-    None. The folder is made if missing and probed with a temporary file (file modes do not tell for root)."""
-    if output_dir.exists() and not output_dir.is_dir():
-        return f"the output folder {output_dir} is a file"
-    try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=output_dir):
-            pass
-    except OSError as err:
-        return f"the output folder {output_dir} cannot be written ({err.strerror or err}): is it read-only?"
-    return None
-
-
 def _reference_problem(settings, solution: Path, output_dir: Path, metric, pd):
-    """(what is wrong with the reference data or the output folder, one line naming the file, or None; the
-    solution's graphs, :func:`read_graphs`, or None)."""
+    """(what is wrong with the reference data or the output folder (a file; a folder where no file can be made),
+    one line naming the file, or None; the solution's graphs, :func:`read_graphs`, or None)."""
     if not isinstance(settings, dict):
         return f"settings.json holds a {type(settings).__name__}, not an object", None
     choices = {"mode": metric.MODES, "tile_runtime": metric.TILE_RUNTIMES, "usage": ("Public", "Private")}
@@ -212,13 +198,23 @@ def _reference_problem(settings, solution: Path, output_dir: Path, metric, pd):
         return f"solution.csv cannot be read ({err})", None
     except ValueError as err:  # csv.Error is a ValueError too
         return f"solution.csv{'' if str(err).startswith('has ') else ':'} {err}", None
-    return _output_problem(output_dir), graphs
+    if output_dir.exists() and not output_dir.is_dir():
+        return f"the output folder {output_dir} is a file", None
+    try:  # made if missing, and probed with a temporary file: file modes do not tell (root ignores them)
+        output_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=output_dir):
+            pass
+    except OSError as err:
+        return f"the output folder {output_dir} cannot be written ({err.strerror or err}): is it read-only?", None
+    return None, graphs
 
 
-def _where(line, graph_id) -> str:
-    """``"line 3 tile:xla:g: "`` (what is known of a problem's place), or ``""``."""
+def _said(problem) -> str:
+    """A problem ``(line, ID, code, message)`` as one line: ``line 3 tile:xla:g: CODE: message`` (its place as far
+    as it is known)."""
+    line, graph_id, code, message = problem
     where = " ".join(part for part in (f"line {line}" if line else "", graph_id or "") if part)
-    return where + ": " if where else ""
+    return f"{where}: {code}: {message}" if where else f"{code}: {message}"
 
 
 def defined_graphs(graphs: dict, usage: str, collections) -> dict:
@@ -314,7 +310,8 @@ def _refuse(output_dir: Path, settings: dict, errors: list) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Score ``input/res`` against ``input/ref`` and write ``output/scores.json``; returns the exit code."""
+    """Score ``input/res`` against ``input/ref``, write ``output/scores.json`` (the public rule applied) and the
+    detailed results page, print the scores; returns the exit code."""
     if len(argv) != 2:
         print("usage: score.py INPUT_DIR OUTPUT_DIR (INPUT_DIR holds ref/ and res/)", file=sys.stderr)
         return EXIT_SETUP
@@ -348,11 +345,18 @@ def main(argv: list[str]) -> int:
     except metric.ParticipantVisibleError as err:
         problems = err.problems  # never empty: the metric raises it with every problem found
         errors = [f"invalid submission: {len(problems)} error(s)"]
-        errors += [f"  {_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems[:50]]
+        errors += [f"  {_said(problem)}" for problem in problems[:50]]
         if len(problems) > 50:
             errors.append(f"  … and {len(problems) - 50} more")
         return _refuse(output_dir, settings, errors)
-    return _publish(output_dir, settings, solution, values, notes, metric, public_rule)
+    counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)  # the public rule's counts
+    scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
+    if not write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
+                                                                   notes=notes)):
+        return EXIT_SETUP
+    print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +
+          ", ".join(f"{key} {value:.5f}" for key, value in scores.items()))
+    return 0
 
 
 def score_file(path: Path, solution: dict, settings: dict, metric):
@@ -379,24 +383,10 @@ def score_file(path: Path, solution: dict, settings: dict, metric):
                                               mode=mode, tile_runtime=settings["tile_runtime"],
                                               usage=settings["usage"], file_errors=errors)
         finally:
-            notes = [f"{_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems
-                     if not metric.is_error(code, mode)]
+            notes = [_said(problem) for problem in problems if not metric.is_error(problem[2], mode)]
             for note in notes:
                 print(f"note: {note}")
     return values, notes
-
-
-def _publish(output_dir: Path, settings: dict, solution, values: dict, notes: list, metric, public_rule) -> int:
-    """Write the scores (the public rule applied) and the detailed results page; print the scores. 0, or
-    EXIT_SETUP when the output folder cannot be written."""
-    counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
-    scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
-    if not write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
-                                                                   notes=notes)):
-        return EXIT_SETUP
-    print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +
-          ", ".join(f"{key} {value:.5f}" for key, value in scores.items()))
-    return 0
 
 
 if __name__ == "__main__":

@@ -173,19 +173,16 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
 
 def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=(), keep=None):
     """ID → usable indices of every submitted graph of ``graphs`` (or what ``keep`` makes of them), or the
-    participant's errors.
-
-    A row whose collection the solution lacks is skipped (a Kaggle Public/Private subset may lack one). The ID
-    rules and the order of the errors are ``rules/ids.py``'s, as ``tpugraphs-eval`` applies them.
+    participant's errors, by the ID rules and in the order of ``rules/ids.py``. A row whose collection the solution
+    lacks is skipped (a Kaggle Public/Private subset may lack one).
 
     Args:
         submission: a table (columns ``row_id_column_name`` and ``TopConfigs``), or the rows ``(line, ID text,
-            TopConfigs text)`` of a CSV as its reader streams them (the Codabench program: one row's text at a
-            time in memory; the reader checked the header).
+            TopConfigs text)`` a CSV reader streams, having checked the header (the Codabench program).
         lines: the CSV line of each table row (default 2, 3, …: a header, then the rows).
-        file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file (read
-            after the last row: a streaming reader may fill it as it goes), listed in line order with the row
-            errors, before those of the same line; EMPTY_FILE or NOT_TEXT with no row read is the only problem.
+        file_errors: (line, ID, code, message) errors of the CSV's shape (read after the last row: a streaming
+            reader may fill it as it goes), listed in line order with the row errors, before those of the same
+            line; EMPTY_FILE or NOT_TEXT with no row read is the only problem.
         keep: ``keep(graph, usable)``, what is kept of a valid row ((u,) int64 usable indices by default),
             called as the row is read (:func:`collection_scores` keeps the graph's value, not the indices).
 
@@ -220,7 +217,10 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
                 rankings[graph_id] = checked.usable if keep is None else keep(graph, checked.usable)
     errors = _in_order(errors, list(file_errors), ledger.one_based(zero_listed), mistakes)
     if n_rows or not any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors):
-        errors += _missing(graphs, ledger)
+        by_collection = {}  # the MISSING_IDS errors of the graphs without a row, per collection
+        for graph_id, graph in graphs.items():
+            by_collection.setdefault(graph.collection, []).append(graph_id)
+        errors += [(None, None, "MISSING_IDS", m) for _, _, m in missing_ids(ledger.lines, by_collection, "solution")]
     if errors:
         shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
                            f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
@@ -229,29 +229,20 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
     return rankings
 
 
-def _missing(graphs, ledger):
-    """The MISSING_IDS errors ``(None, None, code, message)`` of the graphs without a row, per collection."""
-    by_collection = {}
-    for graph_id, graph in graphs.items():
-        by_collection.setdefault(graph.collection, []).append(graph_id)
-    return [(None, None, "MISSING_IDS", message) for _, _, message in missing_ids(ledger.lines, by_collection, "solution")]
-
-
 def _check_header(submission, row_id_column_name):
     """Raise ParticipantVisibleError unless the columns are ``row_id_column_name`` and ``TopConfigs``: WRONG_DELIMITER
     for one column holding a tab or ``;`` (said once), else HEADER_RENAMED."""
-    if len(submission.columns) == 1:  # `ID;TopConfigs` read with sep=",": the tab or `;` delimiter, said once
-        other = other_delimiter(str(submission.columns[0]).encode("utf-8"))
-        if other is not None:
-            message = wrong_delimiter(other[1])
-            raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 WRONG_DELIMITER: {message}",
-                                          [(1, None, "WRONG_DELIMITER", message)])
-    if set(submission.columns) != {row_id_column_name, "TopConfigs"} or len(submission.columns) != 2:
-        message = (f"the submission must have exactly the columns {row_id_column_name} and TopConfigs, not "
-                   f"{', '.join(cut(str(column)) for column in submission.columns[:10])}"
-                   f"{', …' if len(submission.columns) > 10 else ''}")
-        raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 HEADER_RENAMED: {message}",
-                                      [(1, None, "HEADER_RENAMED", message)])
+    columns = submission.columns
+    other = other_delimiter(str(columns[0]).encode("utf-8")) if len(columns) == 1 else None
+    if other is not None:  # `ID;TopConfigs` read with sep=",": the tab or `;` delimiter, said once
+        code, message = "WRONG_DELIMITER", wrong_delimiter(other[1])
+    elif set(columns) != {row_id_column_name, "TopConfigs"} or len(columns) != 2:
+        code, message = "HEADER_RENAMED", (f"the submission must have exactly the columns {row_id_column_name} and "
+                                           f"TopConfigs, not {', '.join(cut(str(column)) for column in columns[:10])}"
+                                           f"{', …' if len(columns) > 10 else ''}")
+    else:
+        return
+    raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 {code}: {message}", [(1, None, code, message)])
 
 
 def _cell(value):
