@@ -1,13 +1,10 @@
-"""The TpuGraphs competition metric: the solution table, validation of a submission table and the metrics.
+"""The TpuGraphs competition metric (Kaggle's ``score(solution, submission, row_id_column_name) -> float``): the
+solution table, validation of a submission table and the metrics.
 
 Exported with the ``rules/`` modules it imports as one self-contained file (:mod:`.metric_file`; docs/hosting.md,
-"One metric file"), which the Codabench scoring program carries as ``tpugraphs_metric.py``: so this module imports
-nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9 with numpy, pandas and scipy.
-
-Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the
-Public rows, then the Private ones, and shows a :class:`ParticipantVisibleError`'s message to the
-participant. Definitions (tpugraphs-eval's docs/codes.md and docs/metrics.md; paper arXiv 2308.13490; Kaggle "Google - Fast or
-Slow? Predict AI Model Runtime", 2023):
+"One metric file"), also the Codabench program's ``tpugraphs_metric.py``: it imports nothing of ``tpugraphs_eval``
+but ``rules/`` and runs on Python >= 3.9 with numpy, pandas and scipy. Definitions (tpugraphs-eval's docs/codes.md
+and docs/metrics.md; paper arXiv 2308.13490; Kaggle "Google - Fast or Slow? Predict AI Model Runtime", 2023):
 
 - tile:xla, per graph: ``2 - min(y of the first 5 listed) / min(y of all configs)``; y is
   ``runtime / normalizer`` (``tile_runtime="normalized"``, default) or the raw runtime (ns).
@@ -362,8 +359,8 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
           tile_runtime: str = "normalized") -> float:
     """The overall score of ``submission`` on the graphs of ``solution`` (Kaggle's metric signature).
 
-    Kaggle calls it once per Usage subset (the Public rows of both tables, then the Private ones), so what it
-    raises tells nothing of the split (:func:`split_free_message`).
+    Kaggle calls it once per Usage subset (the Public rows of both tables, then the Private ones) and shows a
+    :class:`ParticipantVisibleError`'s message, which tells nothing of the split (:func:`split_free_message`).
 
     Args:
         solution: one row per graph (see the module docstring).
