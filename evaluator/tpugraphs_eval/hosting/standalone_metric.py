@@ -270,8 +270,7 @@ def _in_order(errors, file_errors, one_based, mistakes):
     """The row errors (less those INDICES_ONE_BASED withdraws) and the CSV's shape errors in line order (a shape error
     before the row errors of its line), then the problems of the whole file: ``rules/ids.py``'s order."""
     if one_based is not None:
-        withdrawn = one_based[1]
-        errors = [e for e in errors if e[2] not in withdrawn.get(e[0], ())]
+        errors = [e for e in errors if e[2] not in one_based[1].get(e[0], ())]
     ordered = sorted(file_errors + errors, key=lambda e: (e[0] is None, e[0] or 0))  # stable: shape errors first
     whole_file = ([one_based[0]] if one_based is not None else []) + mistake_problems(mistakes)
     return ordered + [(line, None, code, message) for code, message, line in whole_file]
