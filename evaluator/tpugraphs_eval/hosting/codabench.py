@@ -1,12 +1,9 @@
 """``tpugraphs-eval export codabench``: a Codabench competition bundle (competition.yaml version 2).
 
-The bundle holds ``competition.yaml``, ``logo.png``, ``pages/`` (:mod:`.codabench_pages`), ``scoring_program/``
-(``score.py``: :mod:`.codabench_program`; ``tpugraphs_metric.py``: :mod:`.metric_file`; :data:`BUNDLED_RULES`), the
-reference data of the two phases, a sample submission and, with ``prepared``, ``public_data/`` and
-``starting_kit/``; zip the folder's *contents* to upload it. The layout and the **Decision**s on it (worker image:
-the program vendors the metric file, so the stock image runs it; phases: Public on the Public graphs, Final on the
-Private ones from the day after, its output hidden; the board keeps the last submission, ``Force_Last``):
-docs/hosting.md, "Codabench bundle".
+``scoring_program/`` holds ``score.py`` (:mod:`.codabench_program`), ``tpugraphs_metric.py`` (:mod:`.metric_file`)
+and :data:`BUNDLED_RULES`. The layout and the **Decision**s on it (worker image: the program vendors the metric
+file, so the stock image runs it; phases: Public on the Public graphs, Final on the Private ones from the day after,
+its output hidden; the board keeps the last submission, ``Force_Last``): docs/hosting.md, "Codabench bundle".
 """
 
 from __future__ import annotations
@@ -45,17 +42,12 @@ BUNDLED_RULES = (csvshape, sniff, public_rule)
 
 
 def _scalar(value: Any) -> str:
-    if isinstance(value, (dict, list)) and not value:  # to_yaml writes the others as blocks
-        return "{}" if isinstance(value, dict) else "[]"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
+    """A date as a YAML date (as Codabench's examples write them); anything else as JSON, which YAML reads alike
+    (``null``, ``true``, numbers, ``{}`` and ``[]``: to_yaml writes the others as blocks; strings double-quoted)."""
     if isinstance(value, dt.date):
-        return value.isoformat()  # a YAML date, as Codabench's examples write them
-    return json.dumps(str(value))  # a JSON string is a YAML double-quoted scalar
+        return value.isoformat()
+    plain = value is None or isinstance(value, (bool, int, float)) or (isinstance(value, (dict, list)) and not value)
+    return json.dumps(value if plain else str(value))
 
 
 def to_yaml(value: Any, indent: int = 0) -> str:
@@ -70,37 +62,28 @@ def to_yaml(value: Any, indent: int = 0) -> str:
 
 SYNTHETIC_TITLE = " (SYNTHETIC demo data)"
 """Appended to the title of a bundle made from the synthetic demo (unless the title says synthetic already)."""
-
-
 PUBLIC_DAYS = 90
 """Length of the Public phase (days): it ends at 00:00 UTC of day ``start + PUBLIC_DAYS``."""
 FINAL_DAYS = 14
 """Length of the Final (results) phase (days)."""
 
 
-def phase_dates(start: dt.date) -> tuple[dt.date, dt.date, dt.date, dt.date]:
-    """(Public start, Public end, Final start, Final end) as dates (Codabench reads a date as 00:00 UTC): the Final
-    phase opens one day after the Public phase ends, as Codabench's unpacker (``_validate_phase_ordering``) wants."""
-    public_end = start + dt.timedelta(days=PUBLIC_DAYS)
-    final = public_end + dt.timedelta(days=1)
-    return start, public_end, final, final + dt.timedelta(days=FINAL_DAYS)
-
-
 FINAL_PHASE_LIMITS = {"max_submissions": 1, "max_submissions_per_day": 1, "hide_output": True,
                       "hide_score_output": True}
-"""The Final phase's secrecy settings: one submission, which the migrated ones use up (0 would mean no limit), and
-no output to download (docs/hosting.md, "no private value before the end")."""
+"""The Final phase's secrecy settings (docs/hosting.md, "no private value before the end")."""
 
 
 def competition(title: str, start: dt.date, synthetic: bool = False,
                 collections: Sequence[str] | None = None) -> dict[str, Any]:
     """The competition.yaml content (Codabench v2: pages, phases, tasks, solutions, leaderboards).
 
-    ``start``: the Public phase's first day (:func:`phase_dates` gives the others). ``synthetic``: the
+    ``start``: the Public phase's first day (a date: Codabench reads it as 00:00 UTC). ``synthetic``: the
     solution is the bundled synthetic demo; the description and the leaderboard's title say so (the caller
     labels ``title``). ``collections``: those the solution holds (default all), one leaderboard column each.
     """
-    start, public_end, final, end = phase_dates(start)
+    public_end = start + dt.timedelta(days=PUBLIC_DAYS)
+    final = public_end + dt.timedelta(days=1)  # the day after, as Codabench's unpacker (_validate_phase_ordering) wants
+    end = final + dt.timedelta(days=FINAL_DAYS)
     columns = [{"title": "Overall", "key": "overall", "index": 0, "sorting": "desc", "precision": 5}]
     columns += [{"title": c.name, "key": codabench_program.leaderboard_key(c.name), "index": i, "sorting": "desc",
                  "precision": 5} for i, c in enumerate(
@@ -204,18 +187,17 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
             :data:`SYNTHETIC_TITLE` appended, and its pages, leaderboard and scoring output say SYNTHETIC.
         mode, tile_runtime: the validation mode and tile runtime the scoring program uses.
         prepared: a folder of ``tpugraphs-eval prepare`` (``solution_file`` is its ``private/solution.parquet``):
-            the bundle also carries ``public_data/`` and ``starting_kit/``, both phases offer them, and the
-            pages give the validate command for the public data.
-        notebooks: the kit's starter notebooks, copied into ``starting_kit/`` with ``prepared`` (the caller, the
-            ``export`` command, finds them: hosting does not import the kit).
-        start: the Public phase's first day (default today; the others: :func:`phase_dates`).
+            the bundle also carries ``public_data/`` and ``starting_kit/``, and the pages' validate command reads it.
+        notebooks: the kit's starter notebooks, copied into ``starting_kit/`` with ``prepared`` (hosting does not
+            import the kit: the caller finds them).
+        start: the Public phase's first day (default today; the others: :func:`competition`).
 
     Returns:
         The competition.yaml content.
 
     Raises:
         UsageError: ``out`` is a non-empty folder or a file; ``OUTPUT_WRITE_FAILED``: a write failed (a full
-            disk, a zip path that is a device or a FIFO; :func:`_publish` leaves no partial bundle).
+            disk, a zip path that is a device or a FIFO; :func:`publish_folder` leaves no partial bundle).
         DataError: not a solution file.
     """
     out = Path(out)
@@ -229,36 +211,21 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     if set(frame.Usage) != set(PHASE_USAGES):
         raise UsageError(f"{solution_file} needs Public and Private graphs for the two phases (it has "
                          f"{', '.join(sorted(set(frame.Usage)))})")
-    counts = _counts(frame)
+    counts = {name: (len(part), int((part.Usage == "Public").sum()), int(part.runtimes.str.count(";").sum()) + len(part))
+              for name, part in frame.groupby(frame.ID.str.rsplit(":", n=1).str[0], sort=False)}  # graphs, public, configs
     config = competition(title, start or dt.date.today(), synthetic, list(counts))
     if prepared is not None:
         for phase in config["phases"]:
             phase.update(public_data=PUBLIC_DATA, starting_kit=STARTING_KIT)
-
-    def fill(staging: Path) -> None:
-        _write_files(staging, config, frame, counts, {"mode": mode, "tile_runtime": tile_runtime,
-                                                      "synthetic": synthetic}, manifest["split"],
-                     prepared is not None)
-        if prepared is not None:
-            _write_participant_files(staging, Path(prepared), manifest["split"], synthetic, notebooks)
-
-    _publish(out, fill, zip_path)
+    settings = {"mode": mode, "tile_runtime": tile_runtime, "synthetic": synthetic}
+    publish_folder(out, lambda staging: _write_files(staging, config, frame, counts, settings, manifest["split"],
+                                                     prepared, notebooks), zip_path=zip_path)
     return config
 
 
-def _counts(frame) -> dict[str, tuple[int, int, int]]:
-    """Collection → (graphs, public graphs, configurations) of a solution table (:func:`.kaggle_metric.solution_frame`)."""
-    counts = {}
-    for name in frame.ID.str.rsplit(":", n=1).str[0].unique().tolist():
-        part = frame[frame.ID.str.startswith(name + ":")]
-        counts[name] = (len(part), int((part.Usage == "Public").sum()),
-                        int(part.runtimes.str.count(";").sum()) + len(part))
-    return counts
-
-
-def _publish(out: Path, fill: Callable[[Path], None], zip_path: Path | None) -> None:
+def publish_folder(out: Path, fill: Callable[[Path], None], what: str = "bundle", zip_path: Path | None = None) -> None:
     """Fill a staging folder beside ``out`` (``fill``), zip it to ``zip_path`` if given, and rename it to ``out``:
-    a failure leaves no partial bundle.
+    a failure leaves no partial ``what`` (the bundle, or :mod:`.mlebench`'s competition).
 
     Raises:
         UsageError: ``OUTPUT_WRITE_FAILED``: a write failed (a full disk, a zip path that is a device or a FIFO).
@@ -267,7 +234,9 @@ def _publish(out: Path, fill: Callable[[Path], None], zip_path: Path | None) -> 
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
     except OSError as err:
-        raise UsageError(f"cannot write the bundle {out}: {err.strerror or err}", code="OUTPUT_WRITE_FAILED") from None
+        left = "" if what == "bundle" else " (nothing was left behind)"
+        raise UsageError(f"cannot write the {what} {out}: {err.strerror or err}{left}",
+                         code="OUTPUT_WRITE_FAILED") from None
     try:
         fill(staging)
         if zip_path is not None:
@@ -275,26 +244,22 @@ def _publish(out: Path, fill: Callable[[Path], None], zip_path: Path | None) -> 
         os.chmod(staging, 0o777 & ~umask())
         os.replace(staging, out)  # a rename: onto a missing path or an empty folder
     except OSError as err:
-        raise UsageError(f"cannot write the bundle {out}"
-                         + (f" or {zip_path}" if zip_path is not None else "")
+        raise UsageError(f"cannot write the {what} {out}" + (f" or {zip_path}" if zip_path is not None else "")
                          + f": {err.strerror or err} (nothing was left behind)", code="OUTPUT_WRITE_FAILED") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
 def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tuple[int, int, int]],
-                 settings: dict[str, Any], split: str, prepared: bool = False) -> None:
-    """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write).
-
-    ``settings``: ``mode``, ``tile_runtime`` and ``synthetic``, written to each task's settings.json;
-    ``split``: the solution's split, which the pages name; ``prepared``: the bundle carries the public data
-    (the pages' validate command reads it from ``public_data/``).
-    """
+                 settings: dict[str, Any], split: str, prepared: Path | None, notebooks: Sequence[Path]) -> None:
+    """Fill the (staging) folder ``out`` with the bundle's files (OSError on a failed write). ``settings``:
+    ``mode``, ``tile_runtime`` and ``synthetic`` (each task's settings.json); ``split``: the solution's split, which
+    the pages name; ``prepared``, ``notebooks``: as for :func:`write_bundle`."""
     (out / "competition.yaml").write_text(f"# Written by tpugraphs-eval {__version__} export codabench.\n"
                                           + to_yaml(config) + "\n", encoding="utf-8")
     (out / "logo.png").write_bytes(logo_png())
     (out / "pages").mkdir()
-    command = validate_command(split, settings["synthetic"], PUBLIC_DATA if prepared else None)
+    command = validate_command(split, settings["synthetic"], PUBLIC_DATA if prepared is not None else None)
     for name, text in pages(config["title"], counts, settings["mode"], settings["tile_runtime"],
                             settings["synthetic"], split, command).items():
         (out / "pages" / name).write_text(text, encoding="utf-8")
@@ -313,15 +278,13 @@ def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tup
         (ref / "settings.json").write_text(json.dumps(task, indent=2) + "\n", encoding="utf-8")
     (out / "sample_submission").mkdir()
     (out / "sample_submission" / "submission.csv").write_text(_sample_submission(frame), encoding="utf-8")
+    if prepared is not None:
+        _write_participant_files(out, Path(prepared), split, settings["synthetic"], notebooks)
 
 
 def _zip(folder: Path, target: str) -> None:
-    """Write every folder and file under ``folder`` into the zip ``target`` (paths relative to ``folder``).
-
-    Reproducible: members sorted by path, each with :data:`ZIP_DATE` and fixed Unix permissions
-    (folders 0755, files 0644), whatever the clock and umask, so two exports of one solution are the
-    same bytes.
-    """
+    """Write every folder and file under ``folder`` into the zip ``target`` (paths relative to ``folder``),
+    reproducibly: members sorted by path, each with :data:`ZIP_DATE` and fixed Unix permissions (docs/hosting.md)."""
     members = sorted((path.relative_to(folder).as_posix() + ("/" if path.is_dir() else ""), path)
                      for path in folder.rglob("*"))
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -1,17 +1,11 @@
 """The Codabench scoring program: ``score.py`` of the bundle's ``scoring_program/`` (this file's text).
 
-``tpugraphs-eval export codabench`` copies this file beside ``tpugraphs_metric.py`` (the text of
-:mod:`.standalone_metric`) and ``csvshape.py``, ``sniff.py`` and ``public_rule.py`` (the files of
-``tpugraphs_eval/rules/``, byte for byte), so it never imports ``tpugraphs_eval`` and needs only Python >= 3.9,
-numpy, pandas and scipy (the stock ``codalab/codalab-legacy:py39`` image). It reads the submission CSV by the
-validator's rules (:func:`read_rows`) and streams its rows to the metric file's ``collection_scores``.
-
-A compute worker runs ``python3 /app/program/score.py /app/input /app/output`` (``metadata.yaml``): ``input/ref``
-holds ``solution.csv`` and ``settings.json``, ``input/res`` the participant's unzipped submission. It writes
-``output/scores.json`` and ``output/detailed_results.html``, both under the public rule (``public_rule.py``,
-:func:`defined_graphs`; why: docs/public-view.md). Exit codes: 0 scored, 1 invalid submission (the problems on
-stderr, one per line), 2 the bundle or the call is wrong. What each output holds and shows: docs/hosting.md,
-"Codabench bundle".
+``tpugraphs-eval export codabench`` copies it beside ``tpugraphs_metric.py`` (:mod:`.standalone_metric`'s text)
+and ``csvshape.py``, ``sniff.py`` and ``public_rule.py`` of ``tpugraphs_eval/rules/``, byte for byte: it never
+imports ``tpugraphs_eval`` and needs only Python >= 3.9, numpy, pandas and scipy (the stock image). The worker runs
+``python3 /app/program/score.py /app/input /app/output`` (``input/ref``: ``solution.csv``, ``settings.json``;
+``input/res``: the unzipped submission). Exit codes: 0 scored, 1 invalid submission (the problems on stderr, one per
+line), 2 the bundle or the call is wrong. What it writes, under the public rule: docs/hosting.md, "Codabench bundle".
 """
 
 from __future__ import annotations
@@ -46,11 +40,9 @@ class _Invalid(Exception):
 
 
 def _submission_csv(res: Path) -> Path:
-    """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored).
-
-    A link (symbolic or hard) or a non-regular file (FIFO, socket, device) anywhere in the folder is refused
-    unread (NOT_REGULAR_FILE: a link could point at the reference data); no CSV or several is ARCHIVE_UNREADABLE,
-    the code of ``tpugraphs-eval`` for a zip without exactly one CSV member."""
+    """The one CSV file of the submission folder (any depth; macOS ``__MACOSX`` and dot files ignored). Raises
+    :class:`_Invalid`: NOT_REGULAR_FILE (a link or non-regular file anywhere, refused unread: a link could point at
+    the reference data) or ARCHIVE_UNREADABLE (no CSV or several)."""
     entries = sorted(res.rglob("*"))
     odd = [f"{p.relative_to(res)} ({_odd_entry(p)})" for p in entries if _odd_entry(p)]
     if odd:
@@ -68,9 +60,8 @@ def _submission_csv(res: Path) -> Path:
 
 
 def _odd_entry(path: Path) -> str:
-    """Why an entry of the submission folder is refused unread (``""`` when it is a plain file or folder): a
-    symbolic link, a hard link (a regular file with more than one name: Codabench's unzip makes none) or not a
-    regular file."""
+    """Why an entry of the submission folder is refused (``""`` for a plain file or folder; Codabench's unzip makes
+    no hard link)."""
     info = path.lstat()
     if stat.S_ISLNK(info.st_mode):
         return "a link"
@@ -80,9 +71,8 @@ def _odd_entry(path: Path) -> str:
 
 
 def read_rows(handle, collections, found):
-    """The data rows of a submission CSV, streamed by the rules of ``csvshape.py`` (the text of
-    ``tpugraphs_eval/rules/csvshape.py``, as ``tpugraphs-eval`` reads a file; docs/codes.md): one line in memory at
-    a time, never the whole file.
+    """The data rows of a submission CSV, streamed by the rules of ``csvshape.py`` (docs/codes.md), one line in
+    memory at a time.
 
     Args:
         handle: the file, opened in binary mode at its start.
@@ -105,7 +95,7 @@ def read_rows(handle, collections, found):
 
 def _refusal(handle):
     """``sniff.refusal`` of the whole file, reading its first ``sniff.SNIFF_BYTES`` and, while they are blank, the
-    rest until a chunk is not: the refusal depends on nothing else (whether the whole file is blank, its start)."""
+    rest until a chunk is not (the refusal depends on nothing else)."""
     head = handle.read(sniff.SNIFF_BYTES)
     for chunk in iter(lambda: handle.read(1 << 20), b""):
         if not chunk.isspace():
@@ -122,8 +112,8 @@ MAX_SETTINGS_BYTES = 1 << 20
 
 
 def _regular_file(path: Path, limit: int | None = None) -> Path:
-    """``path`` when it is a regular file (a link is followed) of at most ``limit`` bytes; a FIFO, device,
-    socket or folder is refused before it is opened (reading one would block or never end)."""
+    """``path`` when it is a regular file (a link is followed) of at most ``limit`` bytes, else :class:`_Setup`
+    before it is opened (reading a FIFO or device would block or never end)."""
     try:
         info = path.stat()
     except OSError as err:
@@ -136,8 +126,8 @@ def _regular_file(path: Path, limit: int | None = None) -> Path:
 
 
 def load_settings(ref: Path) -> dict:
-    """``settings.json`` of the task's reference folder ``ref``. Raises :class:`_Setup` (one line) for a file that
-    is not a regular file, too large, unreadable or not JSON (a too deeply nested one too)."""
+    """``settings.json`` of the task's reference folder ``ref``. Raises :class:`_Setup` (one line): not a regular
+    file, too large, unreadable or not JSON (or nested too deeply)."""
     settings_path = _regular_file(ref / "settings.json", MAX_SETTINGS_BYTES)
     try:
         return json.loads(settings_path.read_text(encoding="utf-8"))
@@ -152,8 +142,8 @@ SOLUTION_BATCH_BYTES = 1 << 20
 
 
 def read_graphs(path: Path, tile_runtime: str, metric, pd) -> dict:
-    """ID → the metric's graph (``metric.read_solution``) of ``solution.csv``, read row by row (``csv``) and parsed
-    in batches of about :data:`SOLUTION_BATCH_BYTES` of text, never whole (docs/hosting.md, "Memory").
+    """ID → the metric's graph (``metric.read_solution``) of ``solution.csv``, read row by row and parsed in batches
+    of about :data:`SOLUTION_BATCH_BYTES` of text (docs/hosting.md, "Memory").
 
     Raises:
         ValueError: not CSV, no ID, runtimes, normalizers or Usage column, a row of another length, a repeated
@@ -191,24 +181,9 @@ def read_graphs(path: Path, tile_runtime: str, metric, pd) -> dict:
     return graphs
 
 
-def _output_problem(output_dir: Path) -> str | None:
-    """What keeps the program from writing into ``output_dir`` (a file; a folder where no file can be made:
-    read-only, or not writable by this user), or None. The folder is made if missing and probed with a
-    temporary file (file modes do not tell: root ignores them, a read-only mount does not)."""
-    if output_dir.exists() and not output_dir.is_dir():
-        return f"the output folder {output_dir} is a file"
-    try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=output_dir):
-            pass
-    except OSError as err:
-        return f"the output folder {output_dir} cannot be written ({err.strerror or err}): is it read-only?"
-    return None
-
-
 def _reference_problem(settings, solution: Path, output_dir: Path, metric, pd):
-    """(what is wrong with the reference data or the output folder, one line naming the file, or None; the
-    solution's graphs, :func:`read_graphs`, or None)."""
+    """(what is wrong with the reference data or the output folder (a file; a folder where no file can be made),
+    one line naming the file, or None; the solution's graphs, :func:`read_graphs`, or None)."""
     if not isinstance(settings, dict):
         return f"settings.json holds a {type(settings).__name__}, not an object", None
     choices = {"mode": metric.MODES, "tile_runtime": metric.TILE_RUNTIMES, "usage": ("Public", "Private")}
@@ -223,22 +198,28 @@ def _reference_problem(settings, solution: Path, output_dir: Path, metric, pd):
         return f"solution.csv cannot be read ({err})", None
     except ValueError as err:  # csv.Error is a ValueError too
         return f"solution.csv{'' if str(err).startswith('has ') else ':'} {err}", None
-    return _output_problem(output_dir), graphs
+    if output_dir.exists() and not output_dir.is_dir():
+        return f"the output folder {output_dir} is a file", None
+    try:  # made if missing, and probed with a temporary file: file modes do not tell (root ignores them)
+        output_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=output_dir):
+            pass
+    except OSError as err:
+        return f"the output folder {output_dir} cannot be written ({err.strerror or err}): is it read-only?", None
+    return None, graphs
 
 
-def _where(line, graph_id) -> str:
-    """``"line 3 tile:xla:g: "`` (what is known of a problem's place), or ``""``."""
+def _said(problem) -> str:
+    """A problem ``(line, ID, code, message)`` as one line: ``line 3 tile:xla:g: CODE: message`` (its place as far
+    as it is known)."""
+    line, graph_id, code, message = problem
     where = " ".join(part for part in (f"line {line}" if line else "", graph_id or "") if part)
-    return where + ": " if where else ""
+    return f"{where}: {code}: {message}" if where else f"{code}: {message}"
 
 
 def defined_graphs(graphs: dict, usage: str, collections) -> dict:
-    """Collection → the graphs of ``usage`` whose metric is defined whatever the submission: every tile graph,
-    and each layout graph with at least two distinct runtimes (tau-b is undefined when all are equal).
-
-    Args:
-        graphs: ID → the metric's graph (:func:`read_graphs`: ``collection``, ``kind``, runtimes ``y``, ``usage``).
-    """
+    """Collection → how many graphs of ``usage`` in ``graphs`` (:func:`read_graphs`) have a metric defined whatever
+    the submission: every tile graph, each layout graph with at least two distinct runtimes (else tau-b is not)."""
     counts = {name: 0 for name in collections}
     for graph in graphs.values():
         if graph.usage == usage and (graph.kind == "tile" or graph.y.min() < graph.y.max()):
@@ -247,8 +228,8 @@ def defined_graphs(graphs: dict, usage: str, collections) -> dict:
 
 
 DETAILED_RESULTS = "detailed_results.html"
-"""The page Codabench shows as the submission's detailed results (``enable_detailed_results``): its compute
-worker watches ``output/detailed_results.html`` (compute_worker.py, ``get_detailed_results_file_path``)."""
+"""The page Codabench shows as the submission's detailed results (compute_worker.py,
+``get_detailed_results_file_path``)."""
 _FINAL_RULE = ("Private graphs (the Final phase) under the same rule: a collection is shown with at least 2 of its "
                "graphs (none when the others hold a single one); no graph is listed.")
 _PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em;max-width:60em;color:#222}"
@@ -258,9 +239,8 @@ _PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em;max-width:60e
 
 
 def detailed_results_html(settings: dict, collections, scores: dict | None = None, errors=(), notes=()) -> str:
-    """The submission's detailed results page: self-contained HTML (inline style, no script, no link) showing what
-    the leaderboard row shows and nothing more (docs/hosting.md, "Detailed results"); no graph ID, count or runtime
-    of the solution appears.
+    """The submission's detailed results page: self-contained HTML showing what the leaderboard row shows and
+    nothing more (docs/hosting.md, "Detailed results").
 
     Args:
         settings: the task's settings.json (``usage``, ``mode``, ``tile_runtime``, ``synthetic``).
@@ -301,10 +281,9 @@ def detailed_results_html(settings: dict, collections, scores: dict | None = Non
 
 
 def write_outputs(output_dir: Path, scores: dict | None, page: str) -> bool:
-    """Write ``scores.json`` (the leaderboard's columns; none for an invalid submission) and
-    :data:`DETAILED_RESULTS` (``page``) into ``output_dir`` (made if missing), each under a temporary name
-    renamed into place, so the worker's watcher never sends half a page. False, said on stderr, when a write
-    fails."""
+    """Write ``scores.json`` (none for an invalid submission) and :data:`DETAILED_RESULTS` (``page``) into
+    ``output_dir`` (made if missing), each renamed into place (the worker's watcher never sends half a page).
+    False, said on stderr, when a write fails."""
     files = {DETAILED_RESULTS: page}
     if scores is not None:
         files["scores.json"] = json.dumps(scores, indent=2) + "\n"
@@ -331,7 +310,8 @@ def _refuse(output_dir: Path, settings: dict, errors: list) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Score ``input/res`` against ``input/ref`` and write ``output/scores.json``; returns the exit code."""
+    """Score ``input/res`` against ``input/ref``, write ``output/scores.json`` (the public rule applied) and the
+    detailed results page, print the scores; returns the exit code."""
     if len(argv) != 2:
         print("usage: score.py INPUT_DIR OUTPUT_DIR (INPUT_DIR holds ref/ and res/)", file=sys.stderr)
         return EXIT_SETUP
@@ -363,19 +343,26 @@ def main(argv: list[str]) -> int:
     except _Invalid as err:
         return _refuse(output_dir, settings, [f"invalid submission: {err}"])
     except metric.ParticipantVisibleError as err:
-        problems = err.problems or [(None, None, "", str(err))]
+        problems = err.problems  # never empty: the metric raises it with every problem found
         errors = [f"invalid submission: {len(problems)} error(s)"]
-        errors += [f"  {_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems[:50]]
+        errors += [f"  {_said(problem)}" for problem in problems[:50]]
         if len(problems) > 50:
             errors.append(f"  … and {len(problems) - 50} more")
         return _refuse(output_dir, settings, errors)
-    return _publish(output_dir, settings, solution, values, notes, metric, public_rule)
+    counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)  # the public rule's counts
+    scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
+    if not write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
+                                                                   notes=notes)):
+        return EXIT_SETUP
+    print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +
+          ", ".join(f"{key} {value:.5f}" for key, value in scores.items()))
+    return 0
 
 
 def score_file(path: Path, solution: dict, settings: dict, metric):
     """``(values, notes)`` of the submission CSV at ``path``: the metric's ``collection_scores`` of its rows,
-    streamed from the file (:func:`read_rows`) and each parsed as it is read, and its file-shape problems that are
-    not errors in the phase's mode, as lines; these are printed once the file is read, scored or not.
+    streamed (:func:`read_rows`), and its file-shape problems that are not errors in the phase's mode, as lines
+    (printed once the file is read, scored or not).
 
     Raises:
         _Invalid: the file is too large; ``metric.ParticipantVisibleError``: the submission is invalid.
@@ -396,24 +383,10 @@ def score_file(path: Path, solution: dict, settings: dict, metric):
                                               mode=mode, tile_runtime=settings["tile_runtime"],
                                               usage=settings["usage"], file_errors=errors)
         finally:
-            notes = [f"{_where(line, graph_id)}{code}: {message}" for line, graph_id, code, message in problems
-                     if not metric.is_error(code, mode)]
+            notes = [_said(problem) for problem in problems if not metric.is_error(problem[2], mode)]
             for note in notes:
                 print(f"note: {note}")
     return values, notes
-
-
-def _publish(output_dir: Path, settings: dict, solution, values: dict, notes: list, metric, public_rule) -> int:
-    """Write the scores (the public rule applied) and the detailed results page; print the scores. 0, or
-    EXIT_SETUP when the output folder cannot be written."""
-    counts = defined_graphs(solution, settings["usage"], metric.COLLECTIONS)
-    scores = {leaderboard_key(name): value for name, value in public_rule.public_values(values, counts).items()}
-    if not write_outputs(output_dir, scores, detailed_results_html(settings, metric.COLLECTIONS, scores=scores,
-                                                                   notes=notes)):
-        return EXIT_SETUP
-    print(f"{settings['usage']} leaderboard ({settings['mode']} validation): " +
-          ", ".join(f"{key} {value:.5f}" for key, value in scores.items()))
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,13 +1,8 @@
 """``tpugraphs-eval export mlebench``: one competition folder in MLE-bench's layout (``DIR/<id>``, kept by MLE-bench as
-``mlebench/competitions/<id>/``): ``config.yaml``, ``description.md``, ``prepare.py`` (:func:`prepare_competition`
-with the export's seed) and the package's wheel it installs (:mod:`.wheel`), ``grade.py`` and the standalone metric
-it imports (``tpugraphs_metric.py``, :func:`.metric_file.metric_source`), ``leaderboard.csv`` (``--kaggle-leaderboard``,
-else the reference scores), ``reference_scores.csv`` and, with ``--dataset-zip``, ``checksums.yaml``.
-
-What each file holds and the **Decision**s (the grader carries the metric, so a grade never changes with a package
-upgrade and needs only numpy, pandas and scipy; ``prepare.py`` imports the package inside ``prepare()`` only; medals
-come from the real Kaggle board the organiser gives, an approximation on a re-split): docs/hosting.md, "MLE-bench
-competition".
+``mlebench/competitions/<id>/``). What each file holds and the **Decision**s (the grader carries the metric, so a
+grade never changes with a package upgrade and needs only numpy, pandas and scipy; ``prepare.py`` imports the package
+inside ``prepare()`` only; medals come from the real Kaggle board the organiser gives, an approximation on a
+re-split): docs/hosting.md, "MLE-bench competition".
 """
 
 from __future__ import annotations
@@ -16,7 +11,6 @@ import csv
 import math
 import os
 import re
-import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -25,12 +19,11 @@ from statistics import fmean
 from typing import Any
 
 from .._version import __version__
-from ..atomicfile import umask
 from ..errors import UsageError
 from ..file_digest import file_hexdigest
 from ..truth.dataroot import DataRoot
 from ..truth.groundtruth import SplitCatalog
-from .codabench import to_yaml
+from .codabench import publish_folder, to_yaml
 from .codabench_pages import collection_mean_text
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
@@ -45,10 +38,9 @@ _ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
 def data_root_of(raw: str | os.PathLike[str]):
-    """The data root inside MLE-bench's raw folder: ``raw`` itself when it holds ``npz/``, ``raw/npz_all`` when
-    it is the Kaggle download (``npz_all/npz/...``); a folder holding the demo's ``SYNTHETIC.txt`` is the
-    synthetic demo (a :class:`DataRoot` marked synthetic, so that ``raw`` given as the word ``demo`` or as the
-    demo's folder prepare the same bytes); ``"demo"`` is the demo."""
+    """The data root inside MLE-bench's raw folder: ``raw`` itself when it holds ``npz/``, ``raw/npz_all`` for the
+    Kaggle download; ``"demo"`` or a folder holding the demo's ``SYNTHETIC.txt`` is the synthetic demo (both
+    prepare the same bytes)."""
     from ..roots import resolve_data_root
 
     if str(raw) == "demo":
@@ -81,11 +73,9 @@ LearnedBaseline = Callable[[DataRoot, SplitCatalog, Path], None]
 
 
 def reference_scores(public: Path, private: Path, learned_baseline: LearnedBaseline) -> list[tuple[str, float]]:
-    """(reference, overall) on the prepared split, best first: the oracle (configs sorted by runtime), the
-    learned baseline (``tpugraphs-baseline learned``: trained on the public tree's train split), the identity
-    ranking (the sample submission: configs in index order) and the exact expectation of a uniformly random
-    ranking (docs/metrics.md, references). Overall: the unweighted mean of the collection values over every
-    test graph, as the grader computes it."""
+    """(reference, overall) on the prepared split, best first: the oracle, the learned baseline (trained on the
+    public tree's train split), the identity ranking (the sample submission) and the exact expectation of a
+    uniformly random ranking (docs/metrics.md, references); overall as the grader computes it."""
     from ..api import score_submission
     from ..roots import resolve_data_root
     from ..scoring.references import collection_references
@@ -214,8 +204,8 @@ from mlebench.grade_helpers import InvalidSubmissionError
 
 from .tpugraphs_metric import ParticipantVisibleError, score
 
-MODE = {mode!r}
-TILE_RUNTIME = {tile_runtime!r}
+MODE = 'strict'
+TILE_RUNTIME = 'normalized'
 
 
 def _text(value):
@@ -236,12 +226,9 @@ def grade(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
     submission = pd.DataFrame({{name: [_text(v) for v in submission[name].tolist()] for name in ("ID", "TopConfigs")}},
                               dtype=object)
     try:
-        value = score(answers, submission, "ID", mode=MODE, tile_runtime=TILE_RUNTIME)
+        return score(answers, submission, "ID", mode=MODE, tile_runtime=TILE_RUNTIME)  # finite, or a ValueError
     except ParticipantVisibleError as err:
         raise InvalidSubmissionError(str(err)) from None
-    if math.isnan(value):
-        raise ValueError("no collection value is defined on these answers (the organiser's side)")
-    return value
 '''
 
 
@@ -304,39 +291,17 @@ def _board_files(references: list[tuple[str, float]], board: list[float] | None)
         f"{rank},{value!r}\n" for rank, value in enumerate(board, start=1)), "reference_scores.csv": text}
 
 
-def _write_folder(out: Path, files: dict[str, str]) -> None:
-    """Write ``files`` and the wheel into a staging folder, then move it to ``out`` as one step.
-
-    Raises:
-        UsageError: ``OUTPUT_WRITE_FAILED`` (nothing is left behind).
-    """
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
-        try:
-            for name, text in files.items():
-                (staging / name).write_text(text, encoding="utf-8")
-            write_wheel(staging)
-            os.chmod(staging, 0o777 & ~umask())
-            os.replace(staging, out)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    except OSError as err:
-        raise UsageError(f"cannot write the competition {out}: {err.strerror or err} (nothing was left behind)",
-                         code="OUTPUT_WRITE_FAILED") from None
-
-
 def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline: LearnedBaseline,
                       title: str = "TpuGraphs: predict AI model runtime", options: dict[str, Any] | None = None,
                       dataset_zip: Path | None = None, kaggle_leaderboard: Path | None = None
                       ) -> list[tuple[str, float]]:
-    """Write the competition folder ``out`` (new or empty; its name is the id) from ``data_root``.
+    """Write the competition folder ``out`` (new or empty; its name is the id) from ``data_root``, prepared once here
+    (``seed``, ``options``: :func:`tpugraphs_eval.prepare.prepare`'s) for the references and the checksums.
 
-    ``dataset_zip``: the file MLE-bench's ``prepare`` downloads for the id (Kaggle's competition zip); with it,
-    ``checksums.yaml`` holds its MD5 (``zip:``) and the prepared files' (without it none is written: docs/hosting.md
-    says why). ``kaggle_leaderboard``: the real final private board (:func:`kaggle_board`), written as
-    ``leaderboard.csv`` (else the references are, and the caller warns). The split is prepared once here (``seed``
-    and ``options``: :func:`tpugraphs_eval.prepare.prepare`'s) for the references and the checksums.
+    ``dataset_zip``: the file MLE-bench's ``prepare`` downloads for the id (Kaggle's competition zip): with it,
+    ``checksums.yaml`` holds its MD5 (``zip:``) and the prepared files' (else none: docs/hosting.md says why).
+    ``kaggle_leaderboard``: the real final private board (:func:`kaggle_board`), written as ``leaderboard.csv``
+    (else the references are, and the caller warns).
 
     Returns:
         The reference rows (reference, score), best first (``reference_scores.csv``).
@@ -357,24 +322,27 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
         raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
     options = dict(options or {})
     with tempfile.TemporaryDirectory() as tmp:
-        public, private = Path(tmp) / "public", Path(tmp) / "private"
-        public.mkdir()
-        private.mkdir()
+        public, private = Path(tmp) / "public", Path(tmp) / "private"  # new folders, which prepare makes
         prepare_competition(data_root, public, private, seed=seed, **options)
         leaderboard = reference_scores(public, private, learned_baseline)
-        sums = {"zip": zip_md5, "public": checksums(public), "private": checksums(private)}
         counts = solution_frame(private / "solution.parquet").ID.str.rsplit(":", n=1).str[0].value_counts(sort=False)
         files = {
             "config.yaml": to_yaml(_config(competition_id, title, board is not None)) + "\n",
             "description.md": _description(competition_id, title, counts.to_dict(), None if board is None else len(board)),
             "prepare.py": _PREPARE_PY.format(id=competition_id, version=__version__, seed=seed, options=options,
                                              wheel=WHEEL_NAME),
-            "grade.py": _GRADE_PY.format(id=competition_id, version=__version__, mode="strict",
-                                         tile_runtime="normalized"),
+            "grade.py": _GRADE_PY.format(id=competition_id, version=__version__),
             "tpugraphs_metric.py": metric_source(),
             **_board_files(leaderboard, board),
         }
         if zip_md5 is not None:
+            sums = {"zip": zip_md5, "public": checksums(public), "private": checksums(private)}
             files["checksums.yaml"] = to_yaml(sums) + "\n"
-    _write_folder(out, files)
+
+    def fill(staging: Path) -> None:
+        for name, text in files.items():
+            (staging / name).write_text(text, encoding="utf-8")
+        write_wheel(staging)
+
+    publish_folder(out, fill, "competition")
     return leaderboard

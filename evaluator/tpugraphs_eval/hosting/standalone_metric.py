@@ -1,13 +1,10 @@
-"""The TpuGraphs competition metric: the solution table, validation of a submission table and the metrics.
+"""The TpuGraphs competition metric (Kaggle's ``score(solution, submission, row_id_column_name) -> float``): the
+solution table, validation of a submission table and the metrics.
 
 Exported with the ``rules/`` modules it imports as one self-contained file (:mod:`.metric_file`; docs/hosting.md,
-"One metric file"), which the Codabench scoring program carries as ``tpugraphs_metric.py``: so this module imports
-nothing of ``tpugraphs_eval`` but ``rules/`` and runs on Python >= 3.9 with numpy, pandas and scipy.
-
-Kaggle's convention: ``score(solution, submission, row_id_column_name) -> float``; the platform passes the
-Public rows, then the Private ones, and shows a :class:`ParticipantVisibleError`'s message to the
-participant. Definitions (tpugraphs-eval's docs/codes.md and docs/metrics.md; paper arXiv 2308.13490; Kaggle "Google - Fast or
-Slow? Predict AI Model Runtime", 2023):
+"One metric file"), also the Codabench program's ``tpugraphs_metric.py``: it imports nothing of ``tpugraphs_eval``
+but ``rules/`` and runs on Python >= 3.9 with numpy, pandas and scipy. Definitions (tpugraphs-eval's docs/codes.md
+and docs/metrics.md; paper arXiv 2308.13490; Kaggle "Google - Fast or Slow? Predict AI Model Runtime", 2023):
 
 - tile:xla, per graph: ``2 - min(y of the first 5 listed) / min(y of all configs)``; y is
   ``runtime / normalizer`` (``tile_runtime="normalized"``, default) or the raw runtime (ns).
@@ -28,6 +25,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import namedtuple
 
 import numpy as np
 import pandas as pd
@@ -59,14 +57,8 @@ class ParticipantVisibleError(Exception):
         self.problems = list(problems)
 
 
-class _Graph:
-    """One graph of the solution: its collection, kind, runtimes y ((c,) float64) and Usage."""
-
-    def __init__(self, collection, y, usage):
-        self.collection = collection
-        self.kind = collection.split(":", 1)[0]
-        self.y = y
-        self.usage = usage
+_Graph = namedtuple("_Graph", "collection kind y usage")
+"""One graph of the solution: its collection, kind (``tile``/``layout``), runtimes y ((c,) float64) and Usage."""
 
 
 def _collection_of(graph_id):
@@ -162,7 +154,7 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
                 raise ValueError(f"solution row {cut(graph_id)}: normalizers must be {runtime.size} positive integers")
             if tile_runtime == "normalized":
                 y = y / normalizer
-        graphs[graph_id] = _Graph(collection, y, usage)
+        graphs[graph_id] = _Graph(collection, collection.split(":", 1)[0], y, usage)
         all_zero[collection] = all_zero.get(collection, True) and not runtime.any()
         if not_positive is None and runtime.min() <= 0:
             not_positive = (graph_id, int((runtime <= 0).sum()), runtime.size)
@@ -178,19 +170,16 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
 
 def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=(), keep=None):
     """ID → usable indices of every submitted graph of ``graphs`` (or what ``keep`` makes of them), or the
-    participant's errors.
-
-    A row whose collection the solution lacks is skipped (a Kaggle Public/Private subset may lack one). The ID
-    rules and the order of the errors are ``rules/ids.py``'s, as ``tpugraphs-eval`` applies them.
+    participant's errors, by the ID rules and in the order of ``rules/ids.py``. A row whose collection the solution
+    lacks is skipped (a Kaggle Public/Private subset may lack one).
 
     Args:
         submission: a table (columns ``row_id_column_name`` and ``TopConfigs``), or the rows ``(line, ID text,
-            TopConfigs text)`` of a CSV as its reader streams them (the Codabench program: one row's text at a
-            time in memory; the reader checked the header).
+            TopConfigs text)`` a CSV reader streams, having checked the header (the Codabench program).
         lines: the CSV line of each table row (default 2, 3, …: a header, then the rows).
-        file_errors: (line, ID, code, message) errors of the CSV's shape, found by whoever read the file (read
-            after the last row: a streaming reader may fill it as it goes), listed in line order with the row
-            errors, before those of the same line; EMPTY_FILE or NOT_TEXT with no row read is the only problem.
+        file_errors: (line, ID, code, message) errors of the CSV's shape (read after the last row: a streaming
+            reader may fill it as it goes), listed in line order with the row errors, before those of the same
+            line; EMPTY_FILE or NOT_TEXT with no row read is the only problem.
         keep: ``keep(graph, usable)``, what is kept of a valid row ((u,) int64 usable indices by default),
             called as the row is read (:func:`collection_scores` keeps the graph's value, not the indices).
 
@@ -225,7 +214,10 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
                 rankings[graph_id] = checked.usable if keep is None else keep(graph, checked.usable)
     errors = _in_order(errors, list(file_errors), ledger.one_based(zero_listed), mistakes)
     if n_rows or not any(e[2] in ("EMPTY_FILE", "NOT_TEXT") for e in file_errors):
-        errors += _missing(graphs, ledger)
+        by_collection = {}  # the MISSING_IDS errors of the graphs without a row, per collection
+        for graph_id, graph in graphs.items():
+            by_collection.setdefault(graph.collection, []).append(graph_id)
+        errors += [(None, None, "MISSING_IDS", m) for _, _, m in missing_ids(ledger.lines, by_collection, "solution")]
     if errors:
         shown = " | ".join(f"{'' if line is None else f'line {line} '}{graph_id + ' ' if graph_id else ''}{code}: "
                            f"{message}" for line, graph_id, code, message in errors[:_SHOWN_PROBLEMS])
@@ -234,29 +226,20 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
     return rankings
 
 
-def _missing(graphs, ledger):
-    """The MISSING_IDS errors ``(None, None, code, message)`` of the graphs without a row, per collection."""
-    by_collection = {}
-    for graph_id, graph in graphs.items():
-        by_collection.setdefault(graph.collection, []).append(graph_id)
-    return [(None, None, "MISSING_IDS", message) for _, _, message in missing_ids(ledger.lines, by_collection, "solution")]
-
-
 def _check_header(submission, row_id_column_name):
     """Raise ParticipantVisibleError unless the columns are ``row_id_column_name`` and ``TopConfigs``: WRONG_DELIMITER
     for one column holding a tab or ``;`` (said once), else HEADER_RENAMED."""
-    if len(submission.columns) == 1:  # `ID;TopConfigs` read with sep=",": the tab or `;` delimiter, said once
-        other = other_delimiter(str(submission.columns[0]).encode("utf-8"))
-        if other is not None:
-            message = wrong_delimiter(other[1])
-            raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 WRONG_DELIMITER: {message}",
-                                          [(1, None, "WRONG_DELIMITER", message)])
-    if set(submission.columns) != {row_id_column_name, "TopConfigs"} or len(submission.columns) != 2:
-        message = (f"the submission must have exactly the columns {row_id_column_name} and TopConfigs, not "
-                   f"{', '.join(cut(str(column)) for column in submission.columns[:10])}"
-                   f"{', …' if len(submission.columns) > 10 else ''}")
-        raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 HEADER_RENAMED: {message}",
-                                      [(1, None, "HEADER_RENAMED", message)])
+    columns = submission.columns
+    other = other_delimiter(str(columns[0]).encode("utf-8")) if len(columns) == 1 else None
+    if other is not None:  # `ID;TopConfigs` read with sep=",": the tab or `;` delimiter, said once
+        code, message = "WRONG_DELIMITER", wrong_delimiter(other[1])
+    elif set(columns) != {row_id_column_name, "TopConfigs"} or len(columns) != 2:
+        code, message = "HEADER_RENAMED", (f"the submission must have exactly the columns {row_id_column_name} and "
+                                           f"TopConfigs, not {', '.join(cut(str(column)) for column in columns[:10])}"
+                                           f"{', …' if len(columns) > 10 else ''}")
+    else:
+        return
+    raise ParticipantVisibleError(f"invalid submission (1 error(s)): line 1 {code}: {message}", [(1, None, code, message)])
 
 
 def _cell(value):
@@ -287,10 +270,8 @@ def _in_order(errors, file_errors, one_based, mistakes):
     """The row errors (less those INDICES_ONE_BASED withdraws) and the CSV's shape errors in line order (a shape error
     before the row errors of its line), then the problems of the whole file: ``rules/ids.py``'s order."""
     if one_based is not None:
-        withdrawn = one_based[1]
-        errors = [e for e in errors if e[2] not in withdrawn.get(e[0], ())]
-    ordered = [e for _, e in sorted([(0, e) for e in file_errors] + [(1, e) for e in errors],
-                                    key=lambda item: (item[1][0] is None, item[1][0] or 0, item[0]))]
+        errors = [e for e in errors if e[2] not in one_based[1].get(e[0], ())]
+    ordered = sorted(file_errors + errors, key=lambda e: (e[0] is None, e[0] or 0))  # stable: shape errors first
     whole_file = ([one_based[0]] if one_based is not None else []) + mistake_problems(mistakes)
     return ordered + [(line, None, code, message) for code, message, line in whole_file]
 
@@ -335,14 +316,13 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
     values = validate(submission, graphs, row_id_column_name, mode, lines, file_errors, keep=value)
     if usage is not None and any(g.usage not in ("Public", "Private") for g in graphs.values()):
         raise ValueError("scoring one Usage needs a Usage column of Public/Private on every solution row")
-    per_collection = {}
+    per_collection, out = {collection: [] for collection in COLLECTIONS}, {}
     for graph_id, graph in graphs.items():
         if usage is None or graph.usage == usage:
-            per_collection.setdefault(graph.collection, []).append(values[graph_id])
-    out = {}
-    for collection in COLLECTIONS:
-        if collection in per_collection:
-            defined = [v for v in per_collection[collection] if not math.isnan(v)]
+            per_collection[graph.collection].append(values[graph_id])
+    for collection, kept in per_collection.items():
+        defined = [v for v in kept if not math.isnan(v)]
+        if kept:
             out[collection] = math.fsum(defined) / len(defined) if defined else None
     values = [v for v in out.values() if v is not None]
     out["overall"] = math.fsum(values) / len(values) if values else None
@@ -378,8 +358,8 @@ def score(solution: pd.DataFrame, submission: pd.DataFrame, row_id_column_name: 
           tile_runtime: str = "normalized") -> float:
     """The overall score of ``submission`` on the graphs of ``solution`` (Kaggle's metric signature).
 
-    Kaggle calls it once per Usage subset (the Public rows of both tables, then the Private ones), so what it
-    raises tells nothing of the split (:func:`split_free_message`).
+    Kaggle calls it once per Usage subset (the Public rows of both tables, then the Private ones) and shows a
+    :class:`ParticipantVisibleError`'s message, which tells nothing of the split (:func:`split_free_message`).
 
     Args:
         solution: one row per graph (see the module docstring).
