@@ -13,7 +13,7 @@ and L (20 layout graphs of 100,000 configs, valid split, ``synth_data.write_larg
 - ``floor``: ``bench/floor_scorer.py``, numpy only, no checks (K only: its tau is pairwise);
 - ``product``: ``tpugraphs-eval CSV --data-root R --split S -q`` (stateless: every run reads the ``.npz`` files);
 - ``today``: the same command run by the baseline revision's code (``--baseline-rev``, default ``main``: its
-  ``evaluator/`` extracted with ``git archive``, the compiled C extension copied in; its own user cache folder
+  ``evaluator/`` extracted with ``git archive``, its C extension compiled from its own source; its own user cache folder
   in the work folder, as a user's would be, warm after the untimed first run);
 - ``validate``, ``validate-today`` (K): ``tpugraphs-eval validate CSV ... -q``.
 
@@ -29,10 +29,12 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import tempfile
 import time
@@ -77,12 +79,16 @@ def measure(commands: dict[str, tuple[list[str], dict[str, str], callable]], run
 
 
 def baseline_tree(rev: str, into: Path) -> Path:
-    """``evaluator/`` of ``rev`` (git archive), with this checkout's compiled C extension copied in."""
+    """``evaluator/`` of ``rev`` (git archive), its C extension compiled from its own ``_native.c`` with this
+    Python's compiler and flags (this checkout's build would not match that source: the baseline would run its
+    numpy fallback)."""
     data = subprocess.run(["git", "archive", rev, "evaluator"], cwd=REPO, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         archive.extractall(into, filter="data")
-    for built in (REPO / "evaluator" / "tpugraphs_eval").glob("_native*.so"):
-        shutil.copy2(built, into / "evaluator" / "tpugraphs_eval" / built.name)
+    package = into / "evaluator" / "tpugraphs_eval"
+    compiler = shlex.split(sysconfig.get_config_var("CC")) + shlex.split(sysconfig.get_config_var("CFLAGS"))
+    subprocess.run([*compiler, "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", str(package / "_native.c"),
+                    "-o", str(package / f"_native{sysconfig.get_config_var('EXT_SUFFIX')}")], check=True)
     return into / "evaluator"
 
 
