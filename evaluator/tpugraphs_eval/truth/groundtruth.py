@@ -262,7 +262,10 @@ def catalog_of(root: DataRoot, split: str, read: GraphsRead) -> SplitCatalog:
 
 def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """(G,) count of values that are not finite and positive, per graph of a back-to-back array."""
-    return np.add.reduceat((~((values > 0) & np.isfinite(values))).astype(np.int64), offsets[:-1])
+    bad = ~(values > 0)
+    if values.dtype.kind == "f":
+        bad |= ~np.isfinite(values)
+    return np.add.reduceat(bad.astype(np.int64), offsets[:-1]) if bad.any() else np.zeros(offsets.size - 1, np.int64)
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
@@ -330,35 +333,58 @@ def build_ground_truth(root: DataRoot, split: str, read: GraphsRead, *, tile_run
             f"every config_runtime of the {split} split of {root.label} is 0: these look like the public "
             "test files, which hold no ground truth (the real test runtimes exist only in the organisers' "
             "files).")  # each command adds what it can do instead (commands/no_truth_hint.py)
-    values, not_positive, overflow = _scored_values(stored, catalog, tile_runtime, where)
-    raise_faults(f"the {split} split of {root.label} cannot be scored", not_positive or overflow)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", _not_positive(stored, catalog, where))
+    values, faults = _scored_values(stored, catalog, tile_runtime, where)
+    raise_faults(f"the {split} split of {root.label} cannot be scored", faults)
     truths = {c.name: CollectionTruth.from_values(catalog.collections[c.name], runtime,
                                                   None if public is None else np.asarray(public[c.name], dtype=bool))
               for c, runtime in values.items()}
     return GroundTruth(catalog, tile_runtime, truths, runtimes_sha256(read))
 
 
-def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, where):
-    """``(values, not_positive, overflow)`` of ``stored`` (collection → every graph's runtimes and normalizers, back
-    to back): collection → the runtimes scored (tile: float64, divided by the normalizer when ``normalized``), and
-    the faults of :func:`build_ground_truth`'s Raises (int64 values cannot overflow)."""
-    values, not_positive, overflow = {}, [], []
+def _not_positive(stored, catalog: SplitCatalog, where) -> list[tuple[str, str]]:
+    """RUNTIME_NOT_POSITIVE faults: a graph with a runtime or normalizer that is not finite and positive
+    (``stored``: collection → every graph's runtimes and normalizers, back to back)."""
+    faults = []
     for collection, (runtime, normalizer) in stored.items():
         graphs = catalog.collections[collection.name]
         offsets = np.concatenate(([0], np.cumsum(graphs.n_configs)))
         for key, array in (("config_runtime", runtime), ("config_runtime_normalizers", normalizer)):
-            bad = _bad_graphs(array, offsets) if array is not None else np.zeros(0, np.int64)
-            not_positive += [("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
-                              f"{graphs.n_configs[g]} {key} values are not finite and positive") for g in np.flatnonzero(bad)]
+            if array is None:
+                continue
+            for g in np.flatnonzero(bad := _bad_graphs(array, offsets)):
+                faults.append(("RUNTIME_NOT_POSITIVE", f"{where(collection, graphs.names[g])}: {bad[g]} of "
+                               f"{graphs.n_configs[g]} {key} values are not finite and positive"))
+    return faults
+
+
+def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, where):
+    """``(values, faults)``: collection → the runtimes scored (tile: float64, divided by the normalizer when
+    ``normalized``), and the RUNTIME_OVERFLOW faults of graphs whose values or ratios are not finite."""
+    values, faults = {}, []
+    for collection, (runtime, normalizer) in stored.items():
         if collection.kind == "tile":
-            with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-                runtime = runtime.astype(np.float64) / (normalizer if tile_runtime == "normalized" else 1)
-        if runtime.dtype.kind == "f":
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                ratio = np.maximum.reduceat(runtime, offsets[:-1]) / np.minimum.reduceat(runtime, offsets[:-1])
-            overflow += [("RUNTIME_OVERFLOW", f"{where(collection, graphs.names[g])}: the {tile_runtime} "
-                          f"{'runtime / normalizer quotient' if collection.kind == 'tile' else 'runtime'} or the "
-                          "slowest / fastest ratio is not a finite positive float64")
-                         for g in np.flatnonzero((_bad_graphs(runtime, offsets) > 0) | ~np.isfinite(ratio))]
+            runtime = runtime.astype(np.float64)
+            if tile_runtime == "normalized":
+                with np.errstate(over="ignore", under="ignore"):
+                    runtime = runtime / normalizer
+        graphs = catalog.collections[collection.name]
+        for g in _overflowing_graphs(runtime, np.concatenate(([0], np.cumsum(graphs.n_configs)))):
+            faults.append(("RUNTIME_OVERFLOW", f"{where(collection, graphs.names[g])}: the {tile_runtime} "
+                           f"{'runtime / normalizer quotient' if collection.kind == 'tile' else 'runtime'} or the "
+                           "slowest / fastest ratio is not a finite positive float64"))
         values[collection] = runtime
-    return values, not_positive, overflow
+    return values, faults
+
+
+def _overflowing_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Positions of the graphs (of a back-to-back array of positive runtimes) whose values are not finite and
+    positive after a division, or whose slowest / fastest ratio overflows: the metrics' ratios would be inf or
+    NaN there. Integer values (int64 ns) cannot overflow a float64 ratio; only float values are checked."""
+    if values.dtype.kind != "f":
+        return np.zeros(0, dtype=np.int64)
+    starts = offsets[:-1]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        bad = ~(np.isfinite(values) & (values > 0))
+        ratio = np.maximum.reduceat(values, starts) / np.minimum.reduceat(values, starts)
+    return np.flatnonzero((np.add.reduceat(bad.astype(np.int64), starts) > 0) | ~np.isfinite(ratio))
