@@ -177,18 +177,20 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
 
     root = plan.root.path
     sources = {g: root / g[0].split_dir(g[1]) / f"{g[2]}.npz" for g in plan.source + plan.copied}
-    bar = progress_bar("preparing", transfer=True)  # drawn with ``progress`` only
-    task = bar.add_task("preparing", total=sum(p.stat().st_size for p in sources.values()))
-    with bar if progress else nullcontext():
-        hashes = {f"{c.split_dir(split)}/{name}.npz": file_hexdigest(sources[(c, split, name)])
-                  for c, split, name in plan.copied + plan.held}
+    bar = progress_bar("preparing", transfer=True) if progress else None
+    task = bar.add_task("preparing", total=sum(p.stat().st_size for p in sources.values())) if bar else None
+    with bar or nullcontext():
+        hashes = {}
         for g in sorted(plan.copied, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
             _link_or_copy(sources[g], public / c.split_dir(split) / f"{name}.npz")
-            bar.advance(task, sources[g].stat().st_size)
+            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
+            if bar:
+                bar.advance(task, sources[g].stat().st_size)
         names, truth_root = [], private / ".truth"
         for g in sorted(plan.held, key=lambda g: (g[0].name, g[1], g[2])):
             c, split, name = g
+            hashes[f"{c.split_dir(split)}/{name}.npz"] = file_hexdigest(sources[g])
             runtimes, keep = plan.runtimes[(c.name, split, name)], None
             if c.kind == "layout" and runtimes.runtime.size > plan.options.max_configs:  # a seeded sample of configs
                 rng = np.random.default_rng(seeded_int(plan.seed, "configs", c.name, split, name))
@@ -201,7 +203,8 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
                                 code="PREPARE_NAME_CLASH")
             target.parent.mkdir(parents=True, exist_ok=True)
             write_public_test_file(sources[g], target, keep)
-            bar.advance(task, sources[g].stat().st_size)
+            if bar:
+                bar.advance(task, sources[g].stat().st_size)
             truth = truth_root / c.split_dir("test") / f"{opaque}.npz"  # its ground truth only, for build_solution
             truth.parent.mkdir(parents=True, exist_ok=True)
             np.savez(truth, config_runtime=runtimes.runtime if keep is None else runtimes.runtime[keep],
