@@ -43,11 +43,13 @@ def native_mismatch() -> str | None:
     """Why the built C extension must not be used: it was compiled from another ``_native.c`` than the one
     beside it (its ``SOURCE_ID`` differs or is absent). None when it matches, was not built, or no source is
     there to compare with."""
+    if _native is None:
+        return None
     try:
         source = NATIVE_SOURCE.read_bytes()
     except OSError:
         return None
-    if _native is None or getattr(_native, "SOURCE_ID", None) == source_id(source):
+    if getattr(_native, "SOURCE_ID", None) == source_id(source):
         return None
     return (f"the built C extension {Path(getattr(_native, '__file__', '_native')).name} does not match "
             f"{NATIVE_SOURCE.name} (a stale build): rebuild it (`pip install -e .` with a C compiler) or delete it")
