@@ -151,7 +151,6 @@ def _report(args, root, n_rows: int, extra: dict, title: str, labels: tuple[str,
     payload.update(scored=True, overall=report.overall, collections=rows)
     write_json(args.json, payload)
     return EXIT_OK
-    return EXIT_OK
 
 
 def _random(args) -> int:
