@@ -68,10 +68,15 @@ def parquet_manifest(path: Path, handle: BinaryIO) -> Any:
         raise refuse(f"holds a manifest that is not valid JSON ({err})") from None
 
 
-def column_data_sha256(data: bytes) -> str:
-    """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks; the layout:
-    :func:`parquet_manifest`, whose checks ``data`` has passed: it ends like a Parquet file)."""
+def column_data_sha256(data: bytes) -> str | None:
+    """Hex sha256 of a Parquet file's bytes before its footer (magic and column chunks), or None if ``data``
+    does not end like a Parquet file (footer length, ``PAR1``). Parquet layout: the file ends with the footer,
+    its 4-byte little-endian length, and ``PAR1``."""
+    if len(data) < 12 or data[-4:] != b"PAR1":
+        return None
     footer = int.from_bytes(data[-8:-4], "little")
+    if footer > len(data) - 12:
+        return None
     return hashlib.sha256(memoryview(data)[:len(data) - 8 - footer]).hexdigest()
 
 
