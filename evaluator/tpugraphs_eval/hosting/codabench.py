@@ -230,14 +230,10 @@ def publish_folder(out: Path, fill: Callable[[Path], None], what: str = "bundle"
     Raises:
         UsageError: ``OUTPUT_WRITE_FAILED``: a write failed (a full disk, a zip path that is a device or a FIFO).
     """
+    staging = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".staging", dir=out.parent))
-    except OSError as err:
-        left = "" if what == "bundle" else " (nothing was left behind)"
-        raise UsageError(f"cannot write the {what} {out}: {err.strerror or err}{left}",
-                         code="OUTPUT_WRITE_FAILED") from None
-    try:
         fill(staging)
         if zip_path is not None:
             write_atomically(Path(zip_path), lambda tmp: _zip(staging, tmp))
@@ -247,7 +243,8 @@ def publish_folder(out: Path, fill: Callable[[Path], None], what: str = "bundle"
         raise UsageError(f"cannot write the {what} {out}" + (f" or {zip_path}" if zip_path is not None else "")
                          + f": {err.strerror or err} (nothing was left behind)", code="OUTPUT_WRITE_FAILED") from None
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _write_files(out: Path, config: dict[str, Any], frame, counts: dict[str, tuple[int, int, int]],
