@@ -7,7 +7,7 @@
  * definition line zeroed (tpugraphs_eval.kernels.source_id); tests/scoring/test_kernel_source_id.py checks
  * it is current, so that a module built from another version of this file can be told apart and is not used.
  */
-#define SOURCE_ID "8c5576608c093edd814e21b43d5f327783d8eeaf9ec0c17b5834dfd57261362b"
+#define SOURCE_ID "bb4036af3441e6059d6a83b02efd68859300c59e9312aa5908345f209d50cfe2"
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -151,7 +151,7 @@ static PyObject *inversions(PyObject *self, PyObject *args) {
     const int64_t *len = (const int64_t *)lengths.buf;
     const int64_t *m = (const int64_t *)n_values.buf;
     Py_ssize_t total = 0, biggest = 0, longest = 0;
-    for (Py_ssize_t s = 0; s < n_segments; s++) {
+    for (Py_ssize_t s = 0; s < n_segments && n_values.len == lengths.len; s++) {  /* m[s] is read only if it is there */
         total += (Py_ssize_t)len[s];
         if (m[s] > biggest) biggest = (Py_ssize_t)m[s];
         if (len[s] > longest) longest = (Py_ssize_t)len[s];
