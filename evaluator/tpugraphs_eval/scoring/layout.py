@@ -35,6 +35,7 @@ LAYOUT_METRICS = tuple(m.name for m in metrics_of("layout"))
 """The per-graph columns of a layout collection, in table order."""
 _HEAD = max(SLOWDOWN_KS)
 """Entries of each ranking the slowdowns look at."""
+_SLOWDOWN_COLUMNS = [k - 1 for k in SLOWDOWN_KS]  # slowdown@k is the search curve's column k - 1, minus 1
 _BATCH_CONFIGS = 1 << 20
 """Layout configs gathered per vectorised step (bounds the temporary arrays to about 12 MB)."""
 _PARALLEL_MIN_CONFIGS = 250_000
@@ -168,11 +169,14 @@ def layout_metrics(graphs: Iterable[tuple[np.ndarray, np.ndarray, int]]) -> Grap
     the stable order of the predictions (NaN when ``listed`` is 0) and compare with the best of the runtimes."""
     rows, counts, curves = [], [], []
     for predicted, runtimes, listed in graphs:
-        curve = np.full(LAYOUT_K, math.nan)  # (a partial row that lists none of the sampled configs)
         if listed:
             head = runtimes[np.argsort(predicted, kind="stable")[:min(listed, _HEAD)]]
             curve = search_curves(head, np.array([head.size]), np.array([runtimes.min()]), LAYOUT_K)[0]
-        rows.append([*pair_metrics(predicted, runtimes), *(curve[[k - 1 for k in SLOWDOWN_KS]] - 1.0).tolist()])
+            slowdowns = error_from_ratio(curve[_SLOWDOWN_COLUMNS])
+        else:  # a partial row that lists none of the sampled configs
+            curve = np.full(LAYOUT_K, math.nan)
+            slowdowns = curve[_SLOWDOWN_COLUMNS]
+        rows.append([*pair_metrics(predicted, runtimes), *slowdowns.tolist()])
         counts.append(runtimes.size)
         curves.append(curve)
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(LAYOUT_METRICS))
