@@ -26,6 +26,22 @@ def test_expected_random_tile_score_by_hand_and_by_enumeration(tmp_path):
     assert got["c"] == pytest.approx(2 - np.mean([y[list(s)].min() for s in subsets]) / y.min(), abs=1e-14)
 
 
+@pytest.mark.parametrize("block", [1, 3, 7, 8, 100])
+def test_expected_random_tile_score_is_the_same_in_blocks_of_any_size(tmp_path, monkeypatch, block):
+    """The graphs are taken a block of about ``BLOCK`` configs at a time (bounded memory); the values are the
+    enumeration's whatever the block, a block boundary inside a graph (block 3, 7) included."""
+    from tpugraphs_eval.scoring import references
+
+    graphs = {"tile:xla:a": [4, 2, 9, 1, 7, 3, 8], "tile:xla:b": [3, 1, 2], "tile:xla:c": [5, 5, 1, 9, 2, 7, 7, 3]}
+    truth = load_ground_truth(resolve_data_root(write_root(tmp_path, graphs)), "valid").collections["tile:xla"]
+    monkeypatch.setattr(references, "BLOCK", block)
+    got = expected_random_tile_scores(truth)
+    for value, runtimes in zip(got, graphs.values(), strict=True):  # enumeration of every min(5, c)-subset
+        y = np.array(runtimes, dtype=float)
+        subsets = list(itertools.combinations(range(y.size), min(5, y.size)))
+        assert value == pytest.approx(2 - np.mean([y[list(s)].min() for s in subsets]) / y.min(), abs=1e-14)
+
+
 def test_random_submissions_average_to_the_expected_tile_score(demo_root):
     """Monte Carlo on the demo test split: 250 seeded random submissions, mean within 4 standard errors."""
     truth = load_ground_truth(demo_root, "test")

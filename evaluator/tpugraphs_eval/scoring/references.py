@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
 from .layout import pair_metrics
 from .metrics import tau_b_from_counts
+
+BLOCK = 1 << 12
+"""Configs per block of :func:`expected_random_tile_scores` (its arrays take about 100 bytes a config)."""
 
 
 @dataclass(frozen=True)
@@ -36,21 +40,30 @@ class References:
 def expected_random_tile_scores(truth: CollectionTruth) -> np.ndarray:
     """(G,) expected Kaggle tile score of a uniformly random top-min(5, c) list, per graph (exact).
 
-    Vectorised over every config of every graph: the i-th smallest runtime of a graph is the minimum
-    of the draw with weight C(c - i, k - 1) / C(c, k), a product of k - 1 falling factors.
+    Vectorised over the configs of a block of graphs at a time (about :data:`BLOCK` values: the memory taken does
+    not grow with the split): the i-th smallest runtime of a graph is the minimum of the draw with weight
+    C(c - i, k - 1) / C(c, k), a product of k - 1 falling factors.
     """
-    sizes = np.diff(truth.offsets)
+    ends = np.unique(np.searchsorted(truth.offsets, np.arange(BLOCK, truth.values.size, BLOCK), side="right"))
+    bounds = [0, *ends[(ends > 0) & (ends < truth.best.size)].tolist(), truth.best.size]
+    expected_min = np.concatenate([_expected_min(truth.values, truth.offsets[a:b + 1]) for a, b in pairwise(bounds)])
+    return 2.0 - expected_min / truth.best
+
+
+def _expected_min(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The expected minimum runtime of a random top-min(5, c) list of each graph whose runtimes are
+    ``values[offsets[g]:offsets[g + 1]]`` (a block of :func:`expected_random_tile_scores`)."""
+    sizes = np.diff(offsets)
     k = np.minimum(TILE_TOP_K, sizes)
     graph = np.repeat(np.arange(sizes.size), sizes)
-    i = np.arange(truth.values.size) - np.repeat(truth.offsets[:-1], sizes) + 1  # 1-based rank in its graph
+    i = np.arange(graph.size) - np.repeat(offsets[:-1] - offsets[0], sizes) + 1  # 1-based rank in its graph
     remaining = (sizes[graph] - i).astype(np.float64)
-    weight = np.ones(truth.values.size)
+    weight = np.ones(graph.size)
     for j in range(TILE_TOP_K - 1):  # C(c-i, k-1) = prod_{j<k-1} (c-i-j) / (k-1)!
         weight *= np.where(j < k[graph] - 1, np.maximum(remaining - j, 0.0) / (j + 1), 1.0)
     weight /= np.array([math.comb(int(c), int(kk)) for c, kk in zip(sizes, k, strict=True)], dtype=np.float64)[graph]
-    sorted_values = np.concatenate([np.sort(y) for y in truth.runtimes])
-    expected_min = np.bincount(graph, weights=sorted_values * weight, minlength=sizes.size)
-    return 2.0 - expected_min / truth.best
+    sorted_values = np.concatenate([np.sort(values[a:b]) for a, b in pairwise(offsets.tolist())])
+    return np.bincount(graph, weights=sorted_values * weight, minlength=sizes.size)
 
 
 def oracle_taus(truth: CollectionTruth, sampled: dict[int, np.ndarray] | None = None) -> np.ndarray:

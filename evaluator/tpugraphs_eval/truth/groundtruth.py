@@ -265,7 +265,7 @@ def _bad_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     bad = ~(values > 0)
     if values.dtype.kind == "f":
         bad |= ~np.isfinite(values)
-    return np.add.reduceat(bad.astype(np.int64), offsets[:-1]) if bad.any() else np.zeros(offsets.size - 1, np.int64)
+    return np.add.reduceat(bad, offsets[:-1], dtype=np.int64) if bad.any() else np.zeros(offsets.size - 1, np.int64)
 
 
 def as_int64_exact(array: np.ndarray) -> np.ndarray | None:
@@ -363,11 +363,11 @@ def _scored_values(stored, catalog: SplitCatalog, tile_runtime: TileRuntime, whe
     ``normalized``), and the RUNTIME_OVERFLOW faults of graphs whose values or ratios are not finite."""
     values, faults = {}, []
     for collection, (runtime, normalizer) in stored.items():
-        if collection.kind == "tile":
+        if collection.kind == "tile" and tile_runtime == "normalized":
+            with np.errstate(over="ignore", under="ignore"):
+                runtime = np.divide(runtime, normalizer, dtype=np.float64)
+        elif collection.kind == "tile":
             runtime = runtime.astype(np.float64)
-            if tile_runtime == "normalized":
-                with np.errstate(over="ignore", under="ignore"):
-                    runtime = runtime / normalizer
         graphs = catalog.collections[collection.name]
         for g in _overflowing_graphs(runtime, np.concatenate(([0], np.cumsum(graphs.n_configs)))):
             faults.append(("RUNTIME_OVERFLOW", f"{where(collection, graphs.names[g])}: the {tile_runtime} "
@@ -387,4 +387,4 @@ def _overflowing_graphs(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         bad = ~(np.isfinite(values) & (values > 0))
         ratio = np.maximum.reduceat(values, starts) / np.minimum.reduceat(values, starts)
-    return np.flatnonzero((np.add.reduceat(bad.astype(np.int64), starts) > 0) | ~np.isfinite(ratio))
+    return np.flatnonzero((np.add.reduceat(bad, starts, dtype=np.int64) > 0) | ~np.isfinite(ratio))

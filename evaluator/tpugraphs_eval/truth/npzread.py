@@ -7,7 +7,6 @@ inflated (:data:`MAX_MEMBER_BYTES`, :data:`MAX_SPLIT_BYTES`; docs/options.md, "S
 
 from __future__ import annotations
 
-import io
 import zipfile
 from pathlib import Path
 from typing import BinaryIO
@@ -36,8 +35,6 @@ or one declaring more configurations (narrower dtypes), is refused unread (``NPZ
 MAX_SPLIT_BYTES = 1 << 30
 """Largest total of the declared uncompressed sizes of the ground-truth members one read of a split decompresses:
 1 GiB, beyond which nothing is read (``NPZ_SPLIT_TOO_LARGE``; **Decision** in docs/options.md, "Size limits")."""
-MAX_HELD_BYTES = 64 << 20
-"""Largest total size of the small ``.npz`` files whose archives (in memory) pass 1 keeps for pass 2: 64 MiB."""
 
 
 def _checked(path: Path, keys: list[str]) -> tuple[BinaryIO, zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
@@ -70,8 +67,7 @@ def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], key
 
 
 def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
-    """The arrays of ``path``'s members ``keys`` (:func:`_checked`, :func:`_runtimes`): a file pass 1 did not keep.
-    Raises :class:`.npz.Unusable`."""
+    """The arrays of ``path``'s members ``keys`` (:func:`_checked`, :func:`_runtimes`). Raises :class:`.npz.Unusable`."""
     source, archive, members = _checked(path, keys)
     with source, archive:
         return _runtimes(archive, members, keys)
@@ -79,21 +75,18 @@ def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
 
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
     """Read every graph of ``split``; one DataError lists every bad file. Pass 1 checks every file's directory and
-    sums the declared sizes, keeping small files' archives for pass 2 (:data:`MAX_HELD_BYTES`), which reads."""
+    sums the declared sizes; pass 2, when the total is within :data:`MAX_SPLIT_BYTES`, reads (each file opened again:
+    memory for one file at a time, not for the split's)."""
     present = present_collections(root, split)
     jobs = [(c, f, ["config_runtime"] + (["config_runtime_normalizers"] if with_runtimes and c.kind == "tile" else []))
             for c, files in present.items() for f in files]
     faults: list[Fault] = []
-    declared = held_bytes = 0
-    held: dict[Path, tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]] = {}
+    declared = 0
     for _, path, keys in track(jobs, len(jobs), f"checking {split} graphs", progress):
         try:
             source, archive, members = _checked(path, keys)
-            declared += sum(members[key].file_size for key in keys)
-            if isinstance(source, io.BytesIO) and held_bytes + source.seek(0, 2) <= MAX_HELD_BYTES:
-                held[path], held_bytes = (archive, members), held_bytes + source.tell()
-            else:
-                source.close()
+            with source, archive:
+                declared += sum(members[key].file_size for key in keys)
         except Unusable as err:
             faults.append((err.args[0], f"{path}: {err.args[1]}"))
         if declared > MAX_SPLIT_BYTES:  # first, then the faults found so far; nothing is inflated
@@ -105,8 +98,7 @@ def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) 
     read: GraphsRead = {c: [] for c in present}
     for collection, path, keys in track(jobs, len(jobs), f"reading {split} graphs", progress):
         try:
-            runtimes = _runtimes(*held.pop(path), keys) if path in held else _graph(path, keys)
-            read[collection].append((path.stem, runtimes))
+            read[collection].append((path.stem, _graph(path, keys)))
         except Unusable as err:
             faults.append((err.args[0], f"{path}: {err.args[1]}"))
     raise_faults(f"cannot read the {split} split of {root.label}", faults)
