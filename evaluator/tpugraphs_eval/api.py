@@ -215,12 +215,12 @@ class Evaluator:
             raise UsageError("--eval-indices is only used with --configs official")
         if split is not None:
             check_protocol(options.configs, split)
-        if solution is None and validate_only:
-            return cls.over(scan_catalog(resolve_data_root(data_root), split, progress=progress), None, options,
-                            collections=collections, graphs=graphs)
         if solution is None:
-            truth = load_ground_truth(resolve_data_root(data_root), split, tile_runtime=options.tile_runtime,
-                                      progress=progress)
+            root = resolve_data_root(data_root)
+            if validate_only:
+                return cls.over(scan_catalog(root, split, progress=progress), None, options, collections=collections,
+                                graphs=graphs)
+            truth = load_ground_truth(root, split, tile_runtime=options.tile_runtime, progress=progress)
         else:
             from .truth.solution import load_solution  # polars: only for runs that read a solution file
 

@@ -15,10 +15,10 @@ from tpugraphs_eval.leaderboard.folder import Entry
 from tpugraphs_eval.leaderboard.record import BoardScores, Record
 from tpugraphs_eval.leaderboard.standings import competition_ranks, over_daily_limit, standings, submissions_by_team
 from tpugraphs_eval.leaderboard.uncertainty import (
+    best_of_teams,
     ranks_per_resample,
     resampled_overall,
     resampled_overalls,
-    team_samples,
     uncertainty,
 )
 from tpugraphs_eval.scoring.bootstrap import draw_positions
@@ -108,7 +108,7 @@ def test_vectorised_bootstrap_gives_the_same_bytes_as_the_loops(monkeypatch):
         assert got.tobytes() == loops.tobytes()
     owner = np.array([0, 3, 1, 1, 1, 2, 4, 4, 5, 5, 6])  # team 7 owns none
     finals = [[rows[s] for s in np.flatnonzero(owner == t)] for t in range(8)]
-    got = team_samples(per_graph, owner, 8, draws)
+    got = best_of_teams(resampled_overalls(per_graph, draws), owner, 8)
     assert got.tobytes() == naive.team_samples(finals, draws, 300).tobytes()
     assert np.isnan(got[7]).all() and np.array_equal(got[0], got[3])  # identical submissions: identical samples
 

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     result = prepare_dir(root, args.output, seed=seed, insecure_seed=args.insecure_seed, from_splits=args.from_splits,
                          test_fraction=args.test_fraction, public_fraction=args.public_fraction,
                          max_configs=args.max_configs, collections=args.collections,
-                         progress=not args.no_progress and sys.stderr.isatty())
+                         progress=not args.no_progress and display.is_terminal(sys.stderr))
     console.print(f"wrote {safe(str(args.output))}/public (for participants) and /private (solution, name map) "
                   f"from {safe(result['source'])}")
     for name, counts in result["collections"].items():

@@ -367,12 +367,13 @@ def score_file(path: Path, solution: dict, settings: dict, metric):
     Raises:
         _Invalid: the file is too large; ``metric.ParticipantVisibleError``: the submission is invalid.
     """
-    mode, problems, errors = settings["mode"], [], []
+    mode, notes, errors = settings["mode"], [], []
 
     def found(problem):
-        problems.append(problem)
         if metric.is_error(problem[2], mode):
             errors.append(problem)  # read by the metric after the last row
+        else:
+            notes.append(_said(problem))
 
     size = path.stat().st_size
     if size > MAX_SUBMISSION_BYTES:
@@ -383,7 +384,6 @@ def score_file(path: Path, solution: dict, settings: dict, metric):
                                               mode=mode, tile_runtime=settings["tile_runtime"],
                                               usage=settings["usage"], file_errors=errors)
         finally:
-            notes = [_said(problem) for problem in problems if not metric.is_error(problem[2], mode)]
             for note in notes:
                 print(f"note: {note}")
     return values, notes

@@ -168,15 +168,15 @@ def read_solution(solution, row_id_column_name, tile_runtime="normalized"):
     return graphs
 
 
-def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, file_errors=(), keep=None):
+def validate(submission, graphs, row_id_column_name, mode="strict", file_errors=(), keep=None):
     """ID → usable indices of every submitted graph of ``graphs`` (or what ``keep`` makes of them), or the
     participant's errors, by the ID rules and in the order of ``rules/ids.py``. A row whose collection the solution
     lacks is skipped (a Kaggle Public/Private subset may lack one).
 
     Args:
-        submission: a table (columns ``row_id_column_name`` and ``TopConfigs``), or the rows ``(line, ID text,
-            TopConfigs text)`` a CSV reader streams, having checked the header (the Codabench program).
-        lines: the CSV line of each table row (default 2, 3, …: a header, then the rows).
+        submission: a table (columns ``row_id_column_name`` and ``TopConfigs``; row i on CSV line i + 2, after
+            the header), or the rows ``(line, ID text, TopConfigs text)`` a CSV reader streams, having checked the
+            header (the Codabench program).
         file_errors: (line, ID, code, message) errors of the CSV's shape (read after the last row: a streaming
             reader may fill it as it goes), listed in line order with the row errors, before those of the same
             line; EMPTY_FILE or NOT_TEXT with no row read is the only problem.
@@ -192,7 +192,7 @@ def validate(submission, graphs, row_id_column_name, mode="strict", lines=None, 
     if isinstance(submission, pd.DataFrame):
         _check_header(submission, row_id_column_name)
         ids, texts = submission[row_id_column_name].tolist(), submission["TopConfigs"].tolist()
-        submission = zip(range(2, len(ids) + 2) if lines is None else lines, map(_cell, ids), map(_cell, texts))
+        submission = zip(range(2, len(ids) + 2), map(_cell, ids), map(_cell, texts))
     present = {graph.collection for graph in graphs.values()}
     ledger, errors, rankings, zero_listed, n_rows = IdLedger(), [], {}, False, 0
     mistakes = {code: [] for code in FIELD_MISTAKES}
@@ -289,7 +289,7 @@ def graph_value(graph, usable):
 
 
 def collection_scores(solution, submission, row_id_column_name, *, mode="strict", tile_runtime="normalized",
-                      usage=None, lines=None, file_errors=()):
+                      usage=None, file_errors=()):
     """Collection values and ``overall`` of ``submission``, as ``tpugraphs-eval`` reports them.
 
     Args:
@@ -298,7 +298,7 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
             rows a CSV reader streams (:func:`validate`).
         usage: None (every row of ``solution``), or ``Public``/``Private``: the whole submission is validated
             against every graph, and means are taken over the graphs of that Usage (one leaderboard).
-        lines, file_errors: the CSV lines of the rows and the CSV's shape errors, as for :func:`validate`.
+        file_errors: the CSV's shape errors, as for :func:`validate`.
 
     Returns:
         {collection: value or None (no defined graph), …, ``overall``: value or None}, in collection order,
@@ -313,7 +313,7 @@ def collection_scores(solution, submission, row_id_column_name, *, mode="strict"
     def value(graph, usable):  # computed as the row is read: no graph's indices are kept
         return graph_value(graph, usable) if usage is None or graph.usage == usage else None
 
-    values = validate(submission, graphs, row_id_column_name, mode, lines, file_errors, keep=value)
+    values = validate(submission, graphs, row_id_column_name, mode, file_errors, keep=value)
     if usage is not None and any(g.usage not in ("Public", "Private") for g in graphs.values()):
         raise ValueError("scoring one Usage needs a Usage column of Public/Private on every solution row")
     per_collection, out = {collection: [] for collection in COLLECTIONS}, {}

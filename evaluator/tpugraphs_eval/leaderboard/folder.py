@@ -136,20 +136,18 @@ def _nesting_depth(text: str) -> int:
 def read_metadata(path: Path, entry: Entry, memory: Store | None, info: os.stat_result | None) -> None:
     """Fill ``entry`` from its metadata file; each unusable field is recorded and left at its default.
 
-    With ``memory``, a file whose ``lstat`` (``info``, taken by the caller; else taken here) shows the size, mtime
-    (ns) and inode it had when last read is not read again: what it gave then is used (docs/leaderboard.md, "Warm
-    rebuilds"); a file read is remembered.
+    With ``memory``, a file whose ``lstat`` (``info``, taken by the caller when listing; None when it failed) shows
+    the size, mtime (ns) and inode it had when last read is not read again: what it gave then is used
+    (docs/leaderboard.md, "Warm rebuilds"); a file read is remembered.
     """
-    if memory is not None:
-        info = info or _lstat(path)
-        if info is not None and refusal(info, MAX_METADATA_BYTES) is None:  # a file read_file_stat would read
-            known = memory.known("metadata", path, info)  # as kept below (the store checks its checksum)
-            if known is not None:
-                fields = json.loads(known)
-                entry.submitted, entry.description = fields["submitted"], fields["description"]
-                entry.selected = fields["selected"]
-                entry.notes.extend(fields["notes"])
-                return
+    if memory is not None and info is not None and refusal(info, MAX_METADATA_BYTES) is None:  # read_file_stat reads it
+        known = memory.known("metadata", path, info)  # as kept below (the store checks its checksum)
+        if known is not None:
+            fields = json.loads(known)
+            entry.submitted, entry.description = fields["submitted"], fields["description"]
+            entry.selected = fields["selected"]
+            entry.notes.extend(fields["notes"])
+            return
     notes = len(entry.notes)
 
     def bad(message: str) -> None:

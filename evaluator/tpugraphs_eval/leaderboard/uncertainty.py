@@ -57,16 +57,6 @@ def resampled_overall(per_graph: dict[str, np.ndarray], draws: dict[str, np.ndar
     return resampled_overalls({name: np.asarray(values)[None, :] for name, values in per_graph.items()}, draws)[0]
 
 
-def team_samples(per_graph: dict[str, np.ndarray], owner: np.ndarray, n_teams: int,
-                 draws: dict[str, np.ndarray]) -> np.ndarray:
-    """(T, B) resampled score of each of the T = ``n_teams`` teams: :func:`best_of_teams` of the
-    :func:`resampled_overalls` of ``per_graph`` (collection → (S, G) primary metric of the S submissions that count),
-    ``owner`` the (S,) int team of each."""
-    resamples = next(iter(draws.values())).shape[0] if draws else 0
-    return best_of_teams(resampled_overalls(per_graph, draws) if owner.size and draws else np.empty((0, resamples)),
-                         owner, n_teams)
-
-
 def best_of_teams(overalls: np.ndarray, owner: np.ndarray, n_teams: int) -> np.ndarray:
     """(T, B) best (``fmax``: NaN only when all are NaN) of the (S, B) resampled ``overalls`` of each team's
     submissions (``owner``: (S,) int team of each row, in 0..T-1); a team owning none gets NaN."""
