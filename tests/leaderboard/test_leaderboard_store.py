@@ -201,6 +201,25 @@ def test_a_damaged_or_foreign_store_is_set_aside_with_one_note_and_rebuilt(demo_
     assert "warning" not in err and "Scored now 0, from the store 3." in printed
 
 
+@pytest.mark.parametrize("older", ["a-folder", "a-file", "a-link"])
+def test_an_older_set_aside_of_any_kind_is_replaced(demo_solution, tmp_path, capsys, older):
+    """A store set aside before (a folder when the store was one) does not keep the next one from being set aside:
+    one note, a new store, and the build after it reads that store (docs/leaderboard.md: "replacing an older one")."""
+    argv, out, clean = _built_once(demo_solution, tmp_path)
+    path = out / ".cache" / store.STORE_FILE
+    aside = path.with_name(path.name + store.SET_ASIDE)
+    {"a-folder": lambda: (aside.mkdir(), (aside / "kept.txt").write_text("x")), "a-file": lambda: aside.write_text("x"),
+     "a-link": lambda: aside.symlink_to(tmp_path / "target")}[older]()
+    (tmp_path / "target").mkdir()
+    SET_ASIDE["a-folder" if older == "a-file" else "garbage"](path)  # a folder cannot replace a file either
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    printed, err = capsys.readouterr()
+    assert err.count("warning:") == 1 and "[CACHE_SET_ASIDE]" in err and "Scored now 3, from the store 0." in printed
+    assert {n: (out / n).read_bytes() for n in OUTPUTS} == clean and (tmp_path / "target").is_dir()
+    assert cli.main(argv) == 0 and "Scored now 0, from the store 3." in capsys.readouterr().out
+
+
 def test_a_store_that_cannot_be_written_is_one_note_and_the_build_goes_on(demo_solution, tmp_path, capsys,
                                                                           monkeypatch):
     subs = build_folder(tmp_path / "subs", demo_solution, SPEC)

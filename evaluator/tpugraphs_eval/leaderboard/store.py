@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import stat
 from pathlib import Path
@@ -172,8 +173,13 @@ class Store:
     def _set_aside(self, why: str) -> None:
         aside = self.path.with_name(self.path.name + SET_ASIDE)
         for suffix in ("", "-journal"):
+            older = f"{aside}{suffix}"  # removed first: os.replace cannot replace a folder, nor put one over a file
             if os.path.lexists(f"{self.path}{suffix}"):
-                os.replace(f"{self.path}{suffix}", f"{aside}{suffix}")
+                if os.path.isdir(older) and not os.path.islink(older):
+                    shutil.rmtree(older)
+                elif os.path.lexists(older):
+                    os.unlink(older)
+                os.replace(f"{self.path}{suffix}", older)
         self.notes.append(note("CACHE_SET_ASIDE", f"{self.path}: {why}; set aside as {aside.name}, a new store is "
                                                   "made and every submission is scored again"))
 
