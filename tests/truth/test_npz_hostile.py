@@ -47,6 +47,38 @@ def test_hostile_members_exit_2_with_a_code_naming_the_file(kind, tmp_path, caps
     assert "internal error" not in err
 
 
+def test_every_hostile_file_of_a_split_is_listed_in_one_run_in_file_order(tmp_path, capsys, monkeypatch):
+    """Faults found from a file's zip directory (pass 1: sizes, flags, methods) do not hide those found reading
+    another file's members (pass 2: a bad CRC, an object array): one run lists every hostile file, by name."""
+    monkeypatch.setattr("tpugraphs_eval.truth.faults.MAX_LISTED", 100)
+    folder = tmp_path / "root" / LAYOUT
+    folder.mkdir(parents=True)
+    np.savez(folder / "good.npz", config_runtime=np.array([5, 6, 7], dtype=np.int64))
+    kinds = [k for k in HOSTILE if k != "zip-bomb"]  # the bomb alone is slow to build; its refusal is pass 1's
+    for kind in kinds:
+        (folder / f"{kind}.npz").write_bytes(handmade_zip(HOSTILE[kind][0]()))
+    assert cli.main(["validate", str(tmp_path / "none.csv"), "--data-root", str(tmp_path / "root"), "--split",
+                     "test"]) == 2
+    listed = [line.split("] ", 1)[1].split(": ", 1)[0] for line in capsys.readouterr().err.splitlines()
+              if line.strip().startswith("[NPZ_")]
+    assert listed == [str(folder / f"{kind}.npz") for kind in sorted(kinds)]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_entries_that_are_not_files_are_named_with_what_they_are(tmp_path, capsys):
+    folder = tmp_path / "root" / LAYOUT
+    folder.mkdir(parents=True)
+    np.savez(folder / "good.npz", config_runtime=np.array([5, 6, 7], dtype=np.int64))
+    (folder / "a.npz").mkdir()
+    os.mkfifo(folder / "b.npz")
+    (folder / "c.npz").symlink_to(tmp_path / "nowhere")
+    assert cli.main(["validate", str(tmp_path / "none.csv"), "--data-root", str(tmp_path / "root"), "--split",
+                     "test"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "[INPUT_NOT_A_FILE]" in err and "a.npz (a folder), b.npz (a FIFO (named pipe)), c.npz (a link that leads " \
+        "nowhere)" in err, err
+
+
 def test_an_honest_member_at_the_limit_is_still_read(tmp_path, capsys):
     """The limit refuses declared sizes above it only: a 3-config graph beside the hostile ones reads fine."""
     root, bad = _root(tmp_path, member(method=DEFLATED))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..dataset import COLLECTIONS, SPLITS, Collection
 from ..errors import DataError, UsageError
+from ..safeopen import file_type_in_words
 
 ENV_VAR = "TPUGRAPHS_DATA"
 """The environment variable naming the data root when no path is given."""
@@ -54,14 +55,15 @@ class DataRoot:
 
         Raises:
             DataError: the folder cannot be listed, holds no ``.npz`` file, or holds an entry named
-                ``*.npz`` that is not a readable file (a folder, a dangling link).
+                ``*.npz`` that is not a readable file (a folder, a FIFO, a link that leads nowhere: code
+                ``INPUT_NOT_A_FILE``).
         """
         folder = self.path / collection.split_dir(split)
         if (entries := _npz_entries(folder)) is None:
             return None
         if broken := [p for p in entries if not p.is_file()]:
-            raise DataError(f"{folder} holds entries named *.npz that are not files (a folder or a dangling "
-                            f"link?): {', '.join(p.name for p in broken[:5])}")
+            raise DataError(f"{folder} holds entries named *.npz that are not regular files: "
+                            f"{', '.join(f'{p.name} ({_kind(p)})' for p in broken[:5])}", code="INPUT_NOT_A_FILE")
         if not entries:
             raise DataError(f"{folder} holds no .npz files: an empty {collection.name} {split} collection "
                             "(an interrupted download or extraction?)")
@@ -79,6 +81,16 @@ class DataRoot:
         except DataError:
             return []
         return [p.stem for p in entries or [] if p.is_file()]
+
+
+def _kind(path: Path) -> str:
+    """What an entry that :meth:`Path.is_file` refused is, in words (through a link: what it leads to)."""
+    try:
+        return file_type_in_words(path.stat().st_mode) or "a regular file"
+    except FileNotFoundError:
+        return "a link that leads nowhere"
+    except OSError as err:
+        return f"not readable: {err.strerror}"
 
 
 def _npz_entries(folder: Path) -> list[Path] | None:

@@ -74,34 +74,34 @@ def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
 
 
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
-    """Read every graph of ``split``; one DataError lists every bad file. Pass 1 checks every file's directory and
-    sums the declared sizes; pass 2, when the total is within :data:`MAX_SPLIT_BYTES`, reads (each file opened again:
-    memory for one file at a time, not for the split's)."""
+    """Read every graph of ``split``; one DataError lists every bad file, in file order. Pass 1 checks every file's
+    directory and sums the declared sizes; pass 2, when the total is within :data:`MAX_SPLIT_BYTES`, reads the files
+    pass 1 did not refuse (each opened again: memory for one file at a time, not for the split's)."""
     present = present_collections(root, split)
     jobs = [(c, f, ["config_runtime"] + (["config_runtime_normalizers"] if with_runtimes and c.kind == "tile" else []))
             for c, files in present.items() for f in files]
-    faults: list[Fault] = []
-    declared = 0
-    for _, path, keys in track(jobs, len(jobs), f"checking {split} graphs", progress):
+    what, declared = f"cannot read the {split} split of {root.label}", 0
+    faults: dict[int, Fault] = {}  # a file's position in jobs → its fault
+    for i, (_, path, keys) in enumerate(track(jobs, len(jobs), f"checking {split} graphs", progress)):
         try:
             source, archive, members = _checked(path, keys)
             with source, archive:
                 declared += sum(members[key].file_size for key in keys)
         except Unusable as err:
-            faults.append((err.args[0], f"{path}: {err.args[1]}"))
+            faults[i] = (err.args[0], f"{path}: {err.args[1]}")
         if declared > MAX_SPLIT_BYTES:  # first, then the faults found so far; nothing is inflated
-            faults.insert(0, ("NPZ_SPLIT_TOO_LARGE", f"its ground-truth members declare more than "
-                              f"{MAX_SPLIT_BYTES:,} bytes uncompressed in all, the limit for one split (MAX_SPLIT_BYTES, "
-                              f"above what the real train split can hold); stopped at {path}: nothing was decompressed"))
-            break
-    raise_faults(f"cannot read the {split} split of {root.label}", faults)
+            raise_faults(what, [("NPZ_SPLIT_TOO_LARGE", f"its ground-truth members declare more than "
+                                 f"{MAX_SPLIT_BYTES:,} bytes uncompressed in all, the limit for one split "
+                                 "(MAX_SPLIT_BYTES, above what the real train split can hold); stopped at "
+                                 f"{path}: nothing was decompressed"), *faults.values()])
     read: GraphsRead = {c: [] for c in present}
-    for collection, path, keys in track(jobs, len(jobs), f"reading {split} graphs", progress):
+    for i, (collection, path, keys) in enumerate(track(jobs, len(jobs), f"reading {split} graphs", progress)):
         try:
-            read[collection].append((path.stem, _graph(path, keys)))
+            if i not in faults:
+                read[collection].append((path.stem, _graph(path, keys)))
         except Unusable as err:
-            faults.append((err.args[0], f"{path}: {err.args[1]}"))
-    raise_faults(f"cannot read the {split} split of {root.label}", faults)
+            faults[i] = (err.args[0], f"{path}: {err.args[1]}")
+    raise_faults(what, [faults[i] for i in sorted(faults)])
     return read
 
 
