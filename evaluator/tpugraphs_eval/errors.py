@@ -138,9 +138,9 @@ ERROR_CODES: dict[str, str] = {
                           "problem under the mode in force; nothing is compared, and the message names the "
                           "file(s) and the command that lists the problems.",
     # an optional dependency (the console scripts' guard, entrypoint.py)
-    "MISSING_EXTRA": "The command needs an optional dependency that is not installed (polars or pandas: the "
+    "MISSING_EXTRA": "The command needs an optional dependency that is not installed (polars, pandas or scipy: the "
                      "`organiser` extra, for solution files, Parquet predictions, prepare, exports and leaderboards; "
-                     "scipy: the `kit` extra, for the learned baseline): the message names the extra to install.",
+                     "scipy: also the `kit` extra, for the learned baseline): the message names an extra to install.",
     # the generic codes: an error without a code of its own (DataError, UsageError)
     "DATA_ERROR": "Another problem with the data (a missing or unreadable data root, a usage file that cannot be "
                   "used, ...): the message names the file and what is wrong.",

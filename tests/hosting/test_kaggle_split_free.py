@@ -184,3 +184,11 @@ def test_export_writes_the_solution_table_to_upload(demo_solution, tmp_path, cap
     capsys.readouterr()
     assert cli.main(["export", "kaggle-metric", "-o", str(tmp_path / "m2.py"), "--solution-csv", str(table)]) == 2
     assert "go together" in capsys.readouterr().err and not (tmp_path / "m2.py").exists()
+
+
+def test_a_solution_table_that_cannot_be_written_leaves_no_metric_file(demo_solution, tmp_path, capsys):
+    """The table is written first: when it fails (here its folder is a file), exit 2 and no metric file either."""
+    (tmp_path / "a-file").write_text("x")
+    assert cli.main(["export", "kaggle-metric", "-o", str(tmp_path / "metric.py"), "--solution", str(demo_solution),
+                     "--solution-csv", str(tmp_path / "a-file" / "solution.csv")]) == 2
+    assert "[OUTPUT_" in capsys.readouterr().err and not (tmp_path / "metric.py").exists()

@@ -86,7 +86,7 @@ def test_the_core_requirements_are_what_scoring_needs():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert [re.split(r"[<>=]", d)[0] for d in project["dependencies"]] == ["numpy", "rich"]
     extras = project["optional-dependencies"]
-    assert {re.split(r"[<>=]", d)[0] for d in extras["organiser"]} == {"polars", "pandas"}
+    assert {re.split(r"[<>=]", d)[0] for d in extras["organiser"]} == {"polars", "pandas", "scipy"}  # exports: scipy
     assert extras["all"] == ["tpugraphs-eval[kit,organiser]"] and "tpugraphs-eval[all]" in extras["test"]
     assert project["license"] == "Apache-2.0" and "Typing :: Typed" in project["classifiers"]
     assert "Operating System :: POSIX" in project["classifiers"]

@@ -89,10 +89,11 @@ def run(args: argparse.Namespace) -> int:
         if (args.solution is None) != (args.solution_csv is None):
             raise UsageError("--solution and --solution-csv go together: the solution file and the table to write")
         refuse_output_is_input([("-o", args.output), ("--solution-csv", args.solution_csv)], [args.solution])
+        if args.solution is not None:  # first: a solution file or a table that cannot be written leaves no metric file
+            metric_file.write_solution_table(args.solution, args.solution_csv)
         metric_file.write_metric_file(args.output)
         print(f"wrote {safe(str(args.output))}: score(solution, submission, row_id_column_name)")
         if args.solution is not None:
-            metric_file.write_solution_table(args.solution, args.solution_csv)
             print(f"wrote {safe(str(args.solution_csv))}: the solution table to upload (Usage: Public/Private)")
         return EXIT_OK
 
