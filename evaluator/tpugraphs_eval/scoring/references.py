@@ -44,8 +44,8 @@ def expected_random_tile_scores(truth: CollectionTruth) -> np.ndarray:
     not grow with the split): the i-th smallest runtime of a graph is the minimum of the draw with weight
     C(c - i, k - 1) / C(c, k), a product of k - 1 falling factors.
     """
-    ends = np.unique(np.searchsorted(truth.offsets, np.arange(BLOCK, truth.values.size, BLOCK), side="right"))
-    bounds = [0, *ends[(ends > 0) & (ends < truth.best.size)].tolist(), truth.best.size]
+    cuts = np.searchsorted(truth.offsets, np.arange(BLOCK, truth.values.size, BLOCK), side="right").tolist()
+    bounds = sorted({0, *cuts, truth.best.size})  # graph positions, each cut after the graph holding a BLOCK-th value
     expected_min = np.concatenate([_expected_min(truth.values, truth.offsets[a:b + 1]) for a, b in pairwise(bounds)])
     return 2.0 - expected_min / truth.best
 

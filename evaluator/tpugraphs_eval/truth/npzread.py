@@ -7,6 +7,7 @@ inflated (:data:`MAX_MEMBER_BYTES`, :data:`MAX_SPLIT_BYTES`; docs/options.md, "S
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 from typing import BinaryIO
@@ -35,6 +36,9 @@ or one declaring more configurations (narrower dtypes), is refused unread (``NPZ
 MAX_SPLIT_BYTES = 1 << 30
 """Largest total of the declared uncompressed sizes of the ground-truth members one read of a split decompresses:
 1 GiB, beyond which nothing is read (``NPZ_SPLIT_TOO_LARGE``; **Decision** in docs/options.md, "Size limits")."""
+MAX_HELD_BYTES = 16 << 20
+"""Largest total size of the small ``.npz`` files whose archives (in memory) pass 1 keeps for pass 2 (16 MiB): such
+a file is opened and parsed once; the others are opened again."""
 
 
 def _checked(path: Path, keys: list[str]) -> tuple[BinaryIO, zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
@@ -67,7 +71,8 @@ def _runtimes(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], key
 
 
 def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
-    """The arrays of ``path``'s members ``keys`` (:func:`_checked`, :func:`_runtimes`). Raises :class:`.npz.Unusable`."""
+    """The arrays of ``path``'s members ``keys`` (:func:`_checked`, :func:`_runtimes`): a file pass 1 did not keep.
+    Raises :class:`.npz.Unusable`."""
     source, archive, members = _checked(path, keys)
     with source, archive:
         return _runtimes(archive, members, keys)
@@ -75,18 +80,23 @@ def _graph(path: Path, keys: list[str]) -> GraphRuntimes:
 
 def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) -> GraphsRead:
     """Read every graph of ``split``; one DataError lists every bad file, in file order. Pass 1 checks every file's
-    directory and sums the declared sizes; pass 2, when the total is within :data:`MAX_SPLIT_BYTES`, reads the files
-    pass 1 did not refuse (each opened again: memory for one file at a time, not for the split's)."""
+    directory and sums the declared sizes, keeping small files' archives (:data:`MAX_HELD_BYTES`); pass 2, when the
+    total is within :data:`MAX_SPLIT_BYTES`, reads the files pass 1 did not refuse."""
     present = present_collections(root, split)
     jobs = [(c, f, ["config_runtime"] + (["config_runtime_normalizers"] if with_runtimes and c.kind == "tile" else []))
             for c, files in present.items() for f in files]
     what, declared = f"cannot read the {split} split of {root.label}", 0
     faults: dict[int, Fault] = {}  # a file's position in jobs → its fault
+    held: dict[int, tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]] = {}  # and → its archive, kept for pass 2
+    held_bytes = 0
     for i, (_, path, keys) in enumerate(track(jobs, len(jobs), f"checking {split} graphs", progress)):
         try:
             source, archive, members = _checked(path, keys)
-            with source, archive:
-                declared += sum(members[key].file_size for key in keys)
+            declared += sum(members[key].file_size for key in keys)
+            if isinstance(source, io.BytesIO) and held_bytes + source.seek(0, 2) <= MAX_HELD_BYTES:
+                held[i], held_bytes = (archive, members), held_bytes + source.tell()
+            else:
+                source.close()
         except Unusable as err:
             faults[i] = (err.args[0], f"{path}: {err.args[1]}")
         if declared > MAX_SPLIT_BYTES:  # first, then the faults found so far; nothing is inflated
@@ -98,7 +108,7 @@ def read_split(root: DataRoot, split: str, with_runtimes: bool, progress: bool) 
     for i, (collection, path, keys) in enumerate(track(jobs, len(jobs), f"reading {split} graphs", progress)):
         try:
             if i not in faults:
-                read[collection].append((path.stem, _graph(path, keys)))
+                read[collection].append((path.stem, _runtimes(*held.pop(i), keys) if i in held else _graph(path, keys)))
         except Unusable as err:
             faults[i] = (err.args[0], f"{path}: {err.args[1]}")
     raise_faults(what, [faults[i] for i in sorted(faults)])
