@@ -235,9 +235,10 @@ def main() -> int:
         for f in start.values():
             f["out"] = f["out"].splitlines()[0] if f["out"] else ""
         report("S: start-up", start)
-        for name in ("--version", "--help"):
-            value = start[name]["wall"] / start["import numpy"]["wall"]
-            ok &= ratio_line(f"{name} / import numpy (wall)", value, "<= 1.3", value <= 1.3)
+        value = start["--help"]["wall"] / start["import numpy"]["wall"]
+        ok &= ratio_line("--help / import numpy (wall)", value, "<= 1.3", value <= 1.3)  # issue 21's start-up budget
+        ratio_line("--version / import numpy (wall)", start["--version"]["wall"] / start["import numpy"]["wall"], "-",
+                   None)  # it imports numpy (the kernel) and hashes the source: information only
     if "K" in args.only:
         ok &= kaggle_shaped(work, baseline, args.runs)
     if "L" in args.only:
