@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .api import Evaluator
@@ -17,25 +17,29 @@ from .report.report import Report
 from .submission.csvfile import SubmissionSource
 
 
-def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | None]],
-                   source: SubmissionSource) -> tuple[dict[str, Any], list[Report]]:
+def cross_validate(evaluator: Evaluator, folds: Mapping[int, Mapping[str, int | None]], source: SubmissionSource,
+                   collections: Sequence[str] | None = None) -> tuple[dict[str, Any], list[Report]]:
     """Score ``source`` on each fold (``evaluator`` holds the whole split's ground truth, read once).
 
     Args:
         evaluator: the split's evaluator (no selection of its own).
         folds: fold number → its graph IDs (ID → line of the fold file, or None).
         source: the submission (read once per fold).
+        collections: score only these collections of each fold (``--collections``, applied after the fold's
+            graphs are chosen, as ``--graphs FILE --fold K --collections`` applies it). None: all.
 
     Returns:
         ``({"folds": [{fold, graphs, valid, overall, collections}], "mean": {...}, "sd": {...}}, reports)``:
         ``mean`` and ``sd`` have keys ``overall`` and ``collections`` (collection → value or None).
 
     Raises:
-        UsageError: a fold names an ID that is not a graph of the split (``GRAPHS_FILE_UNKNOWN_ID``).
+        UsageError: a fold names an ID that is not a graph of the split (``GRAPHS_FILE_UNKNOWN_ID``); a bad
+            ``collections`` (:func:`api.select_collections`).
     """
     rows, reports = [], []
     for fold, ids in folds.items():
-        report = Evaluator.over(evaluator.catalog, evaluator.truth, evaluator.options, graphs=ids).evaluate(source)
+        report = Evaluator.over(evaluator.catalog, evaluator.truth, evaluator.options, graphs=ids,
+                                collections=collections).evaluate(source)
         reports.append(report)
         values = {k: finite(v) for k, v in report.collection_values().items()}
         rows.append({"fold": fold, "graphs": len(ids), "valid": report.valid, "overall": finite(report.overall),

@@ -109,6 +109,19 @@ def test_graphs_and_cv_agree_with_each_folds_rows_alone(work, tmp_path, capsys):
     assert result["sd"]["collections"]["tile:xla"] == pytest.approx(statistics.stdev(tile), abs=1e-15)
 
 
+def test_cv_takes_collections_as_graphs_and_fold_take_them(work, capsys):
+    """``cv --collections tile:xla``: each fold's values are ``--graphs FILE --fold K --collections tile:xla``'s
+    (the fold's graphs chosen first, then the collection), not a GRAPHS_FILE_UNKNOWN_ID for the other collections."""
+    code, result = _json(["cv", work / "sub.csv", "--folds", work / "folds.csv", "--split", "train", "--data-root",
+                          "demo", "--collections", "tile:xla"], capsys)
+    assert code == 0 and [r["fold"] for r in result["folds"]] == [0, 1, 2]
+    for row in result["folds"]:
+        code, one = _json([work / "sub.csv", "--data-root", "demo", "--split", "train", "--graphs", work / "folds.csv",
+                           "--fold", row["fold"], "--collections", "tile:xla"], capsys)
+        assert code == 0 and list(one["collections"]) == ["tile:xla"]
+        assert row["collections"] == one["collections"] and row["overall"] == one["overall"]
+
+
 def test_a_plain_list_of_ids_and_validate_and_compare(work, tmp_path, capsys):
     folds = _folds(work / "folds.csv")
     listed = tmp_path / "ids.txt"

@@ -16,6 +16,7 @@ import scipy.stats
 from brute_force_pairs import brute_force_opa
 
 from tpugraphs_eval import (
+    Evaluator,
     Options,
     UsageError,
     evaluate,
@@ -71,6 +72,19 @@ def test_without_ties_the_report_equals_the_csv_route(demo_root, valid_truth, co
     assert ours.references == csv_route.references
     assert ours.to_dict()["provenance"]["scored_from"] == "predictions"
     assert ours.options == options
+
+
+def test_a_graph_selection_counts_the_other_graphs_predictions_as_the_csv_route_counts_its_rows(demo_root, valid_truth):
+    """``graphs=`` (``--graphs``): predictions of graphs left out are GRAPH_NOT_SELECTED (info), not UNKNOWN_ID; the
+    selected graphs score as the CSV route scores the same selection."""
+    predictions = _predictions(valid_truth, np.random.default_rng(4), ties=False)
+    chosen = [i for t in valid_truth.collections.values() for i in t.graphs.ids[:2]]
+    evaluator = Evaluator.load(split="valid", data_root=demo_root, graphs=chosen)
+    ours, csv_route = evaluator.evaluate_predictions(predictions), evaluator.evaluate(_csv_of(valid_truth, predictions))
+    assert ours.valid and ours.validation.code_counts() == {"GRAPH_NOT_SELECTED": 1}
+    assert csv_route.validation.code_counts() == {"GRAPH_NOT_SELECTED": 1}
+    assert ours.collection_values() == csv_route.collection_values() and ours.overall == csv_route.overall
+    assert sorted(i for r in ours.collections.values() for i in r.ids) == sorted(chosen)
 
 
 def test_with_ties_tau_b_is_scipys_on_the_predictions_and_opa_the_brute_force_count(valid_truth):

@@ -38,8 +38,9 @@ def run(args: argparse.Namespace) -> int:
                            data_root=graphs_root(args))
     folds = read_folds(args.folds)
     console = (display.quiet_console if args.quiet else display.console)(stderr=args.json == "-")
+    selected, args.collections = args.collections, None  # applied to each fold, after its graphs (as --fold K does)
     evaluator = load_evaluator(args, progress=not (args.no_progress or args.quiet) and console.is_terminal)
-    result, reports = cross_validate(evaluator, folds, args.submission)
+    result, reports = cross_validate(evaluator, folds, args.submission, selected)
     result["submission"] = str(args.submission)
     result["split"] = evaluator.catalog.split
     result["warnings"] = in_sample_warnings(result)

@@ -60,6 +60,7 @@ class _Checker:
         self.hints = IdHints(catalog)
         self.seen: dict[str, int] = {}  # known IDs given → line (0 when there is none)
         self.absent: dict[str, int] = {}  # collections absent or left out → entries given
+        self.unselected = 0  # graphs of the split that --graphs leaves out, given
         self.parsed = ParsedPredictions({name: {} for name in catalog.collections})
 
     def spec(self, graph_id: str, line: int | None) -> RowSpec | None:
@@ -68,6 +69,9 @@ class _Checker:
         if spec is not None:
             self.seen[graph_id] = line or 0
             return spec
+        if graph_id in self.catalog.unselected:
+            self.unselected += 1
+            return None
         parts = split_submission_id(graph_id.strip())
         if parts is not None and parts[0].name not in self.catalog.collections:
             self.absent[parts[0].name] = self.absent.get(parts[0].name, 0) + 1
@@ -95,6 +99,9 @@ class _Checker:
         return ok
 
     def finish(self, n_rows: int, sha256: str) -> tuple[Validation, ParsedPredictions]:
+        if self.unselected:
+            self.log.add("GRAPH_NOT_SELECTED", f"the predictions of {self.unselected} graph(s) are not scored: "
+                         "--graphs leaves their graphs out.")
         for name, n in self.absent.items():
             if name in self.catalog.left_out:
                 self.log.add("COLLECTION_NOT_SELECTED", f"{n} prediction(s) of {name} graphs are not scored: "
