@@ -121,3 +121,17 @@ def test_a_symbolic_link_is_published_as_a_file(root, tmp_path, capsys):
     assert code == 0 and not published.is_symlink() and published.read_bytes() == outside.read_bytes()
     links = [p for p in (tmp_path / "out/public").rglob("*") if p.is_symlink()]
     assert links == []
+
+
+@pytest.mark.parametrize("layout", ["one-folder", "private-inside-public", "public-inside-private"])
+def test_public_and_private_in_one_folder_are_refused_before_any_work(tmp_path, layout):
+    """The API's prepare(raw, public, private): one folder for both, or one inside the other, would leave the
+    private solution in (or under) the public folder; refused with SAME_OUTPUT_TWICE, nothing written."""
+    from tpugraphs_eval.prepare import prepare
+
+    public, private = {"one-folder": ("same", "same"), "private-inside-public": ("pub", "pub/priv"),
+                       "public-inside-private": ("priv/pub", "priv")}[layout]
+    with pytest.raises(UsageError) as err:
+        prepare("demo", tmp_path / public, tmp_path / private, seed="a seed of enough characters")
+    assert err.value.code == "SAME_OUTPUT_TWICE"
+    assert list(tmp_path.iterdir()) == []

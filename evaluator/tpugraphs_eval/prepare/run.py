@@ -25,6 +25,7 @@ from ..dataset import BY_NAME, COLLECTIONS, SPLITS, TILE_TOP_K, Collection
 from ..defaults import DEFAULT_MAX_CONFIGS, DEFAULT_TEST_FRACTION
 from ..errors import DataError, UsageError
 from ..file_digest import file_hexdigest
+from ..outputs import refuse_output_is_input
 from ..roots import resolve_data_root
 from ..scoring.noisefile import held_out_noise
 from ..truth.dataroot import DataRoot
@@ -311,13 +312,16 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
         the content of ``private/prepare.json``.
 
     Raises:
-        UsageError: ``PREPARE_OUTPUT_NOT_EMPTY``, ``PREPARE_WEAK_SEED``, a bad option. DataError: ``PREPARE_NO_RUNTIMES``,
+        UsageError: ``PREPARE_OUTPUT_NOT_EMPTY``, ``PREPARE_WEAK_SEED``, ``SAME_OUTPUT_TWICE`` (``public`` and
+            ``private`` are one folder, or one is inside the other), a bad option. DataError: ``PREPARE_NO_RUNTIMES``,
             ``PREPARE_TOO_FEW_GRAPHS``, ``PREPARE_PUBLIC_RUNTIME``, ``PREPARE_PROGRAM_LEAK``, an unreadable data
             root. On any error nothing is left in ``public`` or ``private``.
     """
     options = PrepareOptions.given(from_splits, test_fraction, public_fraction, max_configs, collections)
     seed = check_seed(seed, insecure_seed)
     public, private = Path(public), Path(private)
+    # one folder, or one inside the other, would publish the private solution: refused before any work
+    refuse_output_is_input([("public", public), ("private", private)], [], folders=["public", "private"])
     for path, option in ((public, "public"), (private, "private")):
         _refuse_nonempty(path, option)
     plan = _plan(raw, options, seed, progress)
