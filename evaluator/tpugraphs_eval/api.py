@@ -117,9 +117,13 @@ def check_protocol(configs: str, split: str) -> None:
 
 
 def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> LoadedEvalIndices:
-    """The official index lists from ``given``, else the demo's own, else the official ones the package ships."""
+    """The official index lists from ``given``, else the demo's own (also for a solution file of the demo), else the
+    official ones the package ships."""
     check_protocol("official", catalog.split)
-    return load_eval_indices(indices_folder(given, catalog.root), catalog)
+    root = catalog.root
+    if given is None and root.synthetic and root.noun == "solution":  # the file holds no lists: the demo's
+        root = resolve_data_root("demo")
+    return load_eval_indices(indices_folder(given, root), catalog)
 
 
 def _refuse_public_selection(public_only: bool, collections: Sequence[str] | None, graphs: object = None) -> None:

@@ -87,6 +87,19 @@ def test_a_graph_selection_counts_the_other_graphs_predictions_as_the_csv_route_
     assert sorted(i for r in ours.collections.values() for i in r.ids) == sorted(chosen)
 
 
+def test_a_demo_solution_file_finds_the_demos_official_lists(demo_root, valid_truth, tmp_path):
+    """``--solution`` of the demo's valid split with ``--configs official``: the demo's own lists, as the data root
+    finds them (it looked for a folder inside the Parquet file: DATA_ERROR), and the same scores."""
+    from tpugraphs_eval.truth.solution import build_solution
+
+    build_solution(demo_root, "valid", tmp_path / "valid.parquet")
+    submission = _csv_of(valid_truth, _predictions(valid_truth, np.random.default_rng(5), ties=False))
+    by_solution = Evaluator.load(split=None, solution=tmp_path / "valid.parquet", options=Options(configs="official"))
+    by_root = Evaluator.load(split="valid", data_root=demo_root, options=Options(configs="official"))
+    ours, reference = by_solution.score(submission), by_root.score(submission)
+    assert ours.scored and ours.collection_values() == reference.collection_values()
+
+
 def test_with_ties_tau_b_is_scipys_on_the_predictions_and_opa_the_brute_force_count(valid_truth):
     predictions = _predictions(valid_truth, np.random.default_rng(2), ties=True)
     report = score_predictions(predictions, valid_truth, split="valid")
