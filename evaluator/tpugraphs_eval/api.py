@@ -140,12 +140,13 @@ def _refuse_public_selection(public_only: bool, collections: Sequence[str] | Non
 
 def select_collections(names: Sequence[str], catalog: SplitCatalog) -> list[str]:
     """Check a ``--collections`` selection against a split; returns the names in :data:`COLLECTIONS` order.
+    ``names``: collection names (a single str is one name).
 
     Raises:
         UsageError: no name, a name that is not one of the five collections, or a collection the split has no
             graphs of.
     """
-    chosen = {name.strip() for name in names if name.strip()}
+    chosen = {name.strip() for name in ([names] if isinstance(names, str) else names) if name.strip()}
     if not chosen:
         raise UsageError("--collections names no collection (give e.g. tile:xla,layout:xla:default)")
     unknown = sorted(chosen - set(BY_NAME))

@@ -47,3 +47,18 @@ def test_kendall_tau_b_is_symmetric():
     rng = np.random.default_rng(0)
     x, y = rng.integers(0, 5, 40).astype(float), rng.integers(0, 7, 40).astype(float)
     assert te.kendall_tau_b(x, y) == te.kendall_tau_b(y, x)
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_a_batch_of_graphs_is_refused_not_scored_as_one_graph(name):
+    """A (2, 2) array is two graphs of two configs: a ValueError naming the shape, never the value of the four
+    configs as one graph (tile_score gave 0.0, slowdown 3.0); so is a k that is not a whole number."""
+    batch, runtimes = np.array([[0.1, 0.2], [0.2, 0.1]]), np.array([[10.0, 20.0], [40.0, 30.0]])
+    args = (batch, runtimes) if name == "kendall_tau_b" else ()
+    kwargs = {} if args else {"predictions": batch, "runtimes": runtimes} | ({} if name == "ordered_pair_accuracy"
+                                                                             else {"k": 1})
+    with pytest.raises(ValueError, match=r"1-D array of its configs, got shape \(2, 2\)"):
+        getattr(te, name)(*args, **kwargs)
+    if "k" in kwargs:
+        with pytest.raises(ValueError, match="k must be a whole number"):
+            getattr(te, name)(predictions=[0.1, 0.2], runtimes=[10.0, 20.0], k=1.5)

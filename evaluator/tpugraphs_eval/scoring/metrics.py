@@ -37,6 +37,22 @@ class UndefinedMetricError(ValueError):
     returning NaN."""
 
 
+def _one_graph(name: str, **arrays) -> list[np.ndarray]:
+    """The ``arrays`` (keyword → values) as 1-D arrays of equal length: one graph's configurations.
+
+    Raises:
+        ValueError: an array that is not 1-D (a batch of graphs is scored one graph at a time), or lengths differ.
+    """
+    out = [np.asarray(values) for values in arrays.values()]
+    for key, array in zip(arrays, out, strict=True):
+        if array.ndim != 1:
+            raise ValueError(f"{name}: {key} must be one graph's 1-D array of its configs, got shape {array.shape}")
+    if len({array.size for array in out}) > 1:
+        raise ValueError(f"{name}: {' and '.join(arrays)} must have the same length, got "
+                         f"{' and '.join(str(array.size) for array in out)}")
+    return out
+
+
 def _check_no_nan(name: str, *arrays) -> None:
     for array in arrays:
         array = np.asarray(array)
@@ -132,13 +148,10 @@ def pair_counts(x: np.ndarray, y: np.ndarray) -> PairCounts:
     discordant pairs are the inversions of y's dense ranks (counted by :mod:`kernels`: C or numpy).
 
     Raises:
-        ValueError: x and y differ in length.
+        ValueError: x or y is not 1-D, or they differ in length.
         UndefinedMetricError: NaN in x or y (no order is defined).
     """
-    x = np.asarray(x).reshape(-1)
-    y = np.asarray(y).reshape(-1)
-    if x.size != y.size:
-        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    x, y = _one_graph("pair_counts", x=x, y=y)
     _check_no_nan("pair_counts", x, y)
     n = x.size
     if n < 2:
@@ -164,7 +177,7 @@ def kendall_tau_b(x: np.ndarray | list[float], y: np.ndarray | list[float]) -> f
         y: (n,) e.g. the measured runtimes (ns; only their order matters).
 
     Raises:
-        ValueError: x and y differ in length.
+        ValueError: x or y is not 1-D, or they differ in length.
         UndefinedMetricError: tau-b is undefined (n < 2, x or y constant; scipy returns NaN), or NaN in x or y.
 
     Examples:
@@ -216,7 +229,7 @@ def ordered_pair_accuracy(*, predictions: np.ndarray | list[float], runtimes: np
         runtimes: (c,) measured runtimes (ns; only their order matters).
 
     Raises:
-        ValueError: the arrays differ in length.
+        ValueError: an array that is not 1-D, or the arrays differ in length.
         UndefinedMetricError: no pair of different runtimes (c < 2, or constant runtimes), or NaN in either.
 
     Examples:
@@ -295,13 +308,9 @@ def error_from_ratio(ratio_top_k: float | np.ndarray) -> float | np.ndarray:
 
 def _predicted_top_k_ratio(name: str, predictions: np.ndarray, runtimes: np.ndarray, k: int) -> float:
     """``min(runtimes[argsort(predictions, stable)[:k]]) / min(runtimes)``, checked."""
-    predictions = np.asarray(predictions).reshape(-1)
-    runtimes = np.asarray(runtimes).reshape(-1)
-    if predictions.size != runtimes.size:
-        raise ValueError(f"{name}: predictions and runtimes must have the same length, got {predictions.size} "
-                         f"and {runtimes.size}")
-    if k < 1:
-        raise ValueError(f"{name}: k must be 1 or more, not {k}")
+    predictions, runtimes = _one_graph(name, predictions=predictions, runtimes=runtimes)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"{name}: k must be a whole number, 1 or more, not {k!r}")
     _check_no_nan(name, predictions, runtimes)
     if runtimes.size == 0:
         raise UndefinedMetricError(f"{name}: no configuration given")
@@ -320,7 +329,8 @@ def slowdown(*, predictions: np.ndarray | list[float], runtimes: np.ndarray | li
         k: how many configs predicted fastest count (1, 10, 100 in the reports).
 
     Raises:
-        ValueError: the arrays differ in length, or k < 1.
+        ValueError: an array that is not 1-D (one graph), the arrays differ in length, or k is not a whole number
+            >= 1.
         UndefinedMetricError: no config, NaN in either array, or a best runtime that is not finite and positive.
 
     Examples:

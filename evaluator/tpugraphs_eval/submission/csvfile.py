@@ -64,6 +64,9 @@ def read_submission_bytes(source: SubmissionSource) -> bytes:
         try:
             return read_regular_file(path, MAX_SUBMISSION_BYTES)
         except InputRefused as refused:
+            if isinstance(source, str) and "\n" in source:  # the CSV's text, not the path of a file
+                raise UsageError("the submission is a str holding line breaks, read as a file path: pass the CSV's "
+                                 "text as bytes (text.encode())", code=_SUBMISSION_CODES[refused.kind]) from None
             _refuse(f"submission file {path}", refused)
     if getattr(source, "read", None) is None:
         raise UsageError(f"a submission is a path, bytes or a binary file object, not {type(source).__name__}")
