@@ -222,3 +222,12 @@ def test_constant_predictions_score_tau_0_and_are_not_left_out(demo_root):
         if result.collection.kind == "layout":
             assert result.value == 0.0 and not result.undefined
     assert report.overall == pytest.approx(sum(r.value for r in report.collections.values()) / 5, abs=1e-15)
+
+
+@pytest.mark.parametrize("name", ["p.npz", "p.parquet"])
+def test_a_text_file_named_as_a_binary_format_is_unreadable_not_a_csv(demo_root, tmp_path, name):
+    """A file named .npz or .parquet whose first bytes are neither format: PREDICTIONS_UNREADABLE (it was read as a
+    CSV: 'the table has the columns garbage')."""
+    (tmp_path / name).write_text("garbage\n")
+    report = Evaluator.load(split="valid", data_root=demo_root).evaluate_predictions(tmp_path / name)
+    assert not report.valid and report.validation.code_counts() == {"PREDICTIONS_UNREADABLE": 1}

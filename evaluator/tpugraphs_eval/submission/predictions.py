@@ -375,6 +375,11 @@ def validate_predictions(source: PredictionsSource, catalog: SplitCatalog, *, sa
     elif not magic:
         checker.log.add("EMPTY_FILE", "the predictions file is empty.")
         n_rows = 0
+    elif path.suffix.lower() in (".npz", ".parquet"):  # named as a binary format, and not one: not read as a CSV
+        checker.log.add("PREDICTIONS_UNREADABLE", f"the predictions file is named {path.suffix} but is not "
+                        f"{'an npz (zip) archive' if path.suffix.lower() == '.npz' else 'a Parquet file'}: its first "
+                        "bytes are neither.")
+        n_rows = 0
     else:
         n_rows = _check_table(checker, path, csv=True)
     return checker.finish(n_rows, file_hexdigest(path))
