@@ -84,3 +84,18 @@ def test_ground_truth_and_catalog_take_a_path_string(realdata, form):
     catalog = te.scan_catalog(given, "test")
     assert sum(len(g.names) for g in catalog.collections.values()) == 5  # one real graph per test folder
     assert te.scan_catalog("demo", "test").root.synthetic
+
+
+def test_a_copy_of_the_demo_is_labelled_synthetic_and_a_real_root_is_not(demo_root, tmp_path, capsys):
+    """The demo's SYNTHETIC.txt travels with a copy: its reports say SYNTHETIC (banner, JSON) as the demo's do; the
+    same files without the marker are an ordinary data root."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(demo_root.path, copy)
+    assert te.resolve_data_root(copy).synthetic and te.resolve_data_root("demo").synthetic
+    sample = Path(__file__).resolve().parents[2] / "sample_submissions" / "demo_random_test.csv"
+    assert cli.main([str(sample), "--data-root", str(copy), "--split", "test", "--json", str(tmp_path / "r.json")]) == 0
+    assert "SYNTHETIC" in capsys.readouterr().out and json.loads((tmp_path / "r.json").read_text())["synthetic"]
+    (copy / "SYNTHETIC.txt").unlink()
+    assert not te.resolve_data_root(copy).synthetic

@@ -18,6 +18,7 @@ import numpy as np
 from ..dataset import COLLECTIONS
 from ..demo import generate as demo_generate
 from ..errors import DataError
+from ..truth.dataroot import SYNTHETIC_MARKER
 
 #: Bump whenever the generator's output changes: the cache folder is ``demo-v{DEMO_VERSION}``.
 DEMO_VERSION = 1
@@ -49,7 +50,7 @@ def build_demo(dest: Path) -> None:
     (dest / "eval_indices").mkdir(parents=True, exist_ok=True)
     for stem, lists in indices.items():
         (dest / "eval_indices" / f"{stem}.json").write_text(json.dumps(lists), encoding="utf-8")
-    (dest / "SYNTHETIC.txt").write_text(
+    (dest / SYNTHETIC_MARKER).write_text(
         "SYNTHETIC demo data - NOT real TpuGraphs measurements.\n\n"
         f"Made by tpugraphs_eval.demo version {DEMO_VERSION}: graphs, configurations and runtimes are\n"
         "random draws shaped like the TpuGraphs dataset (arXiv 2308.13490) files. Scores computed on it\n"

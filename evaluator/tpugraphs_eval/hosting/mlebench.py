@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 import re
 import tempfile
 import zipfile
@@ -37,32 +36,18 @@ DEFAULT_ID = "predict-ai-model-runtime"
 _ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
-def data_root_of(raw: str | os.PathLike[str]):
-    """The data root inside MLE-bench's raw folder: ``raw`` itself when it holds ``npz/``, ``raw/npz_all`` for the
-    Kaggle download; ``"demo"`` or a folder holding the demo's ``SYNTHETIC.txt`` is the synthetic demo (both
-    prepare the same bytes)."""
-    from ..roots import resolve_data_root
-
-    if str(raw) == "demo":
-        return resolve_data_root("demo")
-    raw = Path(raw)
-    if not (raw / "npz").is_dir() and (raw / "npz_all" / "npz").is_dir():
-        return raw / "npz_all"
-    if (raw / "SYNTHETIC.txt").is_file() and (raw / "npz").is_dir():
-        return DataRoot(raw.resolve(), synthetic=True)
-    return raw
-
-
 def prepare_competition(raw, public, private, *, seed: str, **options: Any) -> dict[str, Any]:
-    """MLE-bench's preparation: :func:`tpugraphs_eval.prepare.prepare` of :func:`data_root_of` ``raw`` into
-    ``public`` and ``private``, then ``private/answers.csv`` (:data:`ANSWERS`) from its solution file.
+    """MLE-bench's preparation: :func:`tpugraphs_eval.prepare.prepare` of ``raw`` (MLE-bench's raw folder: a data
+    root, Kaggle's download holding ``npz_all/npz/``, ``"demo"`` or a copy of the demo, as
+    :func:`~tpugraphs_eval.roots.resolve_data_root` reads them) into ``public`` and ``private``, then
+    ``private/answers.csv`` (:data:`ANSWERS`) from its solution file.
 
     Returns:
         private/prepare.json's content. Raises what ``prepare`` raises (coded DataError, UsageError).
     """
     from ..prepare import prepare
 
-    info = prepare(data_root_of(raw), public, private, seed=seed, **options)
+    info = prepare(raw, public, private, seed=seed, **options)
     solution_frame(Path(private) / "solution.parquet").to_csv(Path(private) / ANSWERS, index=False)
     return info
 

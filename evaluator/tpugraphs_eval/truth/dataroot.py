@@ -23,6 +23,9 @@ DEFAULT_ROOT = "~/data/tpugraphs"
 """The data root when neither a path nor :data:`ENV_VAR` is given (the official download's place)."""
 DEMO = "demo"
 """The ``--data-root`` word for the bundled synthetic demo dataset (:func:`tpugraphs_eval.roots.resolve_data_root`)."""
+SYNTHETIC_MARKER = "SYNTHETIC.txt"
+"""The file beside ``npz/`` that marks synthetic data: the demo writes it, and a copy of the demo keeps it
+(:func:`data_root_at` labels such a data root synthetic)."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ class DataRoot:
 
     Attributes:
         path: the folder holding ``npz/``.
-        synthetic: True for the bundled demo dataset (its numbers are not TpuGraphs measurements).
+        synthetic: True for the bundled demo dataset or a copy of it (:data:`SYNTHETIC_MARKER`): its numbers are not
+            TpuGraphs measurements.
         noun: what messages call it: ``"data root"``, or ``"solution"`` when ``path`` is a solution file
             (:func:`tpugraphs_eval.truth.solution.load_solution`).
     """
@@ -115,7 +119,7 @@ KAGGLE_FOLDER = "npz_all"
 
 def data_root_at(path: Path) -> DataRoot:
     """The data root at ``path`` (a folder holding ``npz/``, or Kaggle's folder holding ``npz_all/npz/``: then
-    ``path/npz_all``), checked.
+    ``path/npz_all``), checked; synthetic when it holds :data:`SYNTHETIC_MARKER` (a copy of the demo).
 
     Raises:
         DataError: the folder does not exist, is not a folder, or holds no ``npz/`` (the message says which,
@@ -128,7 +132,7 @@ def data_root_at(path: Path) -> DataRoot:
     if not path.is_dir():
         raise DataError(f"data root {path} is not a folder")
     if (path / "npz").is_dir():
-        return DataRoot(path)
+        return DataRoot(path, synthetic=(path / SYNTHETIC_MARKER).is_file())
     if (path / KAGGLE_FOLDER / "npz").is_dir():
         return DataRoot(path / KAGGLE_FOLDER)
     if path.name == "npz" or (path / "tile").is_dir() or (path / "layout").is_dir():
