@@ -73,6 +73,8 @@ def test_noise_file_gives_the_analytic_sd_and_pooled_values(tmp_path, capsys):
 
     page = render_html(report).split('id="noise-and-curves"')[1]
     assert page.count("<circle") == 3 and page.count("<polyline") == 2  # 3 graphs; the mean and random curves
+    ceiling, to_ceiling = detail["noise"]["ceiling"], out["normalised_to_ceiling"]["layout:xla:default"]
+    assert f"ceiling {ceiling:.3f} · norm./ceil. {to_ceiling:.3f}" in page  # the JSON's (and the terminal's) figures
 
 
 def test_leaderboard_notes_the_top_ranks_inside_the_noise(tmp_path):

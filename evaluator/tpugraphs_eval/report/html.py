@@ -16,7 +16,7 @@ import numpy as np
 
 from .._version import __version__
 from ..atomicfile import write_atomically
-from ..display import finite
+from ..display import finite, number
 from ..errors import UsageError
 from ..rules.metric_table import BESIDE_PRIMARY as BESIDE
 from ..rules.metric_table import BY_NAME
@@ -200,10 +200,11 @@ def _noise_and_curves(report: Report) -> str:
     curves, per collection."""
     from ..scoring.curve import mean_curve
 
-    scores, out = report.scores, []
+    scores, out, to_ceiling = report.scores, [], report.scores.normalised_to_ceiling()
     for name, result in report.collections.items():
-        if name in scores.noise:
-            out.append(f"<h3>{_e(name)}: value against the noise ceiling</h3>"
+        if name in scores.noise:  # the collection's figures, as the terminal and the JSON give them
+            out.append(f"<h3>{_e(name)}: value against the noise ceiling</h3><p>ceiling "
+                       f"{number(scores.noise[name].ceiling, 3)} · norm./ceil. {number(to_ceiling[name], 3)}</p>"
                        + ceiling_scatter(name, result.per_graph[result.metric], scores.noise[name].ceilings))
         if result.curves is not None and name in scores.random and len(result.ids):
             out.append(f"<h3>{_e(name)}: search curve</h3>"
