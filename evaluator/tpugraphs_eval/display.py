@@ -80,11 +80,12 @@ def console(*, stderr: bool = False) -> Console:
 
 class PlainConsole:
     """The part of a rich console that a quiet run (``-q``) uses, for a stream that is not a terminal: lines are
-    written as they are, the markup tags of the verdict (``[bold red]``, ``[bold green]``, ``[/]``) removed, so
-    that a quiet scoring run into a pipe or file never imports rich (docs/performance.md, "Imports")."""
+    written as they are, the markup tags of the verdict and of warnings (``[bold red]``, ``[bold green]``,
+    ``[yellow]``, ``[/]``) removed, so that a quiet scoring run into a pipe or file never imports rich
+    (docs/performance.md, "Imports")."""
 
     is_terminal = False
-    _TAGS = ("[bold red]", "[bold green]", "[/]")
+    _TAGS = ("[bold red]", "[bold green]", "[yellow]", "[/]")
 
     def __init__(self, *, stderr: bool = False) -> None:
         self._stderr = stderr

@@ -204,6 +204,7 @@ def test_cv_warns_about_an_in_sample_file_and_takes_q(work, tmp_path, capsys):
     assert cli.main(["cv", str(tmp_path / "memorised.csv"), *common, "-q"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith(f"{tmp_path / 'memorised.csv'}: 3 folds, overall ") and "in-sample" in lines[1]
+    assert lines[1].startswith("warning: ") and "[/]" not in lines[1]  # no markup written as text into a pipe
     assert cli.main(["cv", str(work / "sub.csv"), *common, "-q", "--json", str(tmp_path / "r.json")]) == 0
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["warnings"] == [] and capsys.readouterr().out == (

@@ -108,7 +108,6 @@ def collection_references(truth: GroundTruth, eval_indices: EvalIndices | None =
     out = {}
     for name, (random, oracle) in graph_references(truth, eval_indices).items():
         keep = ~np.isnan(oracle) if masks is None else masks[name] & ~np.isnan(oracle)
-        if keep.any():
-            out[name] = References(math.fsum(random[keep].tolist()) / keep.sum(),  # metrics: Means
-                                   math.fsum(oracle[keep].tolist()) / keep.sum())
+        if n := int(keep.sum()):  # metrics: Means (Python floats, as every other number of a report)
+            out[name] = References(math.fsum(random[keep].tolist()) / n, math.fsum(oracle[keep].tolist()) / n)
     return out
