@@ -19,7 +19,7 @@ from ..truth.groundtruth import CollectionTruth, GroundTruth
 from .layout import pair_metrics
 from .metrics import tau_b_from_counts
 
-BLOCK = 1 << 12
+BLOCK = 1 << 14
 """Configs per block of :func:`expected_random_tile_scores` (its arrays take about 100 bytes a config)."""
 
 
