@@ -388,3 +388,22 @@ def test_a_copy_of_a_submission_scored_in_the_same_build_is_not_scored_again(dem
     second = _build(subs, demo_solution, out)
     assert (second.counts["scored"], second.counts["cached"]) == (1, 4)
     assert second.files == cold_files(subs, demo_solution, tmp_path / "cold" / "out")
+
+
+def test_names_that_are_not_utf8_are_kept_in_the_store(demo_solution, tmp_path, capsys):
+    """A team folder and a file whose names are not UTF-8 (made on another system): the store's keys are text, so
+    such a name stopped a default build with an internal error (exit 3, UnicodeEncodeError); a warm build now reads
+    them from the store like any other file, and the outputs equal a build without the store."""
+    subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
+    os.rename(subs / "south", os.path.join(os.fsencode(subs), b"s\xffuth"))
+    os.rename(subs / "north" / "n1.csv", os.path.join(os.fsencode(subs / "north"), b"n\xfe1.csv"))
+    argv = ["build", str(subs), "--solution", str(demo_solution), "--workers", "1", "--resamples", "20",
+            "--no-progress", "--name", "t"]
+    assert cli.main([*argv, "-o", str(tmp_path / "plain"), "--no-cache"]) == 0
+    assert cli.main([*argv, "-o", str(tmp_path / "out")]) == 0
+    assert "Scored now 3, from the store 0." in capsys.readouterr().out
+    assert cli.main([*argv, "-o", str(tmp_path / "out")]) == 0
+    printed, err = capsys.readouterr()
+    assert "Scored now 0, from the store 3." in printed and "Traceback" not in err and "warning" not in err
+    assert {n: (tmp_path / "out" / n).read_bytes() for n in OUTPUTS} == \
+        {n: (tmp_path / "plain" / n).read_bytes() for n in OUTPUTS}

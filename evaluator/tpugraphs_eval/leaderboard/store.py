@@ -42,6 +42,12 @@ _TABLES = {"records": "key TEXT PRIMARY KEY, record TEXT NOT NULL, per_graph TEX
            "bootstrap": "key TEXT PRIMARY KEY, row BLOB NOT NULL"}
 
 
+def _path_key(path: Path) -> str:
+    """A path as the store's text key: itself, but for the bytes of a name that is not UTF-8 (a team folder made on
+    another system), written ``\\xNN`` (a key SQLite can store; two files whose keys agree still differ by inode)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def checksum(*parts: str | bytes | None) -> bytes:
     """BLAKE2b-128 of ``parts`` (each text as UTF-8, None as nothing), each followed by a NUL and its length."""
     digest = hashlib.blake2b(digest_size=16)
@@ -231,15 +237,15 @@ class Store:
         """What :meth:`remember` kept in ``table`` (``files``: a submission's sha256; ``metadata``: a metadata file's
         fields as JSON) for ``path`` when its ``stat`` then showed the same ``st_size``, ``st_mtime_ns`` and
         ``st_ino`` as ``info`` (then kept for this build), else None (read the file)."""
-        row = self._row(table, "stat, value", str(path), str(path))
+        row = self._row(table, "stat, value", _path_key(path), _path_key(path))
         if row is None or row[0] != _stat_text(info).encode():
             return None
-        self.used[table].add(str(path))
+        self.used[table].add(_path_key(path))
         return row[1].decode()
 
     def remember(self, table: str, path: Path, info: os.stat_result, value: str) -> None:
         """Keep in ``table`` what ``path``, with that ``stat`` (taken before reading), gave: ``value``."""
-        self._write(table, str(path), _stat_text(info), value)
+        self._write(table, _path_key(path), _stat_text(info), value)
 
     def _all_fields(self) -> dict[str, Any]:
         """Key → the fields of every stored record whose checksum holds (None: it fails), read at first use in one
