@@ -226,6 +226,22 @@ def test_untrusted_text_is_escaped_in_every_output(demo_solution, tmp_path):
     assert described["=1+1/s.csv"] == "<script>alert(1)</script>"  # JSON keeps the text; json.dumps escapes it
 
 
+def test_control_and_invisible_characters_are_written_as_escapes_in_the_page_and_markdown(demo_solution, tmp_path):
+    """An ESC (a terminal's colour) and U+202E (right-to-left override, which reorders what follows on a page) in a
+    submission's ID (in a problem's message) and in the board's name reach leaderboard.html and .md as \\x1b and
+    \\u202e (display.safe, as team names and descriptions already did)."""
+    hostile = "\x1b[31m\u202e"
+    subs = build_folder(tmp_path / "subs", demo_solution, {"t": [("s", 0.3, True)]})
+    with open(subs / "t" / "s.csv", "ab") as handle:
+        handle.write(f"tile:xla:x{hostile},1;2\n".encode())
+    (subs / "t" / "s.json").write_text(json.dumps({"description": f"d{hostile}"}))
+    files = build_leaderboard(subs, demo_solution, tmp_path / "out", workers=1, resamples=20,
+                              name=f"board{hostile}").files
+    for name in ("leaderboard.html", "leaderboard.md"):
+        assert "\x1b" not in files[name] and "\u202e" not in files[name], name
+        assert files[name].count("x1b") >= 2 and files[name].count("u202e") >= 2, name  # the ID and the name
+
+
 def test_public_view_holds_nothing_private(demo_solution, tmp_path):
     subs = build_folder(tmp_path / "subs", demo_solution, SPEC)
     organiser = build_leaderboard(subs, demo_solution, tmp_path / "org", workers=1, resamples=50).document

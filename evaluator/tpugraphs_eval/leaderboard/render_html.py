@@ -17,6 +17,7 @@ import hashlib
 import html
 from typing import Any
 
+from ..display import safe
 from ..rules.metric_table import BY_NAME
 from .render_text import (
     COLLECTION_COLUMNS,
@@ -109,8 +110,9 @@ CSP = (f"default-src 'none'; script-src {_csp_hash(_JS)}; style-src {_csp_hash(_
 
 
 def e(text: object) -> str:
-    """HTML-escaped text (quotes too, so it is safe in attributes)."""
-    return html.escape(str(text), quote=True)
+    """HTML-escaped text (quotes too, so it is safe in attributes), control and invisible characters written as
+    ``\\xNN`` first (:func:`display.safe`: an ID in a problem message, the board's ``--name``)."""
+    return html.escape(safe(str(text)), quote=True)
 
 
 def _num(value: float | None, digits: int = 5) -> tuple[str, str]:

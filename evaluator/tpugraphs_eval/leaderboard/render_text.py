@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..dataset import COLLECTIONS
+from ..display import safe
 from ..rules.metric_table import BY_NAME
 from .assemble import secondary_columns
 
@@ -44,8 +45,8 @@ def number(value: float | None) -> str:
 
 
 def md(text: str) -> str:
-    """Markdown-safe inline text."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Markdown-safe inline text, control and invisible characters written as ``\\xNN`` (:func:`display.safe`)."""
+    text = safe(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MD_SPECIAL.sub(r"\\\1", " ".join(text.splitlines()))
 
 
