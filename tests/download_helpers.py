@@ -1,7 +1,8 @@
 """Shared by the download tests: a loopback HTTP server with faults on demand, and small tars built here.
 
 The server (``serve()``) serves ``server.files[name]`` for any path ending in ``name``; ``server.modes[name]``
-makes it misbehave: ``ignore_range``, ``no_length`` (no Content-Length), ``cut``/``cuts`` (send only ``cut``
+makes it misbehave: ``ignore_range``, ``bad_range`` (a 206 whose Content-Range starts 10 bytes later than asked),
+``no_length`` (no Content-Length), ``cut``/``cuts`` (send only ``cut``
 bytes of the next ``cuts`` responses, then hang up), ``trickle_body`` (headers, then 1 byte per second),
 ``trickle_headers`` (the status line 1 byte per 0.2 s), ``silent`` (headers, then nothing), ``steady``
 (4 KiB every 0.1 s: 40 KiB/s, above the kit's stall speed). It records every archive request's Range header in
@@ -65,7 +66,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.end_headers()
                 return
             self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+            shown = start + 10 if mode.get("bad_range") else start
+            self.send_header("Content-Range", f"bytes {shown}-{len(body) - 1}/{len(body)}")
         else:
             self.send_response(200)
         if not mode.get("no_length"):

@@ -84,8 +84,10 @@ def _total_from(response, start: int) -> tuple[int, int | None]:
     if response.status == 206:
         match = _CONTENT_RANGE.fullmatch(response.headers.get("Content-Range", "").strip())
         if not match or int(match.group(1)) != start:
-            raise DownloadError("DOWNLOAD_FAILED", f"{response.url}: the server answered the resume request with a "
-                                                   f"wrong Content-Range {response.headers.get('Content-Range')!r}")
+            raise _BadResume("DOWNLOAD_FAILED", f"{response.url}: the server answered the resume request with a "
+                                                f"wrong Content-Range {response.headers.get('Content-Range')!r}; the "
+                                                "partial file was deleted: run the command again to download from "
+                                                "the start")
         return start, None if match.group(3) == "*" else int(match.group(3))
     length = response.headers.get("Content-Length")
     return 0, int(length) if length and length.isdigit() else None
@@ -105,6 +107,10 @@ class _Limits:
 
 class _NotFound(DownloadError):
     """An HTTP 404 or a missing ``file://`` source (``DOWNLOAD_FAILED``): final, not retried."""
+
+
+class _BadResume(DownloadError):
+    """A resume the server answered for other bytes than asked (``DOWNLOAD_FAILED``): the partial file is deleted."""
 
 
 class _Stalled(Exception):
@@ -232,7 +238,8 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
             network error after every retry), ``TIMED_OUT`` (every attempt stalled, or past ``deadline``): a
             partial file is kept for a resume, and the message names it with its size only when there is one;
             ``SIZE_MISMATCH`` (more bytes than announced), ``ARCHIVE_TOO_LARGE`` (over ``max_bytes``); in
-            the last two the partial file is deleted.
+            the last two, and after a resume answered for other bytes (``DOWNLOAD_FAILED``), the partial file is
+            deleted.
     """
     path = Path(path)
     part = path.with_name(path.name + ".part")
@@ -279,7 +286,7 @@ def _try_once(url: str, part: Path, limits: _Limits, bar, total: int | None) -> 
             raise _NotFound("DOWNLOAD_FAILED", f"{url}: no such file (not retried). {_kept(part)}") from None
         return total, err.reason
     except DownloadError as err:
-        if err.code == "ARCHIVE_TOO_LARGE":
+        if err.code == "ARCHIVE_TOO_LARGE" or isinstance(err, _BadResume):
             part.unlink(missing_ok=True)
         raise
     except (_Stalled, HTTPException, OSError) as err:

@@ -55,6 +55,21 @@ def test_download_size_limit(tmp_path, server):
     assert err.value.code == "ARCHIVE_TOO_LARGE" and not list(tmp_path.iterdir())
 
 
+def test_a_resume_answered_for_other_bytes_deletes_the_partial_file(tmp_path, server):
+    """A 206 whose Content-Range does not start where the partial file ends: DOWNLOAD_FAILED saying the partial
+    file was deleted (it was kept, unnamed, and every rerun, --force too, resumed into the same answer); the next
+    run downloads from the start."""
+    official(server)
+    (tmp_path / f"{TILE_TAR}.part").write_bytes(server.files[TILE_TAR][:700])
+    server.modes[TILE_TAR] = {"bad_range": True}
+    with pytest.raises(DownloadError) as err:
+        fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, progress=False)
+    assert err.value.code == "DOWNLOAD_FAILED" and "wrong Content-Range" in str(err.value)
+    assert "partial file was deleted" in str(err.value) and not list(tmp_path.iterdir())
+    path, _ = fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, progress=False)  # no partial: no Range asked
+    assert path.read_bytes() == server.files[TILE_TAR]
+
+
 @pytest.mark.parametrize(("mode", "timeout", "why"), [
     ("trickle_body", 2.0, "slower than 1024 bytes/s"),  # 1 byte/s: every read returns within the 2 s idle limit
     ("trickle_headers", 1.0, "no response within 1 s"),  # 5 bytes/s of status line: the watchdog ends it
