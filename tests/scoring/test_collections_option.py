@@ -95,3 +95,19 @@ def test_solution_leaderboards_keep_only_the_selection(capsys, tmp_path, demo_so
     assert report["overall"] == full["collections"]["tile:xla"]  # one collection: its value is the overall
     assert {board: list(s["collections"]) for board, s in report["leaderboards"].items()} == {
         "public": ["tile:xla"], "private": ["tile:xla"]}
+
+
+def test_the_api_takes_one_collection_as_a_str_and_refuses_csv_text_given_as_a_str(tiny_root):
+    """``collections="tile:xla"`` is one name (it was read letter by letter: "unknown collection(s) :, a, ..."); a
+    str holding the CSV's text is read as a path, and the error says to pass bytes, without echoing the CSV."""
+    from tpugraphs_eval import UsageError
+
+    data = csv(ROW_A, ROW_B_SECOND_BEST)
+    report = evaluate(data, split="test", data_root=tiny_root, collections="tile:xla")
+    assert report.valid and list(report.collections) == ["tile:xla"]
+    assert report.overall == pytest.approx(TILE_VALUE, abs=1e-12)
+    text = data.decode() * 200
+    with pytest.raises(UsageError) as err:
+        evaluate(text, split="test", data_root=tiny_root)
+    assert "pass the CSV's text as bytes" in str(err.value) and len(str(err.value)) < 200
+    assert type(report.to_dict()["collection_details"]["tile:xla"]["random"]) is float  # not numpy's float64
