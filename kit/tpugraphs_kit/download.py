@@ -84,10 +84,8 @@ def _total_from(response, start: int) -> tuple[int, int | None]:
     if response.status == 206:
         match = _CONTENT_RANGE.fullmatch(response.headers.get("Content-Range", "").strip())
         if not match or int(match.group(1)) != start:
-            raise _BadResume("DOWNLOAD_FAILED", f"{response.url}: the server answered the resume request with a "
-                                                f"wrong Content-Range {response.headers.get('Content-Range')!r}; the "
-                                                "partial file was deleted: run the command again to download from "
-                                                "the start")
+            raise _BadResume(f"the server answered the resume request with a wrong Content-Range "
+                             f"{response.headers.get('Content-Range')!r}")
         return start, None if match.group(3) == "*" else int(match.group(3))
     length = response.headers.get("Content-Length")
     return 0, int(length) if length and length.isdigit() else None
@@ -109,8 +107,9 @@ class _NotFound(DownloadError):
     """An HTTP 404 or a missing ``file://`` source (``DOWNLOAD_FAILED``): final, not retried."""
 
 
-class _BadResume(DownloadError):
-    """A resume the server answered for other bytes than asked (``DOWNLOAD_FAILED``): the partial file is deleted."""
+class _BadResume(Exception):
+    """A resume the server answered for other bytes than asked: the partial file is deleted, and the next attempt
+    starts from the first byte."""
 
 
 class _Stalled(Exception):
@@ -224,7 +223,8 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
         not checked here; :func:`tpugraphs_kit.extract.safe_extract` then checks that the tar is whole).
 
     Args:
-        retries: further attempts (each resuming where the last stopped) after a cut connection or a stall.
+        retries: further attempts (each resuming where the last stopped) after a cut connection or a stall, or
+            from the first byte after a resume answered for other bytes (the partial file deleted).
         timeout: seconds (> 0). An attempt fails when a socket read waits this long for data, when the
             response headers take this long, or when less than ``MIN_SPEED`` (1 KiB/s) arrives over this
             many seconds (a server trickling bytes).
@@ -238,8 +238,7 @@ def fetch(url: str, path: str | os.PathLike[str], *, retries: int = 3, timeout: 
             network error after every retry), ``TIMED_OUT`` (every attempt stalled, or past ``deadline``): a
             partial file is kept for a resume, and the message names it with its size only when there is one;
             ``SIZE_MISMATCH`` (more bytes than announced), ``ARCHIVE_TOO_LARGE`` (over ``max_bytes``); in
-            the last two, and after a resume answered for other bytes (``DOWNLOAD_FAILED``), the partial file is
-            deleted.
+            the last two the partial file is deleted.
     """
     path = Path(path)
     part = path.with_name(path.name + ".part")
@@ -286,9 +285,12 @@ def _try_once(url: str, part: Path, limits: _Limits, bar, total: int | None) -> 
             raise _NotFound("DOWNLOAD_FAILED", f"{url}: no such file (not retried). {_kept(part)}") from None
         return total, err.reason
     except DownloadError as err:
-        if err.code == "ARCHIVE_TOO_LARGE" or isinstance(err, _BadResume):
+        if err.code == "ARCHIVE_TOO_LARGE":
             part.unlink(missing_ok=True)
         raise
+    except _BadResume as err:
+        part.unlink(missing_ok=True)
+        return total, err
     except (_Stalled, HTTPException, OSError) as err:
         return total, err
 

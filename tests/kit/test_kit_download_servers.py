@@ -55,19 +55,22 @@ def test_download_size_limit(tmp_path, server):
     assert err.value.code == "ARCHIVE_TOO_LARGE" and not list(tmp_path.iterdir())
 
 
-def test_a_resume_answered_for_other_bytes_deletes_the_partial_file(tmp_path, server):
-    """A 206 whose Content-Range does not start where the partial file ends: DOWNLOAD_FAILED saying the partial
-    file was deleted (it was kept, unnamed, and every rerun, --force too, resumed into the same answer); the next
-    run downloads from the start."""
+def test_a_resume_answered_for_other_bytes_starts_again_from_the_first_byte(tmp_path, server):
+    """A 206 whose Content-Range does not start where the partial file ends: the partial file is deleted and the
+    next attempt asks for the whole file (as after a 416 of unknown size); it was kept, unnamed, and every rerun,
+    --force too, resumed into the same answer. Without a further attempt: DOWNLOAD_FAILED, the partial file gone."""
     official(server)
-    (tmp_path / f"{TILE_TAR}.part").write_bytes(server.files[TILE_TAR][:700])
     server.modes[TILE_TAR] = {"bad_range": True}
+    (tmp_path / f"{TILE_TAR}.part").write_bytes(server.files[TILE_TAR][:700])
     with pytest.raises(DownloadError) as err:
-        fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, progress=False)
+        fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, retries=0, progress=False)
     assert err.value.code == "DOWNLOAD_FAILED" and "wrong Content-Range" in str(err.value)
-    assert "partial file was deleted" in str(err.value) and not list(tmp_path.iterdir())
-    path, _ = fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, progress=False)  # no partial: no Range asked
+    assert "Nothing was downloaded" in str(err.value) and not list(tmp_path.iterdir())
+    (tmp_path / f"{TILE_TAR}.part").write_bytes(server.files[TILE_TAR][:700])
+    server.requests.clear()
+    path, _ = fetch(server.base_url + TILE_TAR, tmp_path / TILE_TAR, progress=False)
     assert path.read_bytes() == server.files[TILE_TAR]
+    assert server.requests == [(TILE_TAR, "bytes=700-"), (TILE_TAR, None)]
 
 
 @pytest.mark.parametrize(("mode", "timeout", "why"), [
