@@ -80,7 +80,7 @@ def score_submission(source: SubmissionSource, truth: GroundTruth, options: Opti
                          f"the options ask for {options.tile_runtime!r}")
     indices = digest = None
     if options.configs == "official":
-        indices, digest = eval_indices if eval_indices is not None else _official_indices(eval_indices_dir, catalog)
+        indices, digest = eval_indices if eval_indices is not None else official_indices(eval_indices_dir, catalog)
     validation = validate_submission(source, catalog, mode=options.mode)
     report = _report(source, validation, catalog, options, provenance(validation.sha256, truth.sha256, digest))
     if validation.valid:
@@ -116,9 +116,15 @@ def check_protocol(configs: str, split: str) -> None:
                          "split is scored on all configs (--configs all)")
 
 
-def _official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> LoadedEvalIndices:
-    """The official index lists from ``given``, else the demo's own (also for a solution file of the demo), else the
-    official ones the package ships."""
+def official_indices(given: str | os.PathLike[str] | None, catalog: SplitCatalog) -> LoadedEvalIndices:
+    """The official index lists of ``catalog``'s layout graphs (``--configs official``) and their digest: from the
+    folder ``given``, else the demo's own (for the demo data root, a copy of it, or a solution file of the demo),
+    else the official ones the package ships (:mod:`.truth.eval_indices`).
+
+    Raises:
+        UsageError: the split is not valid (the protocol is the valid split's).
+        DataError: unusable eval-indices files.
+    """
     check_protocol("official", catalog.split)
     root = catalog.root
     if given is None and root.synthetic and root.noun == "solution":  # the file holds no lists: the demo's
@@ -267,7 +273,7 @@ class Evaluator:
             catalog = catalog.restrict(names)
             truth = truth.restrict(names) if truth is not None else None
         official = truth is not None and options.configs == "official"
-        indices = _official_indices(eval_indices_dir, catalog) if official else None
+        indices = official_indices(eval_indices_dir, catalog) if official else None
         return cls(catalog, truth, options, indices, public_only)
 
     def evaluate(self, source: SubmissionSource) -> Report | PublicReport:

@@ -22,11 +22,10 @@ from tpugraphs_eval import (
     SplitCatalog,
     Validation,
     collection_references,
-    load_eval_indices,
     score_submission,
 )
+from tpugraphs_eval.api import official_indices
 from tpugraphs_eval.dataset import TILE_TOP_K
-from tpugraphs_eval.truth.eval_indices import indices_folder
 
 from .errors import KitError
 from .submission import csv_bytes, write_submission
@@ -124,18 +123,16 @@ def random_expectations(truth: GroundTruth, *, draws: int = 0, seed: int = 0, op
         raise KitError("BAD_DRAWS", f"the number of draws must be 0 or more, not {draws}")
     options = options or Options(tile_runtime=truth.tile_runtime)
     catalog = truth.catalog
-    indices = None
-    if options.configs == "official":
-        indices, _ = load_eval_indices(indices_folder(eval_indices_dir, catalog.root), catalog)
+    loaded = official_indices(eval_indices_dir, catalog) if options.configs == "official" else None  # read once
     out = {}
-    for name, ref in collection_references(truth, indices).items():
+    for name, ref in collection_references(truth, None if loaded is None else loaded[0]).items():
         kind = truth.collections[name].graphs.collection.kind
         out[name] = RandomExpectation(name, "score" if kind == "tile" else "kendall_tau", ref.random, ref.oracle,
                                       _METHOD[kind])
     samples: dict[str, dict[str, list[float]]] = {name: {} for name in out}
     for i in range(draws):
         data = csv_bytes(random_rankings(catalog, seed + 1 + i), catalog)
-        report = score_submission(data, truth, options, eval_indices_dir=eval_indices_dir)
+        report = score_submission(data, truth, options, eval_indices=loaded)
         for name, result in report.collections.items():
             if name in samples:
                 out[name].graphs = {m: (n, len(result.ids)) for m, n in result.counts().items()}

@@ -101,6 +101,19 @@ def test_random_draws_estimate_every_metric(valid_truth):
         assert abs(expectations[name].estimated["opa"] - 0.5) < 0.05  # a random ranking orders half the pairs
 
 
+def test_official_expectations_of_a_demo_solution_file_are_the_data_roots(demo_root, valid_truth, tmp_path):
+    """``configs="official"`` on a solution file of the demo reads the demo's own lists, as the data root does (the
+    kit looked for them inside the Parquet file: DataError), and every figure, drawn ones included, is the same."""
+    from tpugraphs_eval import Options
+    from tpugraphs_eval.truth.solution import build_solution, load_solution
+
+    build_solution(demo_root, "valid", tmp_path / "valid.parquet")
+    official = Options(configs="official")
+    by_file = random_expectations(load_solution(tmp_path / "valid.parquet"), draws=2, seed=7, options=official)
+    by_root = random_expectations(valid_truth, draws=2, seed=7, options=official)
+    assert by_file == by_root and by_root["layout:xla:default"].draws == 2
+
+
 def test_ridge_matches_least_squares(demo_root):
     """The fitted weights equal numpy's lstsq on [sqrt(w) X / s; sqrt(alpha G) I] w = [sqrt(w) z; 0]."""
     alpha = 0.05
