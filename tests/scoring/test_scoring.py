@@ -174,7 +174,7 @@ def test_batched_gathering_equals_one_batch(demo_root, monkeypatch):
     data = csv_bytes(demo_rows(truth, "random", seed=11))
     whole = score_submission(data, truth).to_dict()
     monkeypatch.setattr(layoutscoring, "_BATCH_CONFIGS", 700)  # every batch a graph or two
-    assert layoutscoring._batches(np.array([600, 600, 50, 50, 2000, 10])) == [(0, 1), (1, 4), (4, 5), (5, 6)]
+    assert layoutscoring.graph_batches(np.array([600, 600, 50, 50, 2000, 10]), 700) == [(0, 1), (1, 4), (4, 5), (5, 6)]
     assert score_submission(data, truth).to_dict()["graphs"] == whole["graphs"]
 
 

@@ -81,11 +81,12 @@ def _discordant(ranks: np.ndarray, lengths: np.ndarray, n_values: np.ndarray) ->
     return np.concatenate([first.result(), second])
 
 
-def _batches(lengths: np.ndarray) -> list[tuple[int, int]]:
-    """Consecutive graph ranges [a, b) of at most :data:`_BATCH_CONFIGS` configs each (at least one graph)."""
+def graph_batches(lengths: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive graph ranges [a, b) of at most ``limit`` configs each (at least one graph), for (G,) config counts
+    ``lengths``: memory for a batch, not for the split."""
     ranges, start, total = [], 0, 0
     for g, n in enumerate(lengths.tolist()):
-        if g > start and total + n > _BATCH_CONFIGS:
+        if g > start and total + n > limit:
             ranges.append((start, g))
             start, total = g, 0
         total += n
@@ -108,7 +109,7 @@ def score_all_configs(truths: list[CollectionTruth], rankings: list[Rankings]) -
     graph = done = done_heads = 0
     for truth in truths:
         count = truth.best.size
-        for a, b in _batches(lengths[graph:graph + count]):
+        for a, b in graph_batches(lengths[graph:graph + count], _BATCH_CONFIGS):
             batch, batch_heads = lengths[graph + a:graph + b], heads[graph + a:graph + b]
             index = np.repeat(truth.offsets[a:b], batch) + np.frombuffer(b"".join(rows[graph + a:graph + b]),
                                                                           dtype=INDEX_DTYPE)

@@ -16,7 +16,7 @@ import numpy as np
 from ..dataset import TILE_TOP_K
 from ..truth.eval_indices import EvalIndices
 from ..truth.groundtruth import CollectionTruth, GroundTruth
-from .layout import pair_metrics
+from .layout import graph_batches, pair_metrics
 from .metrics import tau_b_from_counts
 
 BLOCK = 1 << 14
@@ -40,13 +40,12 @@ class References:
 def expected_random_tile_scores(truth: CollectionTruth) -> np.ndarray:
     """(G,) expected Kaggle tile score of a uniformly random top-min(5, c) list, per graph (exact).
 
-    Vectorised over the configs of a block of graphs at a time (about :data:`BLOCK` values: the memory taken does
-    not grow with the split): the i-th smallest runtime of a graph is the minimum of the draw with weight
+    Vectorised over the configs of a block of graphs at a time (at most :data:`BLOCK` values, or one larger graph:
+    the memory taken does not grow with the split): the i-th smallest runtime of a graph is the minimum of the draw with weight
     C(c - i, k - 1) / C(c, k), a product of k - 1 falling factors.
     """
-    cuts = np.searchsorted(truth.offsets, np.arange(BLOCK, truth.values.size, BLOCK), side="right").tolist()
-    bounds = sorted({0, *cuts, truth.best.size})  # graph positions, each cut after the graph holding a BLOCK-th value
-    expected_min = np.concatenate([_expected_min(truth.values, truth.offsets[a:b + 1]) for a, b in pairwise(bounds)])
+    expected_min = np.concatenate([_expected_min(truth.values, truth.offsets[a:b + 1])
+                                   for a, b in graph_batches(np.diff(truth.offsets), BLOCK)])
     return 2.0 - expected_min / truth.best
 
 
