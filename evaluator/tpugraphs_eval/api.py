@@ -221,7 +221,7 @@ class Evaluator:
             raise UsageError("give a data root or a solution file, not both")
         if public_only and solution is None:
             raise UsageError("--public-only needs --solution (only a solution file says which graphs are public)")
-        _refuse_public_selection(public_only, collections)
+        _refuse_public_selection(public_only, collections, graphs)  # before the ground truth is read
         if eval_indices_dir is not None and options.configs != "official":
             raise UsageError("--eval-indices is only used with --configs official")
         if split is not None:
