@@ -237,10 +237,11 @@ class Store:
         """What :meth:`remember` kept in ``table`` (``files``: a submission's sha256; ``metadata``: a metadata file's
         fields as JSON) for ``path`` when its ``stat`` then showed the same ``st_size``, ``st_mtime_ns`` and
         ``st_ino`` as ``info`` (then kept for this build), else None (read the file)."""
-        row = self._row(table, "stat, value", _path_key(path), _path_key(path))
+        key = _path_key(path)
+        row = self._row(table, "stat, value", key, key)
         if row is None or row[0] != _stat_text(info).encode():
             return None
-        self.used[table].add(_path_key(path))
+        self.used[table].add(key)
         return row[1].decode()
 
     def remember(self, table: str, path: Path, info: os.stat_result, value: str) -> None:
