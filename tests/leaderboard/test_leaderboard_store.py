@@ -172,8 +172,9 @@ def _other_schema(path: Path) -> None:
         db.execute("PRAGMA user_version = 99")
 
 
+GARBAGE = np.random.default_rng(3).bytes(5000)
 SET_ASIDE = {
-    "garbage": lambda p: p.write_bytes(np.random.default_rng(3).bytes(5000)),
+    "garbage": lambda p: p.write_bytes(GARBAGE),
     "truncated": lambda p: p.write_bytes(p.read_bytes()[:1500]),
     "another-programs-database": lambda p: (p.unlink(), _foreign(p)),
     "another-schema": _other_schema,
@@ -181,12 +182,25 @@ SET_ASIDE = {
     "a-folder": lambda p: (p.unlink(), p.mkdir(), (p / "kept.txt").write_text("x")),
     "a-link": lambda p: (p.rename(p.with_name("real")), p.symlink_to("real")),
 }
+OLDER = {  # an older set-aside (a folder when the store had been one) where the next one goes
+    "a-folder": lambda aside: (aside.mkdir(), (aside / "older.txt").write_text("x")),
+    "a-file": lambda aside: aside.write_text("older"),  # a folder cannot replace a file either
+    "a-link": lambda aside: (aside.with_name("target").mkdir(), aside.symlink_to("target")),
+}
 
 
-@pytest.mark.parametrize("kind", SET_ASIDE)
-def test_a_damaged_or_foreign_store_is_set_aside_with_one_note_and_rebuilt(demo_solution, tmp_path, capsys, kind):
+@pytest.mark.parametrize(("kind", "older"), [(kind, None) for kind in SET_ASIDE] + [
+    ("garbage", "a-folder"), ("a-folder", "a-file"), ("garbage", "a-link")])
+def test_a_damaged_or_foreign_store_is_set_aside_with_one_note_and_rebuilt(demo_solution, tmp_path, capsys, kind,
+                                                                          older):
+    """One note, a new store, the same outputs, and the build after it reads that store; an older set-aside of any
+    kind is replaced by this one (docs/leaderboard.md: "replacing an older one"; a set-aside folder made every later
+    build unwritable), a link's target left alone."""
     argv, out, clean = _built_once(demo_solution, tmp_path)
     path = out / ".cache" / store.STORE_FILE
+    aside = path.with_name(path.name + store.SET_ASIDE)
+    if older is not None:
+        OLDER[older](aside)
     SET_ASIDE[kind](path)
     capsys.readouterr()
     code = cli.main(argv)
@@ -195,29 +209,13 @@ def test_a_damaged_or_foreign_store_is_set_aside_with_one_note_and_rebuilt(demo_
     assert err.count("warning:") == 1 and "[CACHE_SET_ASIDE]" in err and "leaderboard.sqlite.set-aside" in err
     assert "Scored now 3, from the store 0." in printed
     assert {n: (out / n).read_bytes() for n in OUTPUTS} == clean
-    assert os.path.lexists(path.with_name(path.name + store.SET_ASIDE))
+    assert os.path.lexists(aside)
+    if older is not None:  # the store just set aside is there, not the older one
+        assert (aside / "kept.txt").is_file() if kind == "a-folder" else aside.read_bytes() == GARBAGE
+        assert older != "a-link" or aside.with_name("target").is_dir()
     assert cli.main(argv) == 0  # the new store serves the next build, without a note
     printed, err = capsys.readouterr()
     assert "warning" not in err and "Scored now 0, from the store 3." in printed
-
-
-@pytest.mark.parametrize("older", ["a-folder", "a-file", "a-link"])
-def test_an_older_set_aside_of_any_kind_is_replaced(demo_solution, tmp_path, capsys, older):
-    """A store set aside before (a folder when the store was one) does not keep the next one from being set aside:
-    one note, a new store, and the build after it reads that store (docs/leaderboard.md: "replacing an older one")."""
-    argv, out, clean = _built_once(demo_solution, tmp_path)
-    path = out / ".cache" / store.STORE_FILE
-    aside = path.with_name(path.name + store.SET_ASIDE)
-    {"a-folder": lambda: (aside.mkdir(), (aside / "kept.txt").write_text("x")), "a-file": lambda: aside.write_text("x"),
-     "a-link": lambda: aside.symlink_to(tmp_path / "target")}[older]()
-    (tmp_path / "target").mkdir()
-    SET_ASIDE["a-folder" if older == "a-file" else "garbage"](path)  # a folder cannot replace a file either
-    capsys.readouterr()
-    assert cli.main(argv) == 0
-    printed, err = capsys.readouterr()
-    assert err.count("warning:") == 1 and "[CACHE_SET_ASIDE]" in err and "Scored now 3, from the store 0." in printed
-    assert {n: (out / n).read_bytes() for n in OUTPUTS} == clean and (tmp_path / "target").is_dir()
-    assert cli.main(argv) == 0 and "Scored now 0, from the store 3." in capsys.readouterr().out
 
 
 def test_a_store_that_cannot_be_written_is_one_note_and_the_build_goes_on(demo_solution, tmp_path, capsys,

@@ -99,7 +99,8 @@ def test_solution_leaderboards_keep_only_the_selection(capsys, tmp_path, demo_so
 
 def test_the_api_takes_one_collection_as_a_str_and_refuses_csv_text_given_as_a_str(tiny_root):
     """``collections="tile:xla"`` is one name (it was read letter by letter: "unknown collection(s) :, a, ..."); a
-    str holding the CSV's text is read as a path, and the error says to pass bytes, without echoing the CSV."""
+    str holding the CSV's text is read as a path, and the error says to pass bytes, without echoing the CSV; the
+    report's random reference is a Python float, as every number of ``to_dict()`` (it was numpy's float64)."""
     from tpugraphs_eval import UsageError
 
     data = csv(ROW_A, ROW_B_SECOND_BEST)

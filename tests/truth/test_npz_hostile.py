@@ -19,13 +19,24 @@ from tpugraphs_eval.commands import evaluate as cli
 from tpugraphs_eval.errors import ERROR_CODES
 
 
-def _root(tmp_path: Path, members: list[dict]) -> tuple[Path, Path]:
+def _folder(tmp_path: Path) -> Path:
+    """The layout test folder of a data root ``tmp_path/root`` holding one good graph."""
     folder = tmp_path / "root" / LAYOUT
     folder.mkdir(parents=True)
     np.savez(folder / "good.npz", config_runtime=np.array([5, 6, 7], dtype=np.int64))
-    bad = folder / "hostile.npz"
+    return folder
+
+
+def _root(tmp_path: Path, members: list[dict]) -> tuple[Path, Path]:
+    bad = _folder(tmp_path) / "hostile.npz"
     bad.write_bytes(handmade_zip(members))
     return tmp_path / "root", bad
+
+
+def _validate(tmp_path: Path) -> int:
+    """``validate`` of a submission that does not exist against ``tmp_path/root``: the ground truth's checks run
+    first (exit 2 when a file is refused)."""
+    return cli.main(["validate", str(tmp_path / "none.csv"), "--data-root", str(tmp_path / "root"), "--split", "test"])
 
 
 def test_the_handmade_zip_writer_makes_what_numpy_reads(tmp_path):
@@ -40,8 +51,8 @@ def test_the_handmade_zip_writer_makes_what_numpy_reads(tmp_path):
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_hostile_members_exit_2_with_a_code_naming_the_file(kind, tmp_path, capsys):
     make, code, reason = HOSTILE[kind]
-    root, bad = _root(tmp_path, make())
-    assert cli.main(["validate", str(tmp_path / "none.csv"), "--data-root", str(root), "--split", "test"]) == 2
+    _, bad = _root(tmp_path, make())
+    assert _validate(tmp_path) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert code in ERROR_CODES and f"[{code}] {bad}: " in err and reason in err, err
     assert "internal error" not in err
@@ -51,14 +62,11 @@ def test_every_hostile_file_of_a_split_is_listed_in_one_run_in_file_order(tmp_pa
     """Faults found from a file's zip directory (pass 1: sizes, flags, methods) do not hide those found reading
     another file's members (pass 2: a bad CRC, an object array): one run lists every hostile file, by name."""
     monkeypatch.setattr("tpugraphs_eval.truth.faults.MAX_LISTED", 100)
-    folder = tmp_path / "root" / LAYOUT
-    folder.mkdir(parents=True)
-    np.savez(folder / "good.npz", config_runtime=np.array([5, 6, 7], dtype=np.int64))
+    folder = _folder(tmp_path)
     kinds = [k for k in HOSTILE if k != "zip-bomb"]  # the bomb alone is slow to build; its refusal is pass 1's
     for kind in kinds:
         (folder / f"{kind}.npz").write_bytes(handmade_zip(HOSTILE[kind][0]()))
-    assert cli.main(["validate", str(tmp_path / "none.csv"), "--data-root", str(tmp_path / "root"), "--split",
-                     "test"]) == 2
+    assert _validate(tmp_path) == 2
     listed = [line.split("] ", 1)[1].split(": ", 1)[0] for line in capsys.readouterr().err.splitlines()
               if line.strip().startswith("[NPZ_")]
     assert listed == [str(folder / f"{kind}.npz") for kind in sorted(kinds)]
@@ -66,14 +74,11 @@ def test_every_hostile_file_of_a_split_is_listed_in_one_run_in_file_order(tmp_pa
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 def test_entries_that_are_not_files_are_named_with_what_they_are(tmp_path, capsys):
-    folder = tmp_path / "root" / LAYOUT
-    folder.mkdir(parents=True)
-    np.savez(folder / "good.npz", config_runtime=np.array([5, 6, 7], dtype=np.int64))
+    folder = _folder(tmp_path)
     (folder / "a.npz").mkdir()
     os.mkfifo(folder / "b.npz")
     (folder / "c.npz").symlink_to(tmp_path / "nowhere")
-    assert cli.main(["validate", str(tmp_path / "none.csv"), "--data-root", str(tmp_path / "root"), "--split",
-                     "test"]) == 2
+    assert _validate(tmp_path) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "[INPUT_NOT_A_FILE]" in err and "a.npz (a folder), b.npz (a FIFO (named pipe)), c.npz (a link that leads " \
         "nowhere)" in err, err
