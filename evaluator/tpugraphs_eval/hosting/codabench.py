@@ -201,8 +201,7 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
         DataError: not a solution file.
     """
     out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the bundle")
+    refuse_nonempty(out, "bundle")
     frame = solution_frame(solution_file)
     manifest = read_manifest(solution_file)
     synthetic = bool(manifest.get("synthetic"))
@@ -221,6 +220,17 @@ def write_bundle(out: Path, solution_file: Path, *, title: str = "TpuGraphs: pre
     publish_folder(out, lambda staging: _write_files(staging, config, frame, counts, settings, manifest["split"],
                                                      prepared, notebooks), zip_path=zip_path)
     return config
+
+
+def refuse_nonempty(out: Path, what: str) -> None:
+    """Refuse, before any work, an ``out`` that exists and is not an empty folder: :func:`publish_folder` renames
+    the finished ``what`` onto a missing path or an empty folder only.
+
+    Raises:
+        UsageError: ``out`` is a file or a non-empty folder.
+    """
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the {what}")
 
 
 def publish_folder(out: Path, fill: Callable[[Path], None], what: str = "bundle", zip_path: Path | None = None) -> None:

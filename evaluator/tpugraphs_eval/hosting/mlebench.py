@@ -22,7 +22,7 @@ from ..errors import UsageError
 from ..file_digest import file_hexdigest
 from ..truth.dataroot import DataRoot
 from ..truth.groundtruth import SplitCatalog
-from .codabench import publish_folder, to_yaml
+from .codabench import publish_folder, refuse_nonempty, to_yaml
 from .codabench_pages import collection_mean_text
 from .kaggle_metric import solution_frame
 from .metric_file import metric_source
@@ -303,8 +303,7 @@ def write_competition(out: Path, data_root: str, *, seed: str, learned_baseline:
     if not _ID.fullmatch(competition_id):
         raise UsageError(f"{out.name!r} is not a competition id (lower-case letters, digits and -): the "
                          f"folder's name is the id, e.g. -o competitions/{DEFAULT_ID}")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out} exists and is not an empty folder: choose a new one for the competition")
+    refuse_nonempty(out, "competition")
     options = dict(options or {})
     with tempfile.TemporaryDirectory() as tmp:
         public, private = Path(tmp) / "public", Path(tmp) / "private"  # new folders, which prepare makes
