@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from ..outputs import refuse_output_is_input
 from ..roots import resolve_data_root
 from ..scoring.noisefile import held_out_noise
 from ..truth.dataroot import DataRoot
-from ..truth.groundtruth import build_ground_truth
+from ..truth.groundtruth import GraphsRead, build_ground_truth
 from ..truth.npzread import read_split
 from ..truth.solution import DEFAULT_PUBLIC_FRACTION, build_solution
 from .grouping import program_of, stratum
@@ -75,17 +75,20 @@ class PrepareOptions:
                              f"{', '.join(c.name for c in COLLECTIONS)}")
 
     @classmethod
-    def given(cls, from_splits: Sequence[str] = ("train",), test_fraction: float = DEFAULT_TEST_FRACTION,
-              public_fraction: float = DEFAULT_PUBLIC_FRACTION, max_configs: int = DEFAULT_MAX_CONFIGS,
-              collections: Sequence[str] | None = None) -> PrepareOptions:
-        """The options as given, the splits and collections put in the package's order (splits train, valid, test;
-        collections as :data:`..dataset.COLLECTIONS`), unknown or repeated names kept for :meth:`check`: any order
-        prepares the same bytes."""
+    def given(cls, **options: Any) -> PrepareOptions:
+        """The options given (the fields' names; the others keep their defaults), the splits and collections put in
+        the package's order (splits train, valid, test; collections as :data:`..dataset.COLLECTIONS`), unknown or
+        repeated names kept for :meth:`check`: any order prepares the same bytes.
+
+        Raises:
+            TypeError: an unknown option.
+        """
         def in_order(given: Sequence[str], order: Sequence[str]) -> tuple[str, ...]:
             return tuple(sorted(given, key=lambda name: order.index(name) if name in order else len(order)))
 
-        return cls(in_order(from_splits, SPLITS), test_fraction, public_fraction, max_configs,
-                   None if collections is None else in_order(collections, [c.name for c in COLLECTIONS]))
+        made = cls(**options)
+        collections = None if made.collections is None else in_order(made.collections, [c.name for c in COLLECTIONS])
+        return replace(made, from_splits=in_order(made.from_splits, SPLITS), collections=collections)
 
     def to_dict(self) -> dict[str, Any]:
         return {"from": list(self.from_splits), "test_fraction": self.test_fraction,
@@ -216,19 +219,21 @@ def _write(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str
     return {"names": names, "hashes": dict(sorted(hashes.items()))}
 
 
-def _sample_submission(public: Path, collections: list[Collection]) -> str:
+def _sample_submission(public_test: GraphsRead, collections: list[Collection]) -> str:
     """``ID,TopConfigs`` of every public test graph (tile 0..min(5,c)-1, layout 0..c-1), sorted by ID."""
-    truth = read_split(DataRoot(public), "test", with_runtimes=True, progress=False)
     rows = ["ID,TopConfigs"]
     for c in collections:
-        for name, arrays in sorted(truth.get(c, [])):
+        for name, arrays in sorted(public_test.get(c, [])):
             n = arrays.runtime.size
             rows.append(f"{c.name}:{name}," + ";".join(map(str, range(min(TILE_TOP_K, n) if c.kind == "tile" else n))))
     return "\n".join(rows) + "\n"
 
 
-def check_public(public: Path, held_programs: Sequence[str], source: str = "the source") -> None:
+def check_public(public: Path, held_programs: Sequence[str], source: str = "the source") -> GraphsRead:
     """Refuse a public data root that leaks ground truth (``source`` names the data root it was prepared from).
+
+    Returns:
+        Its test split as read (:func:`..truth.npzread.read_split`, with the zero runtimes).
 
     Raises:
         DataError: ``PREPARE_PUBLIC_RUNTIME`` (a public test file with a non-zero runtime or a tile normalizer
@@ -236,8 +241,8 @@ def check_public(public: Path, held_programs: Sequence[str], source: str = "the 
             public split, graphs named).
     """
     root = DataRoot(public)
-    if bad := [f"{c.name}:{name}" for c, graphs in read_split(root, "test", with_runtimes=True, progress=False).items()
-               for name, arrays in graphs
+    test = read_split(root, "test", with_runtimes=True, progress=False)
+    if bad := [f"{c.name}:{name}" for c, graphs in test.items() for name, arrays in graphs
                if np.any(arrays.runtime != 0) or (arrays.normalizer is not None and np.any(arrays.normalizer != 1))]:
         raise DataError(f"prepared from {source}: {len(bad)} public test file(s) hold a runtime other than 0 or a normalizer other than 1: "
                         + ", ".join(bad[:5]), code="PREPARE_PUBLIC_RUNTIME")
@@ -246,6 +251,7 @@ def check_public(public: Path, held_programs: Sequence[str], source: str = "the 
                  for name in root.graph_names(c, split) if program_of(c, name) in held]:
         raise DataError(f"prepared from {source}: {len(leaks)} graph(s) of held-out programs are in a public split (a program must be on "
                         "one side only): " + ", ".join(leaks[:5]), code="PREPARE_PROGRAM_LEAK")
+    return test
 
 
 def _refuse_nonempty(path: Path, option: str) -> None:
@@ -265,8 +271,8 @@ def _fill(plan: _Plan, public: Path, private: Path, progress: bool) -> dict[str,
     public.mkdir()
     private.mkdir()
     written = _write(plan, public, private, progress)
-    check_public(public, plan.programs, plan.root.label)
-    (public / "sample_submission.csv").write_text(_sample_submission(public, plan.collections), encoding="utf-8")
+    public_test = check_public(public, plan.programs, plan.root.label)
+    (public / "sample_submission.csv").write_text(_sample_submission(public_test, plan.collections), encoding="utf-8")
     truth_root = private / ".truth"
     manifest = build_solution(DataRoot(truth_root, synthetic=plan.root.synthetic), "test", private / "solution.parquet",
                               public_fraction=plan.options.public_fraction, seed=seeded_int(plan.seed, "usage"),
@@ -317,7 +323,8 @@ def prepare(raw: str | os.PathLike[str] | DataRoot, public: str | os.PathLike[st
             ``PREPARE_TOO_FEW_GRAPHS``, ``PREPARE_PUBLIC_RUNTIME``, ``PREPARE_PROGRAM_LEAK``, an unreadable data
             root. On any error nothing is left in ``public`` or ``private``.
     """
-    options = PrepareOptions.given(from_splits, test_fraction, public_fraction, max_configs, collections)
+    options = PrepareOptions.given(from_splits=from_splits, test_fraction=test_fraction, public_fraction=public_fraction,
+                                   max_configs=max_configs, collections=collections)
     seed = check_seed(seed, insecure_seed)
     public, private = Path(public), Path(private)
     # one folder, or one inside the other, would publish the private solution: refused before any work
