@@ -188,12 +188,16 @@ def _parse_metadata(text: str, entry: Entry, bad: Callable[[str], None]) -> None
             entry.submitted = parse_time(data["submitted"])
         except ValueError as err:
             bad(f"`submitted`: {safe(str(err))[:200]}; the time is unknown")
-    for key, kind, value, fault in (("description", str, safe, "must be a string; ignored"),
-                                    ("selected", bool, bool, "must be true or false; read as false")):
-        if key in data and isinstance(data[key], kind):
-            setattr(entry, key, value(data[key]))
-        elif key in data:
-            bad(f"`{key}` {fault}")
+    if "description" in data:
+        if isinstance(data["description"], str):
+            entry.description = safe(data["description"])
+        else:
+            bad("`description` must be a string; ignored")
+    if "selected" in data:
+        if isinstance(data["selected"], bool):
+            entry.selected = data["selected"]
+        else:
+            bad("`selected` must be true or false; read as false")
 
 
 def _ignored(path: str, why: str) -> dict[str, Any]:
